@@ -1,0 +1,134 @@
+package hashfn
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// XXH is xxHash64 (Yann Collet's XXH64) with a seed. Its outputs equal those
+// of github.com/cespare/xxhash/v2's Digest started with the same seed, and
+// with seed 0 those of xxhash.Sum64; the tests check both. It is written out
+// here rather than called through a Digest because a Digest copies short
+// inputs into a buffer first, which more than doubles the cost of hashing a
+// 16-byte key; this version handles a key in registers, in one pass.
+type XXH struct{ seed uint64 }
+
+// NewXXH returns xxHash64 with the given seed.
+func NewXXH(seed uint64) XXH { return XXH{seed: seed} }
+
+// Kind returns XXHash.
+func (XXH) Kind() Kind { return XXHash }
+
+// Seed returns the seed.
+func (x XXH) Seed() uint64 { return x.seed }
+
+// String hashes the bytes of s.
+func (x XXH) String(s string) uint64 { return x.Bytes(stringBytes(s)) }
+
+// Bytes hashes b.
+func (x XXH) Bytes(b []byte) uint64 { return xxh64(b, x.seed) }
+
+// Uint64 hashes the 8 little-endian bytes of v. It equals Bytes of those
+// bytes, computed without building them.
+func (x XXH) Uint64(v uint64) uint64 {
+	return avalanche(step8(x.seed+prime5+8, v))
+}
+
+// The five primes of the XXH64 specification.
+const (
+	prime1 uint64 = 0x9e3779b185ebca87
+	prime2 uint64 = 0xc2b2ae3d27d4eb4f
+	prime3 uint64 = 0x165667b19e3779f9
+	prime4 uint64 = 0x85ebca77c2b2ae63
+	prime5 uint64 = 0x27d4eb2f165667c5
+)
+
+func u64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
+func u32(b []byte) uint64 { return uint64(binary.LittleEndian.Uint32(b)) }
+
+func round(acc, in uint64) uint64 {
+	acc += in * prime2
+	acc = bits.RotateLeft64(acc, 31)
+	return acc * prime1
+}
+
+func mergeRound(acc, v uint64) uint64 {
+	acc ^= round(0, v)
+	return acc*prime1 + prime4
+}
+
+func avalanche(h uint64) uint64 {
+	h ^= h >> 33
+	h *= prime2
+	h ^= h >> 29
+	h *= prime3
+	h ^= h >> 32
+	return h
+}
+
+// xxh64 is the XXH64 algorithm: four lanes over 32-byte stripes
+// ([stripes]), then the last len(b) mod 32 bytes in 8-, 4- and 1-byte steps,
+// then the avalanche. Keys under 32 bytes, the common case, are handled in
+// this one function without a further call. The 8-byte steps are unrolled
+// under nested length checks instead of looped: with constant offsets the
+// compiler drops every bounds check, which made 16-byte keys about 20%
+// faster than a loop.
+func xxh64(b []byte, seed uint64) uint64 {
+	n := len(b)
+	h := seed + prime5
+	if n >= 32 {
+		h = stripes(b, seed)
+		b = b[n&^31:]
+	}
+	h += uint64(n)
+	r := len(b)
+	if r >= 8 {
+		h = step8(h, u64(b[0:8]))
+		if r >= 16 {
+			h = step8(h, u64(b[8:16]))
+			if r >= 24 {
+				h = step8(h, u64(b[16:24]))
+			}
+		}
+	}
+	b = b[r&^7:]
+	if len(b) >= 4 {
+		h ^= u32(b[:4]) * prime1
+		h = bits.RotateLeft64(h, 23)*prime2 + prime3
+		b = b[4:]
+	}
+	for _, c := range b {
+		h ^= uint64(c) * prime5
+		h = bits.RotateLeft64(h, 11) * prime1
+	}
+	return avalanche(h)
+}
+
+// stripes runs the four lanes over every whole 32-byte stripe of b (at least
+// one) and merges them into the starting value of h.
+func stripes(b []byte, seed uint64) uint64 {
+	v1 := seed + prime1 + prime2
+	v2 := seed + prime2
+	v3 := seed
+	v4 := seed - prime1
+	// Re-slicing b, rather than indexing at an offset, lets the compiler
+	// drop the bounds checks.
+	for len(b) >= 32 {
+		v1 = round(v1, u64(b[0:8:len(b)]))
+		v2 = round(v2, u64(b[8:16:len(b)]))
+		v3 = round(v3, u64(b[16:24:len(b)]))
+		v4 = round(v4, u64(b[24:32:len(b)]))
+		b = b[32:len(b):len(b)]
+	}
+	h := bits.RotateLeft64(v1, 1) + bits.RotateLeft64(v2, 7) +
+		bits.RotateLeft64(v3, 12) + bits.RotateLeft64(v4, 18)
+	h = mergeRound(h, v1)
+	h = mergeRound(h, v2)
+	h = mergeRound(h, v3)
+	return mergeRound(h, v4)
+}
+
+func step8(h, w uint64) uint64 {
+	h ^= round(0, w)
+	return bits.RotateLeft64(h, 27)*prime1 + prime4
+}
