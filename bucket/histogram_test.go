@@ -1,0 +1,56 @@
+package bucket
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"testing"
+)
+
+func TestHistogram(t *testing.T) {
+	h := NewHistogram(2)
+	// part 0: 2 empty, 3 with one key, 1 with three keys
+	h.Add(0, 0, 2)
+	h.Add(0, 1, 3)
+	h.Add(0, 3, 1)
+	// part 1: 5 empty, 1 with two keys
+	h.Add(1, 0, 5)
+	h.Add(1, 2, 1)
+	if got := h.Counts(); !slices.Equal(got, []uint64{7, 3, 1, 1}) {
+		t.Fatalf("Counts = %v", got)
+	}
+	if h.Buckets() != 12 || h.Balls() != 8 || h.MaxLoad() != 3 {
+		t.Fatalf("Buckets %d Balls %d MaxLoad %d", h.Buckets(), h.Balls(), h.MaxLoad())
+	}
+	if got := h.PartBalls(); !slices.Equal(got, []uint64{6, 2}) {
+		t.Fatalf("PartBalls = %v", got)
+	}
+	want := []float64{1, 5.0 / 12, 2.0 / 12, 1.0 / 12}
+	got := h.ShareAtLeast()
+	for k := range want {
+		if math.Abs(got[k]-want[k]) > 1e-15 {
+			t.Fatalf("ShareAtLeast = %v, want %v", got, want)
+		}
+	}
+	ps := h.PartShareAtLeast()
+	if len(ps[0]) != 4 || len(ps[1]) != 3 || ps[1][2] != 1.0/6 {
+		t.Fatalf("PartShareAtLeast = %v", ps)
+	}
+	c := h.Clone()
+	c.Merge(h)
+	if c.Buckets() != 24 || c.Balls() != 16 || h.Buckets() != 12 {
+		t.Fatalf("Merge/Clone: %v / %v", c.Parts, h.Parts)
+	}
+	if h.Equal(c) || !h.Equal(h.Clone()) {
+		t.Fatal("Equal")
+	}
+	b, _ := json.Marshal(h)
+	var back Histogram
+	if err := json.Unmarshal(b, &back); err != nil || !back.Equal(h) {
+		t.Fatalf("JSON round trip: %s, %v", b, err)
+	}
+	empty := NewHistogram(1)
+	if empty.MaxLoad() != 0 || empty.Buckets() != 0 || len(empty.ShareAtLeast()) != 0 {
+		t.Fatal("empty histogram")
+	}
+}
