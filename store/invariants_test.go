@@ -165,9 +165,12 @@ func TestInvariantCheckerCatchesCorruption(t *testing.T) {
 			b.slots[j].key = "not placed here"
 			b.ctrl.Store(uint64(ctrl(b.ctrl.Load()).withSlot(j, tagOf(s.hash("not placed here")))))
 		},
-		"count":        func(s *Store[string, int]) { s.count.Add(1) },
-		"lock held":    func(s *Store[string, int]) { b, _ := fullSlot(s); b.sync.rlock() },
-		"stale slot":   func(s *Store[string, int]) { b, j := fullSlot(s); b.ctrl.Store(uint64(ctrl(b.ctrl.Load()).withSlot(j, 0))) },
+		"count":     func(s *Store[string, int]) { s.count.Add(1) },
+		"lock held": func(s *Store[string, int]) { b, _ := fullSlot(s); b.sync.rlock() },
+		"stale slot": func(s *Store[string, int]) {
+			b, j := fullSlot(s)
+			b.ctrl.Store(uint64(ctrl(b.ctrl.Load()).withSlot(j, 0)))
+		},
 		"stash hint":   func(s *Store[string, int]) { b, _ := fullSlot(s); b.sync.addHint(1) },
 		"past the end": func(s *Store[string, int]) { b, _ := fullSlot(s); b.ctrl.Store(b.ctrl.Load() | 0x80<<56) },
 	} {

@@ -141,7 +141,9 @@ func TestKeyTypes(t *testing.T) {
 	t.Run("int32", func(t *testing.T) { roundTrip(t, func(i int) int32 { return int32(-i) }) })
 	t.Run("int", func(t *testing.T) { roundTrip(t, func(i int) int { return i * 1000003 }) })
 	t.Run("uintptr", func(t *testing.T) { roundTrip(t, func(i int) uintptr { return uintptr(i) }) })
-	t.Run("[16]byte", func(t *testing.T) { roundTrip(t, func(i int) [16]byte { return [16]byte{byte(i), byte(i >> 8), 15: 1} }) })
+	t.Run("[16]byte", func(t *testing.T) {
+		roundTrip(t, func(i int) [16]byte { return [16]byte{byte(i), byte(i >> 8), 15: 1} })
+	})
 	t.Run("struct", func(t *testing.T) { roundTrip(t, func(i int) point { return point{int32(i), int32(i * 3)} }) })
 	t.Run("float64", func(t *testing.T) { roundTrip(t, func(i int) float64 { return float64(i) / 3 }) })
 	t.Run("any", func(t *testing.T) {
