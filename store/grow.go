@@ -11,9 +11,9 @@ import (
 // its stash passes stashBound. The new table has about growthNum/growthDen
 // times as many buckets (rounded up to a size the rule accepts, see
 // sizeAtLeast), and the keys move to it incrementally: every write moves
-// the old buckets that hold its key's candidates plus a few more in order
-// (stepFor), so no caller ever waits for a whole rehash, and the move is
-// done well before the new table can fill up. While keys move, a lookup
+// the old bucket that may hold its key, if any, plus s.step more in order
+// (at least minStep), so no caller ever waits for a whole rehash, and the
+// move is done well before the new table can fill up. While keys move, a lookup
 // checks the old table first and then the new one: keys only ever move
 // forward (copied to the new table, then cleared from the old one), so a
 // key present throughout is always found, and a miss is believed only if
@@ -24,10 +24,11 @@ import (
 // per entry below the Go map's (a Swiss table doubles, and sits between
 // 7/16 and 7/8 full), at the price of moving each key about twice over the
 // life of a growing store instead of once.
-const (
-	growthNum = 3
-	growthDen = 2
-)
+var growthNum, growthDen uint64 = 3, 2 // variables so BenchmarkGrowthFactor can compare
+
+// minStep is the fewest old buckets a write moves during a growth: up to
+// 32 keys, a few microseconds of work.
+const minStep = 4
 
 // initialBuckets is the size of an empty store's table per choice.
 const initialBuckets = 4
@@ -126,7 +127,7 @@ func nextSize(o *Options, n uint64) uint64 {
 
 // needsGrowth reports whether t has passed a threshold.
 func (t *table[K, V]) needsGrowth() bool {
-	return t.entries.Load() > t.maxEntries || t.stash.len() > t.stashBound
+	return t.entries > t.maxEntries || t.stash.len() > t.stashBound
 }
 
 // grow starts moving the keys of the current table t into a bigger one.
@@ -149,23 +150,33 @@ func (s *Store[K, V]) grow(t *table[K, V]) {
 		nt.insert(e.key, e.val, h, tagOf(h))
 		t.stash.remove(e.key)
 		t.buckets[t.candidates(h, &c)[0]].sync.addHint(-1)
-		t.entries.Add(-1)
+		t.entries--
 	}
 	// Enough buckets per write that the move ends before the new table
-	// can reach its own threshold, even if every write adds a key.
-	room := max(nt.maxEntries-t.entries.Load()-nt.entries.Load(), 1)
-	s.step = int((int64(n)+room-1)/room) + 1
-	s.grows.Add(1)
+	// can reach its own threshold, even if every write adds a key; and at
+	// least minStep, so that the move is over soon (while it lasts, a write
+	// also checks the old table, and both tables take memory).
+	room := max(nt.maxEntries-t.entries-nt.entries, 1)
+	s.step = max(int((int64(n)+room-1)/room)+1, minStep)
+	s.grows++
 }
 
-// migrateFor moves, during a growth, the old buckets that hold candidates
-// of the key with hash h, then s.step more in order, and ends the growth
+// migrateFor, during a growth, makes sure the key with hash h is not left
+// in the old table (it moves any old candidate bucket whose tags match the
+// key's), then moves s.step more old buckets in order, and ends the growth
 // when none are left. The caller holds s.mu. It returns the tables as they
 // are afterwards.
+//
+// Moving only the candidates whose tags match, rather than all of them,
+// keeps most of the move in bucket order, where the old table is read
+// sequentially and the CPU's prefetcher hides its misses.
 func (s *Store[K, V]) migrateFor(st *tables[K, V], h uint64) *tables[K, V] {
 	var c [hashfn.MaxChoices]uint64
+	tag := tagOf(h)
 	for _, i := range st.old.candidates(h, &c) {
-		s.migrateBucket(st, i)
+		if ctrl(st.old.buckets[i].ctrl.Load()).match(tag) != 0 {
+			s.migrateBucket(st, i)
+		}
 	}
 	return s.advance(st, s.step)
 }
@@ -189,21 +200,29 @@ func (s *Store[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 // migrateBucket moves the keys of old bucket i into the new table: copied
 // first, then cleared, so a reader finds each key in one table or the
 // other (or, for a moment, both, with the same value). It also drains the
-// bucket's counters into the totals.
+// bucket's counters into the totals. It hashes all the bucket's keys
+// before inserting any, so the CPU can fetch their (string) bytes in
+// parallel rather than one cache miss after another.
 func (s *Store[K, V]) migrateBucket(st *tables[K, V], i uint64) {
 	b := &st.old.buckets[i]
 	c := ctrl(b.ctrl.Load())
 	if c.full() != 0 {
+		var (
+			es [slotsPerBucket]slot[K, V]
+			hs [slotsPerBucket]uint64
+		)
+		n := 0
 		for m := c.full(); m != 0; m &= m - 1 {
-			e := &b.slots[slotOf(m)]
-			h := s.hash(e.key)
-			st.cur.insert(e.key, e.val, h, tagOf(h))
+			es[n] = b.slots[slotOf(m)]
+			hs[n] = s.hash(es[n].key)
+			n++
 		}
+		st.cur.insertBatch(es[:n], hs[:n])
 		b.sync.lock()
 		b.ctrl.Store(0)
 		clear(b.slots[:])
 		b.sync.unlock()
-		st.old.entries.Add(-int64(c.load()))
+		st.old.entries -= int64(c.load())
 	}
 	s.tot.drainAll(&b.sync, i)
 }

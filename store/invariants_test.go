@@ -125,7 +125,7 @@ func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int
 			return 0, fmt.Errorf("%s bucket %d: stash hint %d, %d stashed keys have it first", name, i, got, want)
 		}
 	}
-	if got := t.entries.Load(); got != n {
+	if got := t.entries; got != n {
 		return 0, fmt.Errorf("%s table counts %d entries, holds %d", name, got, n)
 	}
 	return n, nil

@@ -30,6 +30,9 @@ func (st Stats) HitRatio() float64 {
 // call but not all at the same one; a few Gets that race with the end of a
 // growth or with Clear may go uncounted.
 func (s *Store[K, V]) Stats() Stats {
+	s.mu.Lock()
+	sets, deletes, grows := s.sets, s.deletes, s.grows
+	s.mu.Unlock()
 	hits, misses := s.tot.sum()
 	st := s.tabs.Load()
 	stash := 0
@@ -48,9 +51,9 @@ func (s *Store[K, V]) Stats() Stats {
 		Gets:    hits + misses,
 		Hits:    hits,
 		Misses:  misses,
-		Sets:    s.sets.Load(),
-		Deletes: s.deletes.Load(),
-		Grows:   s.grows.Load(),
+		Sets:    sets,
+		Deletes: deletes,
+		Grows:   grows,
 		Entries: s.Len(),
 		Buckets: len(st.cur.buckets),
 		Stash:   stash,

@@ -28,8 +28,9 @@ type Store[K comparable, V any] struct {
 	step int // during a growth: old buckets to move per write
 	pins int // visitors (All, Load) that need the table not to grow
 
-	count                atomic.Int64 // entries, in both tables
-	sets, deletes, grows atomic.Uint64
+	sets, deletes, grows uint64
+
+	count atomic.Int64 // entries, in both tables; atomic so Len needs no lock
 }
 
 // tables is what a lookup needs to see at one instant: the current table
@@ -121,7 +122,7 @@ func (s *Store[K, V]) Set(k K, v V) {
 			s.grow(t)
 		}
 	}
-	s.sets.Add(1)
+	s.sets++
 	s.mu.Unlock()
 }
 
@@ -137,7 +138,7 @@ func (s *Store[K, V]) Delete(k K) bool {
 	deleted := st.cur.delete(k, h, tag)
 	if deleted {
 		s.count.Add(-1)
-		s.deletes.Add(1)
+		s.deletes++
 	}
 	s.mu.Unlock()
 	return deleted

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"sync/atomic"
-
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
 )
@@ -22,8 +20,8 @@ type table[K comparable, V any] struct {
 	stashBound int
 
 	stash   stash[K, V]
-	entries atomic.Int64 // keys in the buckets and the stash; written by writers only
-	tot     *counters    // the store's totals, where bucket counters drain
+	entries int64     // keys in the buckets and the stash; guarded by the store's mutex
+	tot     *counters // the store's totals, where bucket counters drain
 }
 
 func newTable[K comparable, V any](o *Options, n uint64, tot *counters) *table[K, V] {
@@ -115,30 +113,115 @@ func (t *table[K, V]) set(k K, v V, h uint64, tag uint8) bool {
 func (t *table[K, V]) insert(k K, v V, h uint64, tag uint8) {
 	var c [hashfn.MaxChoices]uint64
 	cs := t.candidates(h, &c)
-	w := 0
-	switch t.d {
-	case 1:
-	case 2:
-		// Choose2 reads the coin's top bit: bit 7 of the hash, beside
-		// the tag's bits 0–6, so placement follows from the seed.
-		w = t.rule.Choose2(t.load(cs[0]), t.load(cs[1]), h<<56)
-	default:
-		var loads [hashfn.MaxChoices]uint32
-		for j, i := range cs {
-			loads[j] = t.load(i)
-		}
-		// Choose reads 32 coin bits: they come from an extension word
-		// of the hash that no candidate uses (candidates use 1 to 3).
-		w = t.rule.Choose(loads[:t.d], hashfn.Extend(h, coinExtension))
-	}
-	b := &t.buckets[cs[w]]
+	i := cs[t.choose(cs, h, nil)]
+	b := &t.buckets[i]
 	if e := ctrl(b.ctrl.Load()).empty(t.capMask); e != 0 {
 		b.put(slotOf(e), k, v, tag)
 	} else {
 		t.stash.put(k, v)
 		t.buckets[cs[0]].sync.addHint(+1)
 	}
-	t.entries.Add(1)
+	t.entries++
+}
+
+// choose returns the index in cs of the candidate the rule picks, given
+// the candidates' control words (pending, if not nil, has the ones that
+// insertBatch changed but has not published).
+func (t *table[K, V]) choose(cs []uint64, h uint64, pending *batch) int {
+	var loads [hashfn.MaxChoices]uint32
+	for j, i := range cs {
+		if pending != nil {
+			loads[j] = uint32(pending.ctrlOf(t, i).load())
+		} else {
+			loads[j] = t.load(i)
+		}
+	}
+	switch t.d {
+	case 1:
+		return 0
+	case 2:
+		// Choose2 reads the coin's top bit: bit 7 of the hash, beside
+		// the tag's bits 0–6, so placement follows from the seed.
+		return t.rule.Choose2(loads[0], loads[1], h<<56)
+	}
+	// Choose reads 32 coin bits: they come from an extension word of the
+	// hash that no candidate uses (candidates use words 1 to 3).
+	return t.rule.Choose(loads[:t.d], hashfn.Extend(h, coinExtension))
+}
+
+type ctrlReader interface{ ctrlAt(uint64) ctrl }
+
+// batch collects the control words that insertBatch changed but has not
+// published yet.
+type batch struct {
+	idx     [slotsPerBucket]uint64
+	ctrl    [slotsPerBucket]ctrl
+	n       int
+	touched uint64 // keeps the prefetching loads from being optimized away
+}
+
+func (p *batch) ctrlOf(t ctrlReader, i uint64) ctrl {
+	for j := range p.n {
+		if p.idx[j] == i {
+			return p.ctrl[j]
+		}
+	}
+	return t.ctrlAt(i)
+}
+
+func (p *batch) set(i uint64, c ctrl) {
+	for j := range p.n {
+		if p.idx[j] == i {
+			p.ctrl[j] = c
+			return
+		}
+	}
+	p.idx[p.n], p.ctrl[p.n] = i, c
+	p.n++
+}
+
+func (t *table[K, V]) ctrlAt(i uint64) ctrl { return ctrl(t.buckets[i].ctrl.Load()) }
+
+// insertBatch inserts up to 8 keys the table does not hold, with their
+// hashes, as insert would one after the other, but publishes the control
+// words only at the end. A growth moves keys with it: an atomic store is a
+// full barrier on common CPUs, so publishing each key's tag right after
+// writing its slot would make every slot write wait for its cache miss;
+// writing all slots first lets the misses overlap. Publishing late is safe
+// for the same reason put needs no lock: no reader reads a slot whose tag
+// it has not seen.
+func (t *table[K, V]) insertBatch(es []slot[K, V], hs []uint64) {
+	var (
+		p     batch
+		cands [slotsPerBucket][hashfn.MaxChoices]uint64
+		touch uint64
+	)
+	// First every key's candidates, touching their control words: these
+	// loads do not depend on one another, so their cache misses overlap.
+	for x := range es {
+		for _, i := range t.candidates(hs[x], &cands[x]) {
+			touch |= t.buckets[i].ctrl.Load()
+		}
+	}
+	p.touched = touch
+	for x := range es {
+		h := hs[x]
+		cs := cands[x][:t.d]
+		i := cs[t.choose(cs, h, &p)]
+		cw := p.ctrlOf(t, i)
+		if e := cw.empty(t.capMask); e != 0 {
+			j := slotOf(e)
+			t.buckets[i].slots[j] = es[x]
+			p.set(i, cw.withSlot(j, tagOf(h)))
+		} else {
+			t.stash.put(es[x].key, es[x].val)
+			t.buckets[cs[0]].sync.addHint(+1)
+		}
+	}
+	for j := range p.n {
+		t.buckets[p.idx[j]].ctrl.Store(uint64(p.ctrl[j]))
+	}
+	t.entries += int64(len(es))
 }
 
 // coinExtension is the Extend word whose top half breaks ties among more
@@ -153,14 +236,14 @@ func (t *table[K, V]) delete(k K, h uint64, tag uint8) bool {
 		b := &t.buckets[i]
 		if j := b.find(k, tag); j >= 0 {
 			b.remove(j)
-			t.entries.Add(-1)
+			t.entries--
 			return true
 		}
 	}
 	if t.stash.len() > 0 && t.stash.has(k) {
 		t.stash.remove(k)
 		t.buckets[cs[0]].sync.addHint(-1)
-		t.entries.Add(-1)
+		t.entries--
 		return true
 	}
 	return false
