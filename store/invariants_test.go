@@ -53,9 +53,26 @@ func (s *Store[K, V]) checkInvariants() error {
 		total += n
 	}
 	if st.old != nil {
-		for i := 0; i < s.next; i++ {
-			if c := st.old.buckets[i].ctrl.Load(); c != 0 {
-				return fmt.Errorf("old bucket %d was moved (next = %d) but holds %#x", i, s.next, c)
+		n := len(st.old.buckets)
+		full := s.next / n // passes done over every bucket
+		visited := make(map[uint64]bool)
+		for x := full * n; x < s.next; x++ {
+			i := s.moveOrder(x)
+			if visited[i] {
+				return fmt.Errorf("old bucket %d visited twice in pass %d (move order is not a permutation)", i, full)
+			}
+			visited[i] = true
+		}
+		for i := range st.old.buckets {
+			done := full
+			if visited[uint64(i)] {
+				done++
+			}
+			c := ctrl(st.old.buckets[i].ctrl.Load())
+			for p := 0; p < min(done, movePasses); p++ {
+				if m := passMask(c, p); m != 0 {
+					return fmt.Errorf("old bucket %d: pass %d done but control word %#x keeps slots %#x", i, p, uint64(c), m)
+				}
 			}
 		}
 	}

@@ -24,7 +24,7 @@ type Store[K comparable, V any] struct {
 	// mu serializes writers (Set, Delete, Clear, growth steps) and guards
 	// the fields below. Get never takes it.
 	mu   sync.Mutex
-	next int // during a growth: the next old bucket to move
+	next int // during a growth: visits to old buckets made (see movePasses)
 	step int // during a growth: old buckets to move per write
 	pins int // visitors (All, Load) that need the table not to grow
 
