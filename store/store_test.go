@@ -359,3 +359,37 @@ func TestAllocs(t *testing.T) {
 		t.Errorf("Set and Get of integer keys: %v allocs", a)
 	}
 }
+
+// TestCand2MatchesGenerator: the two-choice fast path draws the same
+// candidates as the generator, for every scheme and table sizes of every
+// kind (odd, prime, power of two).
+func TestCand2MatchesGenerator(t *testing.T) {
+	r := rand.New(rand.NewPCG(seedFor(t), 9))
+	for _, rule := range []bucket.Placement{bucket.DChoice, bucket.Halves, bucket.GoLeft, bucket.DoubleHash} {
+		for _, n := range []uint64{2, 3, 4, 7, 8, 1000, 1024, 1031, 99991, 1 << 20, hashfn.MaxBuckets} {
+			o := Options{Placement: rule, Choices: 2, BucketSize: 8}
+			if rule.Scheme() == hashfn.Double && n&(n-1) != 0 && !hashfn.IsPrime(n) {
+				continue
+			}
+			if rule.Scheme() == hashfn.Parts && n%2 != 0 {
+				continue
+			}
+			gen, err := rule.Generator(n, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Set up a table without its buckets: 2^32 of them would not
+			// fit in memory, and cand2 does not read them.
+			full := &table[int, int]{}
+			full.setup(&o, gen, nil)
+			var c [hashfn.MaxChoices]uint64
+			for range 2000 {
+				h := r.Uint64()
+				gen.Fill(h, c[:])
+				if a, b := full.cand2(h); a != c[0] || b != c[1] {
+					t.Fatalf("%s n=%d h=%#x: cand2 %d %d, Fill %d %d", rule, n, h, a, b, c[0], c[1])
+				}
+			}
+		}
+	}
+}

@@ -19,6 +19,13 @@ type table[K comparable, V any] struct {
 	maxEntries int64
 	stashBound int
 
+	// For the two-choice fast path (cand2): the scheme, and the first
+	// bucket and size of each part (Parts), or n (Independent, Double).
+	scheme hashfn.Scheme
+	lo     [2]uint64
+	span   [2]uint64
+	pow2   bool
+
 	stash   stash[K, V]
 	entries int64     // keys in the buckets and the stash; guarded by the store's mutex
 	tot     *counters // the store's totals, where bucket counters drain
@@ -31,17 +38,52 @@ func newTable[K comparable, V any](o *Options, n uint64, tot *counters) *table[K
 		// rule accepts: reaching this is a bug in this package.
 		panic("store: " + err.Error())
 	}
-	t := &table[K, V]{
-		buckets: make([]bucketOf[K, V], n),
-		gen:     gen,
-		rule:    o.Placement,
-		d:       o.Choices,
-		size:    o.BucketSize,
-		capMask: capMaskOf(o.BucketSize),
-		tot:     tot,
-	}
-	t.maxEntries, t.stashBound = thresholds(o, n)
+	t := &table[K, V]{buckets: make([]bucketOf[K, V], n)}
+	t.setup(o, gen, tot)
 	return t
+}
+
+// setup fills in everything but the buckets.
+func (t *table[K, V]) setup(o *Options, gen hashfn.Generator, tot *counters) {
+	n := gen.Buckets()
+	t.gen = gen
+	t.rule = o.Placement
+	t.d = o.Choices
+	t.size = o.BucketSize
+	t.capMask = capMaskOf(o.BucketSize)
+	t.tot = tot
+	t.maxEntries, t.stashBound = thresholds(o, n)
+	t.scheme = gen.Scheme()
+	t.span = [2]uint64{n, n}
+	t.pow2 = n&(n-1) == 0
+	if t.scheme == hashfn.Parts && t.d == 2 {
+		for k := range 2 {
+			lo, hi := gen.PartBounds(k)
+			t.lo[k], t.span[k] = lo, hi-lo
+		}
+	}
+}
+
+// cand2 returns the two candidates of hash h, as gen.Fill would (a test
+// checks it), without Fill's loop and switch: the Get fast path for d = 2.
+func (t *table[K, V]) cand2(h uint64) (uint64, uint64) {
+	w0, w1 := uint32(h), uint32(h>>32)
+	if t.scheme != hashfn.Double {
+		return t.lo[0] + hashfn.Reduce(w0, t.span[0]), t.lo[1] + hashfn.Reduce(w1, t.span[1])
+	}
+	n := t.span[0]
+	c := hashfn.Reduce(w0, n)
+	var step uint64
+	if t.pow2 {
+		step = 2*hashfn.Reduce(w1, n/2) + 1
+	} else {
+		step = 1 + hashfn.Reduce(w1, n-1)
+	}
+	c1 := c + step
+	if c1 >= n {
+		c1 -= n
+	}
+	return c, c1
 }
 
 // candidates fills c with the key's candidates and returns them.
@@ -55,6 +97,9 @@ func (t *table[K, V]) candidates(h uint64, c *[hashfn.MaxChoices]uint64) []uint6
 // if the first candidate's hint says a stashed key may be there. It also
 // returns the first candidate, where Store.Get counts a miss.
 func (t *table[K, V]) get(k K, h uint64, tag uint8) (v V, ok bool, first uint64) {
+	if t.d == 2 {
+		return t.get2(k, h, tag)
+	}
 	var c [hashfn.MaxChoices]uint64
 	cs := t.candidates(h, &c)
 	for _, i := range cs {
@@ -77,6 +122,41 @@ func (t *table[K, V]) get(k K, h uint64, tag uint8) (v V, ok bool, first uint64)
 		}
 	}
 	return v, false, c[0]
+}
+
+// get2 is get for two candidates. It loads both control words before
+// looking at either, so when the key is in the second candidate its cache
+// miss overlaps the first one's instead of following it (the read lock's
+// atomic add would otherwise wait for it).
+func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool, first uint64) {
+	c0, c1 := t.cand2(h)
+	b0, b1 := &t.buckets[c0], &t.buckets[c1]
+	m0 := ctrl(b0.ctrl.Load()).match(tag)
+	m1 := ctrl(b1.ctrl.Load()).match(tag)
+	var w uint64
+	if m0 != 0 {
+		if v, ok, w = b0.get(k, tag); ok {
+			if w>>hitShift&counterMask >= drainAt {
+				t.tot.drainHits(&b0.sync, c0)
+			}
+			return v, true, c0
+		}
+	}
+	if m1 != 0 {
+		if v, ok, w = b1.get(k, tag); ok {
+			if w>>hitShift&counterMask >= drainAt {
+				t.tot.drainHits(&b1.sync, c1)
+			}
+			return v, true, c0
+		}
+	}
+	if t.stash.len() > 0 && b0.sync.hint() != 0 {
+		if v, ok = t.stash.get(k); ok {
+			t.tot.stashHit(c0)
+			return v, true, c0
+		}
+	}
+	return v, false, c0
 }
 
 // countMiss counts a lookup that found nothing on its first candidate.
