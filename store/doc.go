@@ -56,12 +56,18 @@
 //
 // # Growth
 //
-// When the entries pass the rule's utilization threshold, or the stash
-// passes its bound, the table grows by a factor 3/2 (see grow.go for the
-// thresholds, taken from the fluid limit, and why 3/2). Keys move to the
-// new table incrementally, a few buckets per write, so no caller waits for
-// a whole rehash; during the move a lookup checks the old table and then
-// the new one, and keys only move forward.
+// When the entries pass the rule's utilization threshold (0.80 for go-left
+// with d = 2 and buckets of 8, 0.75 for d-choice: the largest u at which
+// the fluid limit sends at most 1e-4 of the keys to the stash; grow.go has
+// the table for every rule, d and C), or the stash passes its bound, the
+// table grows by a factor 3/2: a freshly grown table is then at least two
+// thirds full, which keeps the heap per entry below a Go map's. Keys move
+// to the new table incrementally, a few old buckets per write, so no caller
+// waits for a whole rehash; during the move a lookup checks the old table
+// and then the new one, and keys only move forward. Each old bucket is
+// moved in 8 passes, by tag bits, so that keys arrive in the new table in
+// an order the theory describes (moving whole buckets at once left grown
+// tables measurably less balanced than the fluid limit; see grow.go).
 //
 // # Concurrency
 //
@@ -78,9 +84,14 @@
 // # Iteration and views
 //
 // All visits the table bucket by bucket, copying each bucket's entries
-// under its read lock; it finishes a growth under way first (in small
-// batches) and keeps the table from growing until the loop ends. The load
-// report takes the same per-bucket view.
+// under its read lock: a consistent view of one bucket at a time, with no
+// bucket held while the loop body runs. It first finishes a growth under
+// way (in small batches) and keeps the table from growing until the loop
+// ends. The load report takes the same per-bucket view, reading each
+// bucket's control word. A bounded cache, snapshots and a debug page can
+// build on the same visit: each bucket has room in its sync word and
+// beside its slots for per-slot metadata, and bucket-at-a-time visits need
+// no store-wide pause.
 //
 // # Caveats
 //

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"math/bits"
+
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
 )
@@ -217,32 +219,38 @@ func passMask(c ctrl, p int) uint64 {
 // then makes s.step more visits, and ends the growth when none are left.
 // The caller holds s.mu. It returns the tables as they are afterwards.
 func (s *Store[K, V]) migrateFor(st *tables[K, V], h uint64) *tables[K, V] {
-	var c [hashfn.MaxChoices]uint64
+	var (
+		c  [hashfn.MaxChoices]uint64
+		mv mover[K, V]
+	)
 	tag := tagOf(h)
 	for _, i := range st.old.candidates(h, &c) {
 		if m := ctrl(st.old.buckets[i].ctrl.Load()).match(tag); m != 0 {
-			s.migrateSlots(st, i, m)
+			mv.take(s, st, i, m)
 		}
 	}
+	mv.flush(s, st)
 	return s.advance(st, s.step)
 }
 
 // advance makes up to k more visits and ends the growth if that was the
 // last of them. The caller holds s.mu.
 func (s *Store[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
+	var mv mover[K, V]
 	visits := movePasses * len(st.old.buckets)
 	for ; k > 0 && s.next < visits; k-- {
 		i := s.moveOrder(s.next)
 		b := &st.old.buckets[i]
 		pass := s.next / len(st.old.buckets)
 		if m := passMask(ctrl(b.ctrl.Load()), pass); m != 0 {
-			s.migrateSlots(st, i, m)
+			mv.take(s, st, i, m)
 		}
 		if pass == movePasses-1 {
 			s.tot.drainAll(&b.sync, i)
 		}
 		s.next++
 	}
+	mv.flush(s, st)
 	if s.next < visits {
 		return st
 	}
@@ -251,33 +259,66 @@ func (s *Store[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 	return done
 }
 
-// migrateSlots moves the keys in the slots of old bucket i flagged in mask
-// into the new table: copied first, then cleared, so a reader finds each
-// key in one table or the other (or, for a moment, both, with the same
-// value). It hashes all the keys before inserting any, so the CPU can
-// fetch their (string) bytes in parallel rather than one cache miss after
-// another.
-func (s *Store[K, V]) migrateSlots(st *tables[K, V], i uint64, mask uint64) {
+// mover moves keys from old buckets to the new table in batches of up to
+// 8: it hashes them all before inserting any, so the CPU fetches their
+// (string) bytes in parallel instead of one cache miss after another, and
+// insertBatch does the same for their candidates.
+//
+// Each key is copied to the new table first and then cleared from the old
+// one, so a reader finds it in one table or the other (or, for a moment,
+// both, with the same value: writers, who could change it, wait for the
+// store's mutex). Clearing is a store of the old control word and takes no
+// lock: the old slot itself is left as it is, so a reader that matched it
+// under the bucket's read lock keeps reading what was there. The stale
+// copy costs nothing; it goes when the old table does, at the end of the
+// growth.
+type mover[K comparable, V any] struct {
+	es    [slotsPerBucket]slot[K, V]
+	hs    [slotsPerBucket]uint64
+	n     int
+	olds  [slotsPerBucket]uint64 // old buckets taken from
+	masks [slotsPerBucket]uint64 // and their slots
+	nb    int
+}
+
+// take adds the slots of old bucket i flagged in mask, flushing first if
+// they would not fit.
+func (mv *mover[K, V]) take(s *Store[K, V], st *tables[K, V], i, mask uint64) {
+	for x := range mv.nb {
+		if mv.olds[x] == i {
+			mask &^= mv.masks[x] // two candidates can be one bucket
+		}
+	}
+	if mask == 0 {
+		return
+	}
+	if mv.n+bits.OnesCount64(mask) > slotsPerBucket {
+		mv.flush(s, st)
+	}
 	b := &st.old.buckets[i]
-	var (
-		es [slotsPerBucket]slot[K, V]
-		hs [slotsPerBucket]uint64
-	)
-	n := 0
 	for m := mask; m != 0; m &= m - 1 {
-		es[n] = b.slots[slotOf(m)]
-		hs[n] = s.hash(es[n].key)
-		n++
+		mv.es[mv.n] = b.slots[slotOf(m)]
+		mv.n++
 	}
-	st.cur.insertBatch(es[:n], hs[:n])
-	b.sync.lock()
-	c := ctrl(b.ctrl.Load())
-	for m := mask; m != 0; m &= m - 1 {
-		j := slotOf(m)
-		c = c.withSlot(j, 0)
-		b.slots[j] = slot[K, V]{}
+	mv.olds[mv.nb], mv.masks[mv.nb] = i, mask
+	mv.nb++
+}
+
+// flush moves what was taken.
+func (mv *mover[K, V]) flush(s *Store[K, V], st *tables[K, V]) {
+	if mv.n == 0 {
+		return
 	}
-	b.ctrl.Store(uint64(c))
-	b.sync.unlock()
-	st.old.entries -= int64(n)
+	for x := range mv.n {
+		mv.hs[x] = s.hash(mv.es[x].key)
+	}
+	st.cur.insertBatch(mv.es[:mv.n], mv.hs[:mv.n])
+	for x := range mv.nb {
+		b := &st.old.buckets[mv.olds[x]]
+		bytes := mv.masks[x] >> 7 * 0xff
+		b.ctrl.Store(b.ctrl.Load() &^ bytes)
+	}
+	st.old.entries -= int64(mv.n)
+	clear(mv.es[:mv.n])
+	mv.n, mv.nb = 0, 0
 }

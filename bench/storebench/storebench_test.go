@@ -145,6 +145,9 @@ func (s *syncInt) Add(v int64) { s.mu.Lock(); s.v += v; s.mu.Unlock() }
 // runGoroutines splits b.N operations over g goroutines, each starting at
 // a different place in the access sequence, and times them together.
 func runGoroutines(b *testing.B, g int, work func(from, to int)) {
+	// Collect the garbage of the set-up first, so no peer is timed while
+	// the collector finishes another's.
+	runtime.GC()
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	per := b.N / g
