@@ -140,12 +140,18 @@ func (t *table[K, V]) needsGrowth() bool {
 // grow starts moving the keys of the current table t into a bigger one.
 // The caller holds s.mu and no growth is under way.
 func (s *Store[K, V]) grow(t *table[K, V]) {
-	n := uint64(len(t.buckets))
+	n := uint64(int(t.n))
 	next := nextSize(&s.opts, n)
 	if next == n {
 		return
 	}
-	nt := newTable[K, V](&s.opts, next, &s.tot)
+	nt := s.prep
+	if nt == nil || nt.n != next {
+		// Not prepared: a growth forced early by the stash.
+		nt = newTable[K, V](&s.opts, next, &s.tot, false)
+	}
+	nt.allocRest()
+	s.prep = nil
 	s.tabs.Store(&tables[K, V]{cur: nt, old: t})
 	s.next = 0
 	var c [hashfn.MaxChoices]uint64
@@ -156,7 +162,7 @@ func (s *Store[K, V]) grow(t *table[K, V]) {
 		h := s.hash(e.key)
 		nt.insert(e.key, e.val, h, tagOf(h))
 		t.stash.remove(e.key)
-		t.buckets[t.candidates(h, &c)[0]].sync.addHint(-1)
+		t.bucket(t.candidates(h, &c)[0]).sync.addHint(-1)
 		t.entries--
 	}
 	// Enough buckets per write that the move ends before the new table
@@ -194,7 +200,7 @@ const (
 
 // moveOrder returns the old bucket of visit x.
 func (s *Store[K, V]) moveOrder(x int) uint64 {
-	return uint64(x % len(s.tabs.Load().old.buckets))
+	return uint64(x % int(s.tabs.Load().old.n))
 }
 
 // passMask returns the full slots of c that pass p moves: those whose
@@ -225,7 +231,7 @@ func (s *Store[K, V]) migrateFor(st *tables[K, V], h uint64) *tables[K, V] {
 	)
 	tag := tagOf(h)
 	for _, i := range st.old.candidates(h, &c) {
-		if m := ctrl(st.old.buckets[i].ctrl.Load()).match(tag); m != 0 {
+		if m := ctrl(st.old.bucket(i).ctrl.Load()).match(tag); m != 0 {
 			mv.take(s, st, i, m)
 		}
 	}
@@ -237,11 +243,11 @@ func (s *Store[K, V]) migrateFor(st *tables[K, V], h uint64) *tables[K, V] {
 // last of them. The caller holds s.mu.
 func (s *Store[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 	var mv mover[K, V]
-	visits := movePasses * len(st.old.buckets)
+	visits := movePasses * int(st.old.n)
 	for ; k > 0 && s.next < visits; k-- {
 		i := s.moveOrder(s.next)
-		b := &st.old.buckets[i]
-		pass := s.next / len(st.old.buckets)
+		b := st.old.bucket(i)
+		pass := s.next / int(st.old.n)
 		if m := passMask(ctrl(b.ctrl.Load()), pass); m != 0 {
 			mv.take(s, st, i, m)
 		}
@@ -295,7 +301,7 @@ func (mv *mover[K, V]) take(s *Store[K, V], st *tables[K, V], i, mask uint64) {
 	if mv.n+bits.OnesCount64(mask) > slotsPerBucket {
 		mv.flush(s, st)
 	}
-	b := &st.old.buckets[i]
+	b := st.old.bucket(i)
 	for m := mask; m != 0; m &= m - 1 {
 		mv.es[mv.n] = b.slots[slotOf(m)]
 		mv.n++
@@ -314,7 +320,7 @@ func (mv *mover[K, V]) flush(s *Store[K, V], st *tables[K, V]) {
 	}
 	st.cur.insertBatch(mv.es[:mv.n], mv.hs[:mv.n])
 	for x := range mv.nb {
-		b := &st.old.buckets[mv.olds[x]]
+		b := st.old.bucket(mv.olds[x])
 		bytes := mv.masks[x] >> 7 * 0xff
 		b.ctrl.Store(b.ctrl.Load() &^ bytes)
 	}

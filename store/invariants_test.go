@@ -53,7 +53,7 @@ func (s *Store[K, V]) checkInvariants() error {
 		total += n
 	}
 	if st.old != nil {
-		n := len(st.old.buckets)
+		n := int(st.old.n)
 		full := s.next / n // passes done over every bucket
 		visited := make(map[uint64]bool)
 		for x := full * n; x < s.next; x++ {
@@ -63,12 +63,12 @@ func (s *Store[K, V]) checkInvariants() error {
 			}
 			visited[i] = true
 		}
-		for i := range st.old.buckets {
+		for i := range st.old.n {
 			done := full
-			if visited[uint64(i)] {
+			if visited[i] {
 				done++
 			}
-			c := ctrl(st.old.buckets[i].ctrl.Load())
+			c := ctrl(st.old.bucket(i).ctrl.Load())
 			for p := 0; p < min(done, movePasses); p++ {
 				if m := passMask(c, p); m != 0 {
 					return fmt.Errorf("old bucket %d: pass %d done but control word %#x keeps slots %#x", i, p, uint64(c), m)
@@ -85,8 +85,8 @@ func (s *Store[K, V]) checkInvariants() error {
 func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int64, error) {
 	var c [hashfn.MaxChoices]uint64
 	n := int64(0)
-	for i := range t.buckets {
-		b := &t.buckets[i]
+	for i := range t.n {
+		b := t.bucket(i)
 		if w := b.sync.v.Load(); w&(readerMask|writerBit) != 0 {
 			return 0, fmt.Errorf("%s bucket %d: lock held (word %#x)", name, i, w)
 		}
@@ -114,7 +114,7 @@ func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int
 			}
 			ok := false
 			for _, ci := range t.candidates(h, &c) {
-				ok = ok || ci == uint64(i)
+				ok = ok || ci == i
 			}
 			if !ok {
 				return 0, fmt.Errorf("%s bucket %d: key %v is not in a candidate (candidates %v)", name, i, sl.key, c[:t.d])
@@ -138,8 +138,8 @@ func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int
 	if got := int64(t.stash.len()); got != int64(len(t.stash.entries())) {
 		return 0, fmt.Errorf("%s stash: size %d, holds %d", name, got, len(t.stash.entries()))
 	}
-	for i := range t.buckets {
-		got, want := t.buckets[i].sync.hint(), hints[uint64(i)]
+	for i := range t.n {
+		got, want := t.bucket(i).sync.hint(), hints[i]
 		if got != min(want, hintMax) && got != hintMax {
 			return 0, fmt.Errorf("%s bucket %d: stash hint %d, %d stashed keys have it first", name, i, got, want)
 		}
@@ -167,9 +167,9 @@ func TestInvariantCheckerCatchesCorruption(t *testing.T) {
 	}
 	fullSlot := func(s *Store[string, int]) (*bucketOf[string, int], int) {
 		t := s.tabs.Load().cur
-		for i := range t.buckets {
-			if m := ctrl(t.buckets[i].ctrl.Load()).full(); m != 0 {
-				return &t.buckets[i], slotOf(m)
+		for i := range t.n {
+			if m := ctrl(t.bucket(i).ctrl.Load()).full(); m != 0 {
+				return t.bucket(i), slotOf(m)
 			}
 		}
 		panic("no full slot")

@@ -24,8 +24,8 @@ func (s *Store[K, V]) All() iter.Seq2[K, V] {
 		t := s.pin()
 		defer s.unpin()
 		var buf [slotsPerBucket]slot[K, V]
-		for i := range t.buckets {
-			n := t.buckets[i].snapshot(&buf)
+		for i := range t.n {
+			n := t.bucket(i).snapshot(&buf)
 			for j := range n {
 				if !yield(buf[j].key, buf[j].val) {
 					return

@@ -82,8 +82,8 @@ func (s *Store[K, V]) Load() *Report {
 	for j := range counts {
 		counts[j] = make([]uint64, t.size+1)
 	}
-	for i := range t.buckets {
-		counts[t.gen.PartOf(uint64(i))][t.load(uint64(i))]++
+	for i := range t.n {
+		counts[t.gen.PartOf(i)][t.load(i)]++
 	}
 	stash := t.stash.len()
 	s.unpin()
@@ -97,7 +97,7 @@ func (s *Store[K, V]) Load() *Report {
 	s.mu.Lock()
 	deletes := s.deletes
 	s.mu.Unlock()
-	return s.report(h, stash, len(t.buckets), deletes)
+	return s.report(h, stash, int(t.n), deletes)
 }
 
 // report builds the report from a histogram of the table's buckets.

@@ -40,8 +40,8 @@ func (s *Store[K, V]) Stats() Stats {
 		if t == nil {
 			continue
 		}
-		for i := range t.buckets {
-			w := &t.buckets[i].sync
+		for i := range t.n {
+			w := &t.bucket(i).sync
 			hits += w.hits()
 			misses += w.misses()
 		}
@@ -55,7 +55,7 @@ func (s *Store[K, V]) Stats() Stats {
 		Deletes: deletes,
 		Grows:   grows,
 		Entries: s.Len(),
-		Buckets: len(st.cur.buckets),
+		Buckets: int(st.cur.n),
 		Stash:   stash,
 		Growing: st.old != nil,
 	}

@@ -24,9 +24,10 @@ type Store[K comparable, V any] struct {
 	// mu serializes writers (Set, Delete, Clear, growth steps) and guards
 	// the fields below. Get never takes it.
 	mu   sync.Mutex
-	next int // during a growth: visits to old buckets made (see movePasses)
-	step int // during a growth: old buckets to move per write
-	pins int // visitors (All, Load) that need the table not to grow
+	next int          // during a growth: visits to old buckets made (see movePasses)
+	step int          // during a growth: old buckets to move per write
+	pins int          // visitors (All, Load) that need the table not to grow
+	prep *table[K, V] // the next table, being allocated (chunk.go)
 
 	sets, deletes, grows uint64
 
@@ -66,7 +67,7 @@ func New[K comparable, V any](o Options) (*Store[K, V], error) {
 
 func (s *Store[K, V]) emptyTable() *table[K, V] {
 	n := sizeAtLeast(&s.opts, initialBuckets*uint64(s.opts.Choices))
-	return newTable[K, V](&s.opts, n, &s.tot)
+	return newTable[K, V](&s.opts, n, &s.tot, true)
 }
 
 // Options returns the options in use: defaults filled in and the seed
@@ -118,8 +119,12 @@ func (s *Store[K, V]) Set(k K, v V) {
 	if !t.set(k, v, h, tag) {
 		t.insert(k, v, h, tag)
 		s.count.Add(1)
-		if st.old == nil && s.pins == 0 && t.needsGrowth() {
-			s.grow(t)
+		if st.old == nil && s.pins == 0 {
+			if t.needsGrowth() {
+				s.grow(t)
+			} else {
+				s.prepare(t)
+			}
 		}
 	}
 	s.sets++
@@ -155,13 +160,14 @@ func (s *Store[K, V]) Clear() {
 	s.tabs.Store(&tables[K, V]{cur: s.emptyTable()})
 	s.count.Store(0)
 	s.next, s.step = 0, 0
+	s.prep = nil
 	s.mu.Unlock()
 	// Outside the lock: no writer can reach the old tables any more, and
 	// draining their counters takes time proportional to their size.
 	for _, t := range []*table[K, V]{st.old, st.cur} {
 		if t != nil {
-			for i := range t.buckets {
-				s.tot.drainAll(&t.buckets[i].sync, uint64(i))
+			for i := range t.n {
+				s.tot.drainAll(&t.bucket(i).sync, i)
 			}
 		}
 	}

@@ -206,12 +206,12 @@ func TestSameSeedSamePlacement(t *testing.T) {
 			b.Set(k, i)
 		}
 		ta, tb := a.tabs.Load(), b.tabs.Load()
-		if len(ta.cur.buckets) != len(tb.cur.buckets) {
+		if int(ta.cur.n) != int(tb.cur.n) {
 			t.Fatalf("%s: sizes differ", name(o))
 		}
-		for i := range ta.cur.buckets {
-			if ta.cur.buckets[i].ctrl.Load() != tb.cur.buckets[i].ctrl.Load() ||
-				ta.cur.buckets[i].slots != tb.cur.buckets[i].slots {
+		for i := range ta.cur.n {
+			if ta.cur.bucket(i).ctrl.Load() != tb.cur.bucket(i).ctrl.Load() ||
+				ta.cur.bucket(i).slots != tb.cur.bucket(i).slots {
 				t.Fatalf("%s: bucket %d differs", name(o), i)
 			}
 		}
@@ -223,7 +223,7 @@ func TestSameSeedSamePlacement(t *testing.T) {
 		a.Set(k, i)
 		b.Set(k, i)
 	}
-	if a.tabs.Load().cur.buckets[0].slots == b.tabs.Load().cur.buckets[0].slots {
+	if a.tabs.Load().cur.bucket(0).slots == b.tabs.Load().cur.bucket(0).slots {
 		t.Fatal("seeds 1 and 2 fill bucket 0 alike")
 	}
 }

@@ -8,7 +8,12 @@ import (
 // table is one array of n buckets with its candidate generator and stash.
 // A store has one table, and two while it grows (see grow.go).
 type table[K comparable, V any] struct {
-	buckets []bucketOf[K, V]
+	// The buckets, in chunks of chunkSize (the last may be shorter), so
+	// that a growth can allocate the next table a chunk at a time instead
+	// of in one call that stalls its caller (chunk.go).
+	chunks  [][]bucketOf[K, V]
+	n       uint64 // buckets
+	ready   int    // chunks allocated
 	gen     hashfn.Generator
 	rule    bucket.Placement
 	d       int
@@ -31,21 +36,28 @@ type table[K comparable, V any] struct {
 	tot     *counters // the store's totals, where bucket counters drain
 }
 
-func newTable[K comparable, V any](o *Options, n uint64, tot *counters) *table[K, V] {
+// newTable returns a table of n buckets; with alloc false its chunks are
+// not allocated yet (see allocNext).
+func newTable[K comparable, V any](o *Options, n uint64, tot *counters, alloc bool) *table[K, V] {
 	gen, err := o.Placement.Generator(n, o.Choices)
 	if err != nil {
 		// Sizes come from sizeAtLeast, which only returns sizes the
 		// rule accepts: reaching this is a bug in this package.
 		panic("store: " + err.Error())
 	}
-	t := &table[K, V]{buckets: make([]bucketOf[K, V], n)}
+	t := &table[K, V]{}
 	t.setup(o, gen, tot)
+	t.chunks = make([][]bucketOf[K, V], (n+chunkSize-1)/chunkSize)
+	if alloc {
+		t.allocRest()
+	}
 	return t
 }
 
 // setup fills in everything but the buckets.
 func (t *table[K, V]) setup(o *Options, gen hashfn.Generator, tot *counters) {
 	n := gen.Buckets()
+	t.n = n
 	t.gen = gen
 	t.rule = o.Placement
 	t.d = o.Choices
@@ -103,7 +115,7 @@ func (t *table[K, V]) get(k K, h uint64, tag uint8) (v V, ok bool, first uint64)
 	var c [hashfn.MaxChoices]uint64
 	cs := t.candidates(h, &c)
 	for _, i := range cs {
-		b := &t.buckets[i]
+		b := t.bucket(i)
 		if ctrl(b.ctrl.Load()).match(tag) == 0 {
 			continue
 		}
@@ -115,7 +127,7 @@ func (t *table[K, V]) get(k K, h uint64, tag uint8) (v V, ok bool, first uint64)
 			return v, true, c[0]
 		}
 	}
-	if t.stash.len() > 0 && t.buckets[c[0]].sync.hint() != 0 {
+	if t.stash.len() > 0 && t.bucket(c[0]).sync.hint() != 0 {
 		if v, ok = t.stash.get(k); ok {
 			t.tot.stashHit(c[0])
 			return v, true, c[0]
@@ -130,7 +142,7 @@ func (t *table[K, V]) get(k K, h uint64, tag uint8) (v V, ok bool, first uint64)
 // atomic add would otherwise wait for it).
 func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool, first uint64) {
 	c0, c1 := t.cand2(h)
-	b0, b1 := &t.buckets[c0], &t.buckets[c1]
+	b0, b1 := t.bucket(c0), t.bucket(c1)
 	m0 := ctrl(b0.ctrl.Load()).match(tag)
 	m1 := ctrl(b1.ctrl.Load()).match(tag)
 	var w uint64
@@ -161,7 +173,7 @@ func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool, first uint64
 
 // countMiss counts a lookup that found nothing on its first candidate.
 func (t *table[K, V]) countMiss(first uint64) {
-	w := &t.buckets[first].sync
+	w := &t.bucket(first).sync
 	if w.countMiss()>>missShift&counterMask >= drainAt {
 		t.tot.drainMisses(w, first)
 	}
@@ -175,7 +187,7 @@ func (t *table[K, V]) countMiss(first uint64) {
 func (t *table[K, V]) set(k K, v V, h uint64, tag uint8) bool {
 	var c [hashfn.MaxChoices]uint64
 	for _, i := range t.candidates(h, &c) {
-		b := &t.buckets[i]
+		b := t.bucket(i)
 		if j := b.find(k, tag); j >= 0 {
 			b.update(j, v)
 			return true
@@ -194,12 +206,12 @@ func (t *table[K, V]) insert(k K, v V, h uint64, tag uint8) {
 	var c [hashfn.MaxChoices]uint64
 	cs := t.candidates(h, &c)
 	i := cs[t.choose(cs, h, nil)]
-	b := &t.buckets[i]
+	b := t.bucket(i)
 	if e := ctrl(b.ctrl.Load()).empty(t.capMask); e != 0 {
 		b.put(slotOf(e), k, v, tag)
 	} else {
 		t.stash.put(k, v)
-		t.buckets[cs[0]].sync.addHint(+1)
+		t.bucket(cs[0]).sync.addHint(+1)
 	}
 	t.entries++
 }
@@ -260,7 +272,7 @@ func (p *batch) set(i uint64, c ctrl) {
 	p.n++
 }
 
-func (t *table[K, V]) ctrlAt(i uint64) ctrl { return ctrl(t.buckets[i].ctrl.Load()) }
+func (t *table[K, V]) ctrlAt(i uint64) ctrl { return ctrl(t.bucket(i).ctrl.Load()) }
 
 // insertBatch inserts up to 8 keys the table does not hold, with their
 // hashes, as insert would one after the other, but publishes the control
@@ -280,7 +292,7 @@ func (t *table[K, V]) insertBatch(es []slot[K, V], hs []uint64) {
 	// loads do not depend on one another, so their cache misses overlap.
 	for x := range es {
 		for _, i := range t.candidates(hs[x], &cands[x]) {
-			touch |= t.buckets[i].ctrl.Load()
+			touch |= t.bucket(i).ctrl.Load()
 		}
 	}
 	p.touched = touch
@@ -291,15 +303,15 @@ func (t *table[K, V]) insertBatch(es []slot[K, V], hs []uint64) {
 		cw := p.ctrlOf(t, i)
 		if e := cw.empty(t.capMask); e != 0 {
 			j := slotOf(e)
-			t.buckets[i].slots[j] = es[x]
+			t.bucket(i).slots[j] = es[x]
 			p.set(i, cw.withSlot(j, tagOf(h)))
 		} else {
 			t.stash.put(es[x].key, es[x].val)
-			t.buckets[cs[0]].sync.addHint(+1)
+			t.bucket(cs[0]).sync.addHint(+1)
 		}
 	}
 	for j := range p.n {
-		t.buckets[p.idx[j]].ctrl.Store(uint64(p.ctrl[j]))
+		t.bucket(p.idx[j]).ctrl.Store(uint64(p.ctrl[j]))
 	}
 	t.entries += int64(len(es))
 }
@@ -313,7 +325,7 @@ func (t *table[K, V]) delete(k K, h uint64, tag uint8) bool {
 	var c [hashfn.MaxChoices]uint64
 	cs := t.candidates(h, &c)
 	for _, i := range cs {
-		b := &t.buckets[i]
+		b := t.bucket(i)
 		if j := b.find(k, tag); j >= 0 {
 			b.remove(j)
 			t.entries--
@@ -322,7 +334,7 @@ func (t *table[K, V]) delete(k K, h uint64, tag uint8) bool {
 	}
 	if t.stash.len() > 0 && t.stash.has(k) {
 		t.stash.remove(k)
-		t.buckets[cs[0]].sync.addHint(-1)
+		t.bucket(cs[0]).sync.addHint(-1)
 		t.entries--
 		return true
 	}
@@ -331,5 +343,5 @@ func (t *table[K, V]) delete(k K, h uint64, tag uint8) bool {
 
 // load returns the number of keys in bucket i.
 func (t *table[K, V]) load(i uint64) uint32 {
-	return uint32(ctrl(t.buckets[i].ctrl.Load()).load())
+	return uint32(ctrl(t.bucket(i).ctrl.Load()).load())
 }
