@@ -26,6 +26,15 @@
 //     the bucket's hit and miss counters, packed in 64 bits.
 //   - Utilization is entries / (n × BucketSize).
 //
+// # Layout
+//
+// A bucket is its control word, its sync word and 8 slots of key and value
+// side by side, with no padding between them: 16 bytes of header per 8
+// slots, so a string→int64 bucket is 208 bytes and the header shares a
+// cache line with the first slots. Buckets are allocated in chunks of 1024
+// (chunk.go), so that the next table can be allocated a chunk at a time
+// before a growth needs it.
+//
 // # Invariant
 //
 // A key lives in one of its d candidate buckets or in the stash, once.
