@@ -1,0 +1,282 @@
+package sim
+
+import (
+	"errors"
+
+	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/hashfn"
+)
+
+// The array engine keeps every bin's load in a real array, one byte per bin
+// (two or four when a load could pass 255), and places balls one by one. It
+// runs every rule, DoubleHash included, and key-driven runs, whose
+// candidates come from hashing real keys.
+//
+// At 2^28 bins and more the array is far larger than the caches, and a ball
+// costs two cache misses: the loop is bound by memory, not by arithmetic.
+// So it works in batches: it computes the candidates of the next batch and
+// touches their bins (a load whose value is not needed yet, which starts the
+// cache miss) before it places the current batch, whose bins are by then in
+// cache. The decision and the store then wait on cache hits, not on memory.
+
+// MaxArrayBins is the most bins the array engine takes.
+const MaxArrayBins = 1 << 31
+
+// errWrapped reports that a load passed the width of the array's counters;
+// the run is replayed with wider counters (see runArray).
+var errWrapped = errors.New("sim: load passed the counter width")
+
+// arrayBatch is the number of balls whose candidates are computed and
+// touched ahead of placing them.
+const arrayBatch = 64
+
+// counter is the type of one bin's load in the array.
+type counter interface{ ~uint8 | ~uint16 | ~uint32 }
+
+// candidates makes the candidates of a batch of balls: from the run's
+// stream (uniform candidates, exactly) or from hashed keys.
+type candidates struct {
+	rule bucket.Placement
+	d    int
+	n    uint64
+	gen  hashfn.Generator
+	lo   [9]uint64 // part bounds
+	// Uniform candidates of the rules with independent or per-part
+	// candidates are ranks within the candidate's part plus the part's
+	// first bin.
+	ranks rankSource
+	keys  *keyHasher
+	hash  []uint64
+	spare uint64 // coin bits
+	left  uint
+}
+
+func newCandidates(rule bucket.Placement, d int, n uint64, kh *keyHasher) (*candidates, error) {
+	gen, err := rule.Generator(n, d)
+	if err != nil {
+		return nil, err
+	}
+	c := &candidates{rule: rule, d: d, n: n, gen: gen, keys: kh}
+	sizes := make([]uint64, d)
+	for j := range d {
+		lo, hi := gen.PartBounds(j)
+		if rule.Scheme() != hashfn.Parts {
+			lo, hi = 0, n
+		}
+		c.lo[j], sizes[j] = lo, hi-lo
+	}
+	c.ranks = newRankSource(sizes, 0)
+	if kh != nil {
+		c.hash = make([]uint64, arrayBatch)
+	}
+	return c, nil
+}
+
+// fill writes the candidates of len(coins) balls into cand (d per ball) and
+// their coins.
+func (c *candidates) fill(g *stream, cand, coins []uint64) {
+	d := c.d
+	switch {
+	case c.keys != nil:
+		h := c.hash[:len(coins)]
+		c.keys.fill(h)
+		for i, x := range h {
+			c.gen.Fill(x, cand[i*d:i*d+d])
+		}
+	case c.rule == bucket.DoubleHash:
+		c.fillDouble(g, cand, len(coins))
+	default:
+		c.ranks.fill(g, cand, coins)
+		if c.rule.Scheme() == hashfn.Parts {
+			for i := range coins {
+				for j := range d {
+					cand[i*d+j] += c.lo[j]
+				}
+			}
+		}
+	}
+	c.fillCoins(g, coins)
+}
+
+// fillDouble draws uniform double-hashing candidates f + k·g mod n: f
+// uniform in [0, n), g uniform over the odd numbers below n (n a power of
+// two) or over [1, n) (n prime), as hashfn's Double scheme does from a hash.
+func (c *candidates) fillDouble(g *stream, cand []uint64, balls int) {
+	n, d := c.n, c.d
+	pow2 := n&(n-1) == 0
+	for i := range balls {
+		f := g.below(n)
+		var step uint64
+		if pow2 {
+			step = 2*g.below(max(n/2, 1)) + 1
+		} else {
+			step = 1 + g.below(n-1)
+		}
+		for j := range d {
+			cand[i*d+j] = f
+			f += step
+			if f >= n {
+				f -= n
+			}
+		}
+	}
+}
+
+// fillCoins draws the tie-break bits: one bit per ball for two candidates
+// (Choose2 reads the top bit), a word per ball for more (Choose reads the
+// top 32 bits), none for the rules without a coin.
+func (c *candidates) fillCoins(g *stream, coins []uint64) {
+	switch {
+	case c.rule == bucket.GoLeft || c.rule == bucket.OneChoice || c.d == 1:
+		clear(coins)
+	case c.d == 2:
+		for i := range coins {
+			if c.left == 0 {
+				c.spare, c.left = g.next(), 64
+			}
+			coins[i] = c.spare
+			c.spare <<= 1
+			c.left--
+		}
+	default:
+		for i := range coins {
+			coins[i] = g.next()
+		}
+	}
+}
+
+// arrayRun is one run of the array engine with counters of type T.
+type arrayRun[T counter] struct {
+	bins []T
+	rule bucket.Placement
+	d    int
+	src  *candidates
+	// Two batches: one being placed, the next being touched.
+	cand  [2][arrayBatch * hashfn.MaxChoices]uint64
+	coins [2][arrayBatch]uint64
+	sink  T // touched loads end here, so the compiler keeps them
+}
+
+// throw places m balls; it returns errWrapped if a load passed T's range.
+func (a *arrayRun[T]) throw(m uint64, g *stream) error {
+	d := a.d
+	cur := 0
+	b := int(min(m, arrayBatch))
+	a.src.fill(g, a.cand[cur][:b*d], a.coins[cur][:b])
+	a.touch(a.cand[cur][:b*d])
+	var wrapped bool
+	for m > 0 {
+		m -= uint64(b)
+		nb := int(min(m, arrayBatch))
+		if nb > 0 {
+			a.src.fill(g, a.cand[cur^1][:nb*d], a.coins[cur^1][:nb])
+			a.touch(a.cand[cur^1][:nb*d])
+		}
+		switch d {
+		case 1:
+			wrapped = a.place1(a.cand[cur][:b]) || wrapped
+		case 2:
+			wrapped = a.place2(a.cand[cur][:2*b], a.coins[cur][:b]) || wrapped
+		default:
+			wrapped = a.placeD(a.cand[cur][:b*d], a.coins[cur][:b]) || wrapped
+		}
+		cur ^= 1
+		b = nb
+	}
+	if wrapped {
+		return errWrapped
+	}
+	return nil
+}
+
+// touch loads the candidates' bins so that their cache misses start now.
+func (a *arrayRun[T]) touch(cand []uint64) {
+	var s T
+	for _, c := range cand {
+		s |= a.bins[c]
+	}
+	a.sink |= s
+}
+
+func (a *arrayRun[T]) place1(cand []uint64) bool {
+	low := ^T(0)
+	for _, c := range cand {
+		v := a.bins[c] + 1
+		a.bins[c] = v
+		low = min(low, v)
+	}
+	return low == 0
+}
+
+// place2 places a batch of two-candidate balls. The winner is selected with
+// a mask rather than a branch (see bucket.Placement.Choose2); with the bins
+// already in cache, the store waiting on both loads costs little.
+func (a *arrayRun[T]) place2(cand, coins []uint64) bool {
+	bins := a.bins
+	rule := a.rule
+	low := ^T(0) // the least load written: 0 only if a counter wrapped
+	for i, coin := range coins {
+		c0, c1 := cand[2*i], cand[2*i+1]
+		x, y := bins[c0], bins[c1]
+		k := rule.Choose2(uint32(x), uint32(y), coin)
+		mask := -uint64(k)
+		c := c0 ^ ((c0 ^ c1) & mask)
+		v := (x ^ ((x ^ y) & T(mask))) + 1
+		bins[c] = v
+		low = min(low, v)
+	}
+	return low == 0
+}
+
+func (a *arrayRun[T]) placeD(cand, coins []uint64) bool {
+	d := a.d
+	var loads [hashfn.MaxChoices]uint32
+	low := ^T(0)
+	for i, coin := range coins {
+		cs := cand[i*d : i*d+d]
+		for j, c := range cs {
+			loads[j] = uint32(a.bins[c])
+		}
+		c := cs[a.rule.Choose(loads[:d], coin)]
+		v := a.bins[c] + 1
+		a.bins[c] = v
+		low = min(low, v)
+	}
+	return low == 0
+}
+
+// histogram counts the bins by load, per part.
+func (a *arrayRun[T]) histogram() *bucket.Histogram {
+	parts := a.rule.Parts(a.d)
+	h := bucket.NewHistogram(parts)
+	for j := range parts {
+		lo, hi := a.src.gen.PartBounds(j)
+		var counts [256]uint64
+		for _, v := range a.bins[lo:hi] {
+			if uint64(v) < 256 {
+				counts[v]++
+			} else {
+				h.Add(j, int(v), 1)
+			}
+		}
+		for k, c := range counts {
+			if c != 0 {
+				h.Add(j, k, c)
+			}
+		}
+	}
+	return h
+}
+
+// counterBits is the counter width a run starts with: bytes unless the
+// load factor makes a load over 255 plausible. A load that still passes it
+// wraps a counter; throw reports that and the run is replayed wider.
+func counterBits(n, m uint64) int {
+	switch c := float64(m) / float64(n); {
+	case c < 100:
+		return 8
+	case c < 30000:
+		return 16
+	}
+	return 32
+}
