@@ -27,8 +27,9 @@ const MaxArrayBins = 1 << 31
 var errWrapped = errors.New("sim: load passed the counter width")
 
 // arrayBatch is the number of balls whose candidates are computed and
-// touched ahead of placing them.
-const arrayBatch = 64
+// touched ahead of placing them (at most levelsBatch; a variable so that
+// BenchmarkArrayBatch can try others).
+var arrayBatch = 64
 
 // counter is the type of one bin's load in the array.
 type counter interface{ ~uint8 | ~uint16 | ~uint32 }
@@ -72,25 +73,32 @@ func newCandidates(rule bucket.Placement, d int, n uint64, kh *keyHasher) (*cand
 	return c, nil
 }
 
-// fill writes the candidates of len(coins) balls into cand (d per ball) and
-// their coins.
-func (c *candidates) fill(g *stream, cand, coins []uint64) {
+// candBatch holds a batch's candidates: cand[j][i] is ball i's candidate j.
+type candBatch = [hashfn.MaxChoices][levelsBatch]uint64
+
+// fill writes the candidates of len(coins) balls into cand and their coins.
+func (c *candidates) fill(g *stream, cand *candBatch, coins []uint64) {
 	d := c.d
 	switch {
 	case c.keys != nil:
 		h := c.hash[:len(coins)]
 		c.keys.fill(h)
+		var one [hashfn.MaxChoices]uint64
 		for i, x := range h {
-			c.gen.Fill(x, cand[i*d:i*d+d])
+			c.gen.Fill(x, one[:d])
+			for j := range d {
+				cand[j][i] = one[j]
+			}
 		}
 	case c.rule == bucket.DoubleHash:
 		c.fillDouble(g, cand, len(coins))
 	default:
 		c.ranks.fill(g, cand, coins)
 		if c.rule.Scheme() == hashfn.Parts {
-			for i := range coins {
-				for j := range d {
-					cand[i*d+j] += c.lo[j]
+			for j := 1; j < d; j++ {
+				col := cand[j][:len(coins)]
+				for i := range col {
+					col[i] += c.lo[j]
 				}
 			}
 		}
@@ -101,7 +109,7 @@ func (c *candidates) fill(g *stream, cand, coins []uint64) {
 // fillDouble draws uniform double-hashing candidates f + k·g mod n: f
 // uniform in [0, n), g uniform over the odd numbers below n (n a power of
 // two) or over [1, n) (n prime), as hashfn's Double scheme does from a hash.
-func (c *candidates) fillDouble(g *stream, cand []uint64, balls int) {
+func (c *candidates) fillDouble(g *stream, cand *candBatch, balls int) {
 	n, d := c.n, c.d
 	pow2 := n&(n-1) == 0
 	for i := range balls {
@@ -113,7 +121,7 @@ func (c *candidates) fillDouble(g *stream, cand []uint64, balls int) {
 			step = 1 + g.below(n-1)
 		}
 		for j := range d {
-			cand[i*d+j] = f
+			cand[j][i] = f
 			f += step
 			if f >= n {
 				f -= n
@@ -152,33 +160,32 @@ type arrayRun[T counter] struct {
 	d    int
 	src  *candidates
 	// Two batches: one being placed, the next being touched.
-	cand  [2][arrayBatch * hashfn.MaxChoices]uint64
-	coins [2][arrayBatch]uint64
+	cand  [2]candBatch
+	coins [2][levelsBatch]uint64
 	sink  T // touched loads end here, so the compiler keeps them
 }
 
 // throw places m balls; it returns errWrapped if a load passed T's range.
 func (a *arrayRun[T]) throw(m uint64, g *stream) error {
-	d := a.d
 	cur := 0
-	b := int(min(m, arrayBatch))
-	a.src.fill(g, a.cand[cur][:b*d], a.coins[cur][:b])
-	a.touch(a.cand[cur][:b*d])
+	b := int(min(m, uint64(arrayBatch)))
+	a.src.fill(g, &a.cand[cur], a.coins[cur][:b])
+	a.touch(&a.cand[cur], b)
 	var wrapped bool
 	for m > 0 {
 		m -= uint64(b)
-		nb := int(min(m, arrayBatch))
+		nb := int(min(m, uint64(arrayBatch)))
 		if nb > 0 {
-			a.src.fill(g, a.cand[cur^1][:nb*d], a.coins[cur^1][:nb])
-			a.touch(a.cand[cur^1][:nb*d])
+			a.src.fill(g, &a.cand[cur^1], a.coins[cur^1][:nb])
+			a.touch(&a.cand[cur^1], nb)
 		}
-		switch d {
+		switch a.d {
 		case 1:
-			wrapped = a.place1(a.cand[cur][:b]) || wrapped
+			wrapped = a.place1(a.cand[cur][0][:b]) || wrapped
 		case 2:
-			wrapped = a.place2(a.cand[cur][:2*b], a.coins[cur][:b]) || wrapped
+			wrapped = a.place2(a.cand[cur][0][:b], a.cand[cur][1][:b], a.coins[cur][:b]) || wrapped
 		default:
-			wrapped = a.placeD(a.cand[cur][:b*d], a.coins[cur][:b]) || wrapped
+			wrapped = a.placeD(&a.cand[cur], a.coins[cur][:b]) || wrapped
 		}
 		cur ^= 1
 		b = nb
@@ -189,17 +196,20 @@ func (a *arrayRun[T]) throw(m uint64, g *stream) error {
 	return nil
 }
 
-// touch loads the candidates' bins so that their cache misses start now.
-func (a *arrayRun[T]) touch(cand []uint64) {
+// touch loads the bins of b balls' candidates so that their cache misses
+// start now.
+func (a *arrayRun[T]) touch(cand *candBatch, b int) {
 	var s T
-	for _, c := range cand {
-		s |= a.bins[c]
+	for j := range a.d {
+		for _, c := range cand[j][:b] {
+			s |= a.bins[c]
+		}
 	}
 	a.sink |= s
 }
 
 func (a *arrayRun[T]) place1(cand []uint64) bool {
-	low := ^T(0)
+	low := ^T(0) // the least load written: 0 only if a counter wrapped
 	for _, c := range cand {
 		v := a.bins[c] + 1
 		a.bins[c] = v
@@ -211,14 +221,16 @@ func (a *arrayRun[T]) place1(cand []uint64) bool {
 // place2 places a batch of two-candidate balls. The winner is selected with
 // a mask rather than a branch (see bucket.Placement.Choose2); with the bins
 // already in cache, the store waiting on both loads costs little.
-func (a *arrayRun[T]) place2(cand, coins []uint64) bool {
+func (a *arrayRun[T]) place2(c0s, c1s, coins []uint64) bool {
 	bins := a.bins
 	rule := a.rule
-	low := ^T(0) // the least load written: 0 only if a counter wrapped
-	for i, coin := range coins {
-		c0, c1 := cand[2*i], cand[2*i+1]
+	c1s = c1s[:len(c0s)]
+	coins = coins[:len(c0s)]
+	low := ^T(0)
+	for i, c0 := range c0s {
+		c1 := c1s[i]
 		x, y := bins[c0], bins[c1]
-		k := rule.Choose2(uint32(x), uint32(y), coin)
+		k := rule.Choose2(uint32(x), uint32(y), coins[i])
 		mask := -uint64(k)
 		c := c0 ^ ((c0 ^ c1) & mask)
 		v := (x ^ ((x ^ y) & T(mask))) + 1
@@ -228,16 +240,15 @@ func (a *arrayRun[T]) place2(cand, coins []uint64) bool {
 	return low == 0
 }
 
-func (a *arrayRun[T]) placeD(cand, coins []uint64) bool {
+func (a *arrayRun[T]) placeD(cand *candBatch, coins []uint64) bool {
 	d := a.d
 	var loads [hashfn.MaxChoices]uint32
 	low := ^T(0)
 	for i, coin := range coins {
-		cs := cand[i*d : i*d+d]
-		for j, c := range cs {
-			loads[j] = uint32(a.bins[c])
+		for j := range d {
+			loads[j] = uint32(a.bins[cand[j][i]])
 		}
-		c := cs[a.rule.Choose(loads[:d], coin)]
+		c := cand[a.rule.Choose(loads[:d], coin)][i]
 		v := a.bins[c] + 1
 		a.bins[c] = v
 		low = min(low, v)

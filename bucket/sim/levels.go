@@ -130,7 +130,7 @@ type levelsChain struct {
 	parts  []levelPart
 	partOf [8]int // part of candidate j
 	src    rankSource
-	r      [levelsBatch * 8]uint64
+	r      [8][levelsBatch]uint64 // r[j][i]: rank of ball i's candidate j
 	coins  [levelsBatch]uint64
 	// slow turns the fast loops off, for tests: both loops must give the
 	// same counts from the same ranks.
@@ -177,28 +177,29 @@ func (c *levelsChain) throw(m uint64, g *stream) {
 	for m > 0 {
 		b := int(min(m, levelsBatch))
 		m -= uint64(b)
-		r, coins := c.r[:b*d], c.coins[:b]
-		c.src.fill(g, r, coins)
+		coins := c.coins[:b]
+		c.src.fill(g, &c.r, coins)
 		i := 0
 		switch {
 		case c.slow:
 		case d == 1:
-			i = c.fast1(r, coins)
+			i = c.fast1(c.r[0][:b])
 		case d == 2:
-			i = c.fast2(r, coins)
+			i = c.fast2(c.r[0][:b], c.r[1][:b], coins)
 		}
-		c.general(r[i*d:], coins[i:])
+		c.general(i, coins)
 	}
 }
 
-// general places the balls of ranks r and coins c one by one on the full
-// counts, for any d and any spread of loads.
-func (c *levelsChain) general(r, coins []uint64) {
+// general places balls from..len(coins)-1 of the batch one by one on the
+// full counts, for any d and any spread of loads.
+func (c *levelsChain) general(from int, coins []uint64) {
 	d := c.cands
 	var loads [8]uint32
-	for i, coin := range coins {
+	for i := from; i < len(coins); i++ {
+		coin := coins[i]
 		for j := range d {
-			loads[j] = uint32(c.parts[c.partOf[j]].level(r[i*d+j]))
+			loads[j] = uint32(c.parts[c.partOf[j]].level(c.r[j][i]))
 		}
 		k := 0
 		if d > 1 {
@@ -208,99 +209,158 @@ func (c *levelsChain) general(r, coins []uint64) {
 	}
 }
 
-// fast1 is the window loop for one candidate. It returns how many balls it
-// placed: all, unless a load left the window.
-func (c *levelsChain) fast1(r, coins []uint64) int {
-	p := &c.parts[0]
-	if p.hi-p.lo > window-3 {
-		return 0
-	}
-	var w [window]uint64
-	copy(w[:], p.atLeast[p.lo:])
-	i := 0
-	for i < len(coins) {
-		x := r[i]
-		i++
-		a := int((x-w[1])>>63) + int((x-w[2])>>63)
-		if x < w[3] {
-			a = deepLevel(&w, x)
-		}
-		w[(a+1)&(window-1)]++
-		if a+1 >= window-2 {
-			break
-		}
-	}
-	c.unwindow(p, w[:])
-	return i
+// The fast loops read a part's counts through a window of its lowest
+// levels, t[k] = atLeast[lo+k], and would be bound by latency if each ball
+// compared its ranks with counts the previous ball had just changed: every
+// ball would wait for the last one's store. So they compare with a snapshot
+// of the counts taken every few balls, which the balls in between do not
+// change. Between snapshots a count t[k] grows by at most the number of
+// balls since, step, so a rank r below snapshot[k] is below t[k] too, and a
+// rank at or above snapshot[k] + step is at or above t[k]: only a rank in
+// [snapshot[k], snapshot[k] + step) can be counted wrongly. A rank there, or
+// one deeper than the two levels the loop compares (load ≥ lo+3), takes a
+// branch, rarely taken, to count its level exactly from the current counts.
+
+// snapshot is the part of a window a fast loop compares ranks with.
+type snapshot struct {
+	t1, t2 uint64    // counts of relative levels 1 and 2
+	zone   [4]uint64 // zone[l+1]: ranks below it need an exact count when the snapshot says l
 }
 
-// fast2 is the window loop for two candidates, the loop the published sweep
-// spends its time in. The winner's counter is picked by index, not by a
-// branch on Choose2's answer: which candidate wins is a coin flip to a
-// branch predictor, and a mispredict costs more than the rest of the ball.
-func (c *levelsChain) fast2(r, coins []uint64) int {
-	p0, p1 := &c.parts[c.partOf[0]], &c.parts[c.partOf[1]]
-	if p0.hi-p0.lo > window-3 || p1.hi-p1.lo > window-3 {
+func (sn *snapshot) take(t *[window]uint64, step uint64) {
+	sn.t1, sn.t2 = t[1], t[2]
+	sn.zone[1], sn.zone[2], sn.zone[3] = t[1]+step, t[2]+step, t[3]+step
+}
+
+// unsure marks a level the snapshot cannot vouch for.
+const unsure = 1 << 7
+
+// levels writes the relative level of each rank in x to l, from the
+// snapshot, or unsure where the rank lies in an unsure zone or deeper than
+// level 2. It has no branch, and the balls it looks at do not depend on
+// each other, so the processor overlaps them.
+func (sn *snapshot) levels(x []uint64, l []uint8) {
+	t1, t2 := sn.t1, sn.t2
+	l = l[:len(x)]
+	for i, r := range x {
+		// r and the counts are below 2^63, so the sign bit of r - t is r < t.
+		v := (r-t1)>>63 + (r-t2)>>63
+		v |= (r - sn.zone[v+1]) >> 63 << 7
+		l[i] = uint8(v)
+	}
+}
+
+// exactLevel is the relative level of rank x from the current counts.
+func exactLevel(t *[window]uint64, x uint64) int {
+	l := 0
+	for _, c := range t[1:] {
+		l += int((x - c) >> 63)
+	}
+	return l
+}
+
+// snapStep is the number of balls between snapshots for a part of size
+// bins: long enough to pay for the snapshot, short enough that ranks rarely
+// fall in the unsure zones (with probability about 2·step/size).
+func snapStep(size uint64) int { return int(min(max(size>>10, 1), 32)) }
+
+// windowOf returns part p's window, or nil if its loads spread too wide
+// for one (the general loop then runs).
+func windowOf(p *levelPart) *[window]uint64 {
+	if p.hi-p.lo > window-3 {
+		return nil
+	}
+	return (*[window]uint64)(p.atLeast[p.lo : p.lo+window])
+}
+
+// fast1 places balls with one rank each (one part). It returns how many it
+// placed: all, unless a load left the window.
+func (c *levelsChain) fast1(r []uint64) int {
+	p := &c.parts[0]
+	t := windowOf(p)
+	if t == nil {
 		return 0
 	}
-	// w[0:window] is part 0 from its level lo0 up, w[window:] part 1 from
-	// lo1; under DChoice both candidates read the first half (off1 = 0).
-	var w [2 * window]uint64
-	copy(w[:window], p0.atLeast[p0.lo:])
-	off1 := 0
-	if p1 != p0 {
-		off1 = window
-		copy(w[window:], p1.atLeast[p1.lo:])
+	step := snapStep(p.size)
+	var sn snapshot
+	var lv [levelsBatch]uint8
+	for i := 0; i < len(r); i += step {
+		end := min(i+step, len(r))
+		sn.take(t, uint64(step))
+		sn.levels(r[i:end], lv[i:end])
+		for j := i; j < end; j++ {
+			l := int(lv[j])
+			if l&unsure != 0 {
+				l = exactLevel(t, r[j])
+			}
+			t[(l+1)&(window-1)]++
+			if l+1 >= window-2 {
+				c.unwindow(p, t)
+				return j + 1
+			}
+		}
 	}
+	c.unwindow(p, t)
+	return len(r)
+}
+
+// fast2 places balls with one rank in each of two parts (Halves and GoLeft
+// with d = 2), the loop those rules spend their time in. Levels come from
+// the snapshots in two branch-free passes, then a third pass decides and
+// counts. The winner's count is picked by index, not by a branch on
+// Choose2's answer: which candidate wins is a coin flip to a branch
+// predictor, and a mispredict costs more than the rest of the ball.
+func (c *levelsChain) fast2(r0, r1, coins []uint64) int {
+	p0, p1 := &c.parts[0], &c.parts[1]
+	t0, t1 := windowOf(p0), windowOf(p1)
+	if t0 == nil || t1 == nil {
+		return 0
+	}
+	ts := [2]*[window]uint64{t0, t1}
+	step := snapStep(min(p0.size, p1.size))
 	lo0, lo1 := uint32(p0.lo), uint32(p1.lo)
 	rule := c.rule
-	i := 0
-	for i < len(coins) {
-		x, y := r[2*i], r[2*i+1]
-		coin := coins[i]
-		i++
-		a := int((x-w[1])>>63) + int((x-w[2])>>63)
-		if x < w[3] {
-			a = deepLevel((*[window]uint64)(w[:window]), x)
-		}
-		b := int((y-w[off1+1])>>63) + int((y-w[off1+2])>>63)
-		if y < w[off1+3] {
-			b = deepLevel((*[window]uint64)(w[off1:off1+window]), y)
-		}
-		// e: the relative level raised; at: its index in w. Selected
-		// with a mask, not a branch.
-		k := rule.Choose2(lo0+uint32(a), lo1+uint32(b), coin)
-		mask := -k
-		ea, eb := a+1, b+1
-		e := ea ^ ((ea ^ eb) & mask)
-		at := e + (off1 & mask)
-		w[at&(2*window-1)]++
-		if e >= window-2 {
-			break
+	var s0, s1 snapshot
+	var la, lb [levelsBatch]uint8
+	r1 = r1[:len(r0)]
+	coins = coins[:len(r0)]
+	for i := 0; i < len(r0); i += step {
+		end := min(i+step, len(r0))
+		s0.take(t0, uint64(step))
+		s1.take(t1, uint64(step))
+		s0.levels(r0[i:end], la[i:end])
+		s1.levels(r1[i:end], lb[i:end])
+		for j := i; j < end; j++ {
+			a, b := int(la[j]), int(lb[j])
+			if (a|b)&unsure != 0 {
+				if a&unsure != 0 {
+					a = exactLevel(t0, r0[j])
+				}
+				if b&unsure != 0 {
+					b = exactLevel(t1, r1[j])
+				}
+			}
+			k := rule.Choose2(lo0+uint32(a), lo1+uint32(b), coins[j]) & 1
+			// The relative level raised, chosen with a mask.
+			e := (a ^ ((a ^ b) & -k)) + 1
+			ts[k][e&(window-1)]++
+			if e >= window-2 {
+				c.unwindow(p0, t0)
+				c.unwindow(p1, t1)
+				return j + 1
+			}
 		}
 	}
-	c.unwindow(p0, w[:window])
-	if p1 != p0 {
-		c.unwindow(p1, w[window:])
-	}
-	return i
+	c.unwindow(p0, t0)
+	c.unwindow(p1, t1)
+	return len(r0)
 }
 
-// deepLevel is the relative load of rank x in a window, for a rank that
-// reaches the window's third level.
-func deepLevel(w *[window]uint64, x uint64) int {
-	a := 3
-	for _, t := range w[4:] {
-		a += int((x - t) >> 63)
-	}
-	return a
-}
-
-// unwindow writes a part's window back and restores its invariants.
-func (c *levelsChain) unwindow(p *levelPart, w []uint64) {
-	copy(p.atLeast[p.lo:], w)
+// unwindow restores a part's invariants after a fast loop changed its
+// window in place.
+func (c *levelsChain) unwindow(p *levelPart, t *[window]uint64) {
 	for k := window - 1; k > 0; k-- {
-		if w[k] != 0 {
+		if t[k] != 0 {
 			p.hi = max(p.hi, p.lo+k)
 			break
 		}

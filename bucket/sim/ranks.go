@@ -49,51 +49,52 @@ func newRankSource(sizes []uint64, coinBits uint) rankSource {
 	return rs
 }
 
-// fill writes ranks r[i*d+j] and coins c[i] for len(c) balls (under maxOf,
-// r[i] = the largest rank of ball i).
-func (rs *rankSource) fill(g *stream, r, c []uint64) {
+// fill writes the ranks of len(c) balls, candidate j's in r[j], and their
+// coins in c. Under maxOf it writes one rank per ball, the largest, in r[0].
+func (rs *rankSource) fill(g *stream, r *[8][levelsBatch]uint64, c []uint64) {
 	if rs.maxOf {
-		rs.fillMax(g, r, c)
+		rs.fillMax(g, r[0][:len(c)])
 		return
 	}
 	d := rs.d
-	r = r[:len(c)*d]
-	if rs.split {
-		k := rs.k
-		sh := 64 - k
-		s := g.s
-		switch d {
-		case 1:
-			for i := range c {
-				s += golden
-				u := mix(s)
-				r[i] = u >> sh
-				c[i] = u << k
-			}
-		case 2:
-			for i := range c {
-				s += golden
-				u := mix(s)
-				r[2*i] = u >> sh
-				r[2*i+1] = (u << k) >> sh
-				c[i] = u << (2 * k)
-			}
-		default:
-			for i := range c {
-				s += golden
-				u := mix(s)
-				for j := range d {
-					r[i*d+j] = (u << (uint(j) * k)) >> sh
-				}
-				c[i] = u << (uint(d) * k)
-			}
-		}
-		g.s = s
+	if !rs.split {
+		rs.fillExact(g, r, c)
 		return
 	}
+	// Shift counts masked to 63 so the compiler emits plain shifts; k is
+	// at most 32 here and never 0.
+	k := rs.k & 63
+	sh := (64 - rs.k) & 63
+	dk := (uint(d) * rs.k) & 63
+	s := g.s
+	switch d {
+	case 2:
+		r0, r1 := r[0][:len(c)], r[1][:len(c)]
+		for i := range c {
+			s += golden
+			u := mix(s)
+			r0[i] = u >> sh
+			r1[i] = (u << k) >> sh
+			c[i] = u << dk
+		}
+	default:
+		for i := range c {
+			s += golden
+			u := mix(s)
+			for j := range d {
+				r[j][i] = (u << ((uint(j) * k) & 63)) >> sh
+			}
+			c[i] = u << dk
+		}
+	}
+	g.s = s
+}
+
+func (rs *rankSource) fillExact(g *stream, r *[8][levelsBatch]uint64, c []uint64) {
+	d := rs.d
 	for i := range c {
 		for j := range d {
-			r[i*d+j] = g.below(rs.sizes[j])
+			r[j][i] = g.below(rs.sizes[j])
 		}
 		switch {
 		case rs.coinBits == 0:
@@ -111,12 +112,12 @@ func (rs *rankSource) fill(g *stream, r, c []uint64) {
 	}
 }
 
-func (rs *rankSource) fillMax(g *stream, r, c []uint64) {
+// fillMax writes the largest of each ball's d ranks.
+func (rs *rankSource) fillMax(g *stream, r []uint64) {
 	d := rs.d
-	r = r[:len(c)]
 	if rs.split {
-		k := rs.k
-		sh := 64 - k
+		k := rs.k & 63
+		sh := (64 - rs.k) & 63
 		s := g.s
 		switch d {
 		case 1:
@@ -136,7 +137,7 @@ func (rs *rankSource) fillMax(g *stream, r, c []uint64) {
 				u := mix(s)
 				x := u >> sh
 				for j := 1; j < d; j++ {
-					x = max(x, (u<<(uint(j)*k))>>sh)
+					x = max(x, (u<<((uint(j)*k)&63))>>sh)
 				}
 				r[i] = x
 			}

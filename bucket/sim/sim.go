@@ -301,7 +301,9 @@ func runArray[T counter](ctx context.Context, c Config, seed uint64, placed func
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	a := &arrayRun[T]{bins: make([]T, c.Bins), rule: c.Rule, d: c.D, src: src}
+	bins, free := allocBins[T](c.Bins)
+	defer free()
+	a := &arrayRun[T]{bins: bins, rule: c.Rule, d: c.D, src: src}
 	g := newStream(seed)
 	var wrapped error
 	for m := c.Balls; m > 0; {
