@@ -3,6 +3,7 @@ package hashfn
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -131,4 +132,69 @@ func BenchmarkFill(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkRatio measures the two ratios the project holds itself to in one
+// loop each: chunks of 4096 hashes alternate between the peer and the
+// contender, each chunk timed, so that a noisy neighbour slows both alike.
+// It reports the contender's ns/op and its ratio to the peer.
+//
+//	seeded-xxh16: XXH.Bytes vs xxhash.Sum64 on 16-byte keys (target ≤ 1.2)
+//	tab-uint64:   Tab.Uint64 vs XXH.Uint64 on the same 64-bit keys (target ≤ 1.5)
+func BenchmarkRatio(b *testing.B) {
+	xx := NewXXH(0x5eed)
+	tb := NewTab(0x5eed)
+	keys := benchKeys(16)
+	words := make([]uint64, len(keys))
+	for i, k := range keys {
+		words[i] = u64(k)
+	}
+	paired := func(b *testing.B, peer, contender func(n int) uint64) {
+		const chunk = 4096
+		var tPeer, tCont time.Duration
+		var h uint64
+		for done := 0; done < b.N; done += chunk {
+			t0 := time.Now()
+			h ^= peer(chunk)
+			t1 := time.Now()
+			h ^= contender(chunk)
+			tPeer += t1.Sub(t0)
+			tCont += time.Since(t1)
+		}
+		sink = h
+		ops := float64((b.N + chunk - 1) / chunk * chunk)
+		b.ReportMetric(float64(tCont.Nanoseconds())/ops, "ns/hash")
+		b.ReportMetric(float64(tPeer.Nanoseconds())/ops, "peer-ns/hash")
+		b.ReportMetric(float64(tCont)/float64(tPeer), "x-peer")
+	}
+	b.Run("seeded-xxh16", func(b *testing.B) {
+		paired(b, func(n int) uint64 {
+			var h uint64
+			for i := 0; i < n; i++ {
+				h ^= xxhash.Sum64(keys[i&1023])
+			}
+			return h
+		}, func(n int) uint64 {
+			var h uint64
+			for i := 0; i < n; i++ {
+				h ^= xx.Bytes(keys[i&1023])
+			}
+			return h
+		})
+	})
+	b.Run("tab-uint64", func(b *testing.B) {
+		paired(b, func(n int) uint64 {
+			var h uint64
+			for i := 0; i < n; i++ {
+				h ^= xx.Uint64(words[i&1023])
+			}
+			return h
+		}, func(n int) uint64 {
+			var h uint64
+			for i := 0; i < n; i++ {
+				h ^= tb.Uint64(words[i&1023])
+			}
+			return h
+		})
+	})
 }
