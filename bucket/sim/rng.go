@@ -57,14 +57,3 @@ func (g *stream) below(n uint64) uint64 {
 	}
 	return hi
 }
-
-// reject finishes below's rejection step for a first draw (hi, lo): it is
-// out of line so that the hot loops that inline below's fast path stay
-// small.
-func (g *stream) reject(hi, lo, n uint64) uint64 {
-	t := -n % n
-	for lo < t {
-		hi, lo = bits.Mul64(g.next(), n)
-	}
-	return hi
-}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/bucket/fluid"
 	"github.com/twochoice/twochoice/hashfn"
 	"github.com/twochoice/twochoice/internal/stats"
 )
@@ -20,24 +21,19 @@ var long = flag.Bool("long", false, "run the long reproductions (minutes)")
 // correct engine fails one comparison is below 10⁻⁶.
 const z = 5
 
-// reference is the fluid limit at m = n from REFERENCE.md, shares of bins
-// with load ≥ k for k = 0, 1, ….
-func reference(rule bucket.Placement) []float64 {
-	switch rule {
-	case bucket.OneChoice:
-		// Poisson(1): s_k = 1 - Σ_{j<k} e^-1/j!.
-		s := []float64{1}
-		p, cum := math.Exp(-1), 0.0
-		for k := 1; k < 9; k++ {
-			cum += p
-			s = append(s, 1-cum)
-			p /= float64(k)
-		}
-		return s
-	case bucket.GoLeft:
-		return []float64{1, 0.771675, 0.2238497, 0.0044751, 5.1524e-8, 1.2229e-21}
+// reference is the fluid limit of rule (with two choices, one for
+// OneChoice) at m = load·n: shares of bins with load ≥ k for k = 0, 1, ….
+func reference(t *testing.T, rule bucket.Placement, load float64) []float64 {
+	t.Helper()
+	d := 2
+	if rule == bucket.OneChoice {
+		d = 1
 	}
-	return []float64{1, 0.761594, 0.229505, 0.0088953, 6.0473e-6, 1.3346e-12}
+	res, err := fluid.Solve(fluid.Params{Placement: rule, D: d, Load: load})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.ShareAtLeast
 }
 
 // checkShares compares measured shares from bins·runs bins with the
@@ -92,7 +88,35 @@ func TestEnginesMatchFluidLimit(t *testing.T) {
 		for _, e := range []Engine{Levels, Array} {
 			t.Run(fmt.Sprintf("%v/%v", rule, e), func(t *testing.T) {
 				res := run(t, Config{Rule: rule, Bins: n, Runs: runs, Seed: 1, Engine: e})
-				checkShares(t, rule.String(), res.ShareAtLeast(), reference(rule), n*uint64(runs))
+				checkShares(t, rule.String(), res.ShareAtLeast(), reference(t, rule, 1), n*uint64(runs))
+			})
+		}
+	}
+}
+
+// m = c·n for load factors other than 1, and d other than 2.
+func TestEnginesAtOtherLoads(t *testing.T) {
+	n, runs := uint64(1<<15), 4
+	for _, tc := range []struct {
+		rule bucket.Placement
+		d    int
+		load float64
+	}{
+		{bucket.DChoice, 2, 0.5}, {bucket.GoLeft, 2, 2.5}, {bucket.Halves, 3, 1}, {bucket.DChoice, 4, 4},
+		{bucket.GoLeft, 4, 1}, {bucket.OneChoice, 1, 7},
+	} {
+		for _, e := range []Engine{Levels, Array} {
+			t.Run(fmt.Sprintf("%v/d=%d/load=%v/%v", tc.rule, tc.d, tc.load, e), func(t *testing.T) {
+				m := uint64(tc.load * float64(n))
+				res := run(t, Config{Rule: tc.rule, D: tc.d, Bins: n, Balls: m, Runs: runs, Seed: 13, Engine: e})
+				fl, err := fluid.Solve(fluid.Params{Placement: tc.rule, D: tc.d, Load: tc.load})
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkShares(t, tc.rule.String(), res.ShareAtLeast(), fl.ShareAtLeast, n*uint64(runs))
+				if res.Hist.Balls() != m*uint64(runs) {
+					t.Fatalf("%d balls, want %d", res.Hist.Balls(), m*uint64(runs))
+				}
 			})
 		}
 	}
@@ -141,7 +165,7 @@ func TestDoubleHashingMatchesDChoice(t *testing.T) {
 			if res.Config.Engine != Array {
 				t.Fatalf("engine %v", res.Config.Engine)
 			}
-			checkShares(t, "double", res.ShareAtLeast(), reference(bucket.DChoice), n*8)
+			checkShares(t, "double", res.ShareAtLeast(), reference(t, bucket.DChoice, 1), n*8)
 		})
 	}
 }
@@ -172,7 +196,7 @@ func TestSequentialKeysMatchDChoice(t *testing.T) {
 		for _, rule := range []bucket.Placement{bucket.DChoice, bucket.GoLeft} {
 			t.Run(fmt.Sprintf("%v/%v", kind, rule), func(t *testing.T) {
 				res := run(t, Config{Rule: rule, Bins: n, Runs: 2, Seed: 6, Keys: &Keys{Kind: SeqKeys, Name: "seq"}, Hash: kind})
-				checkShares(t, kind.String(), res.ShareAtLeast(), reference(rule), 2*n)
+				checkShares(t, kind.String(), res.ShareAtLeast(), reference(t, rule, 1), 2*n)
 			})
 		}
 	}
@@ -183,7 +207,7 @@ func TestRandomAndProductKeys(t *testing.T) {
 	for _, ks := range []*Keys{{Kind: RandomKeys, Name: "random"}, {Kind: ProductKeys, Name: "product"}, {Kind: FileKeys, Lines: fileLines(int(n)), Name: "lines"}} {
 		t.Run(ks.Name, func(t *testing.T) {
 			res := run(t, Config{Rule: bucket.DChoice, Bins: n, Runs: 4, Seed: 8, Keys: ks, Hash: hashfn.XXHash})
-			checkShares(t, ks.Name, res.ShareAtLeast(), reference(bucket.DChoice), 4*n)
+			checkShares(t, ks.Name, res.ShareAtLeast(), reference(t, bucket.DChoice, 1), 4*n)
 		})
 	}
 }
