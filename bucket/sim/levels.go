@@ -135,6 +135,8 @@ type levelsChain struct {
 	// slow turns the fast loops off, for tests: both loops must give the
 	// same counts from the same ranks.
 	slow bool
+	// noBlocks turns block mode off (see blocks.go), for tests.
+	noBlocks bool
 }
 
 func newLevelsChain(rule bucket.Placement, d int, n uint64) *levelsChain {
@@ -171,10 +173,15 @@ func newLevelsChain(rule bucket.Placement, d int, n uint64) *levelsChain {
 	return c
 }
 
-// throw places m balls.
+// throw places m balls: by blocks while blocks pay (large parts), ball by
+// ball otherwise.
 func (c *levelsChain) throw(m uint64, g *stream) {
 	d := c.cands
 	for m > 0 {
+		if c.blockWidth() > 0 {
+			m -= c.throwBlocks(m, g)
+			continue
+		}
 		b := int(min(m, levelsBatch))
 		m -= uint64(b)
 		coins := c.coins[:b]
