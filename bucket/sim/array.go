@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"unsafe"
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
@@ -68,7 +69,7 @@ func newCandidates(rule bucket.Placement, d int, n uint64, kh *keyHasher) (*cand
 	}
 	c.ranks = newRankSource(sizes, 0)
 	if kh != nil {
-		c.hash = make([]uint64, arrayBatch)
+		c.hash = make([]uint64, levelsBatch)
 	}
 	return c, nil
 }
@@ -163,29 +164,42 @@ type arrayRun[T counter] struct {
 	cand  [2]candBatch
 	coins [2][levelsBatch]uint64
 	sink  T // touched loads end here, so the compiler keeps them
+	// bytes is bins as bytes when the counters are bytes and the
+	// processor has a prefetch instruction (see throw); else nil.
+	bytes []byte
 }
 
+// arrayAhead is how many balls ahead of the one being placed the loop
+// touches candidates: far enough that a miss has landed by the time its
+// ball is placed, with a few dozen misses in flight at once.
+const arrayAhead = 24
+
 // throw places m balls; it returns errWrapped if a load passed T's range.
+//
+// With byte counters on amd64 the loop computes the next batch's
+// candidates and prefetches their bins before placing the current batch;
+// otherwise it touches them ball by ball a little ahead (throwTouch).
 func (a *arrayRun[T]) throw(m uint64, g *stream) error {
+	if a.bytes == nil || a.d > 2 {
+		return a.throwTouch(m, g)
+	}
 	cur := 0
 	b := int(min(m, uint64(arrayBatch)))
 	a.src.fill(g, &a.cand[cur], a.coins[cur][:b])
-	a.touch(&a.cand[cur], b)
+	a.prefetchBatch(&a.cand[cur], b)
 	var wrapped bool
 	for m > 0 {
 		m -= uint64(b)
 		nb := int(min(m, uint64(arrayBatch)))
 		if nb > 0 {
 			a.src.fill(g, &a.cand[cur^1], a.coins[cur^1][:nb])
-			a.touch(&a.cand[cur^1], nb)
+			a.prefetchBatch(&a.cand[cur^1], nb)
 		}
-		switch a.d {
-		case 1:
-			wrapped = a.place1(a.cand[cur][0][:b]) || wrapped
-		case 2:
-			wrapped = a.place2(a.cand[cur][0][:b], a.cand[cur][1][:b], a.coins[cur][:b]) || wrapped
-		default:
-			wrapped = a.placeD(&a.cand[cur], a.coins[cur][:b]) || wrapped
+		c := &a.cand[cur]
+		if a.d == 1 {
+			wrapped = a.place1(c[0][:b], nil) || wrapped
+		} else {
+			wrapped = a.place2(c[0][:b], c[1][:b], a.coins[cur][:b], nil, nil) || wrapped
 		}
 		cur ^= 1
 		b = nb
@@ -196,37 +210,134 @@ func (a *arrayRun[T]) throw(m uint64, g *stream) error {
 	return nil
 }
 
+func (a *arrayRun[T]) prefetchBatch(c *candBatch, b int) {
+	base := &a.bytes[0]
+	for j := range a.d {
+		prefetch(base, c[j][:b])
+	}
+}
+
+// throwTouch is throw with touches (loads) instead of prefetches.
+func (a *arrayRun[T]) throwTouch(m uint64, g *stream) error {
+	cur := 0
+	b := int(min(m, uint64(arrayBatch)))
+	a.src.fill(g, &a.cand[cur], a.coins[cur][:b])
+	a.touch(&a.cand[cur], b)
+	var wrapped bool
+	for m > 0 {
+		m -= uint64(b)
+		nb := int(min(m, uint64(arrayBatch)))
+		next := &a.cand[cur^1]
+		if nb > 0 {
+			a.src.fill(g, next, a.coins[cur^1][:nb])
+		}
+		c := &a.cand[cur]
+		coins := a.coins[cur][:b]
+		// Ball i touches ball i+ahead: in this batch for the first
+		// b-ahead balls, then in the next one (whose first nb balls are
+		// valid).
+		split := max(b-arrayAhead, 0)
+		tn := min(b-split, nb)   // balls of the next batch touched
+		ah := min(arrayAhead, b) // so that [ah:b] is ball i+ahead for i < split
+		switch a.d {
+		case 1:
+			wrapped = a.place1(c[0][:split], c[0][ah:b]) || wrapped
+			wrapped = a.place1(c[0][split:split+tn], next[0][:tn]) || wrapped
+			wrapped = a.place1(c[0][split+tn:b], nil) || wrapped
+		case 2:
+			wrapped = a.place2(c[0][:split], c[1][:split], coins[:split], c[0][ah:b], c[1][ah:b]) || wrapped
+			wrapped = a.place2(c[0][split:split+tn], c[1][split:split+tn], coins[split:split+tn], next[0][:tn], next[1][:tn]) || wrapped
+			wrapped = a.place2(c[0][split+tn:b], c[1][split+tn:b], coins[split+tn:b], nil, nil) || wrapped
+		default:
+			if nb > 0 {
+				a.touch(next, nb)
+			}
+			wrapped = a.placeD(c, coins) || wrapped
+		}
+		// The next batch's balls from arrayAhead on are touched by its own
+		// first balls; a short last batch may go untouched, which only
+		// costs time.
+		cur ^= 1
+		b = nb
+	}
+	if wrapped {
+		return errWrapped
+	}
+	return nil
+}
+
+// newArrayRun returns a run over bins.
+func newArrayRun[T counter](bins []T, rule bucket.Placement, d int, src *candidates) *arrayRun[T] {
+	a := &arrayRun[T]{bins: bins, rule: rule, d: d, src: src}
+	var zero T
+	if hasPrefetch && unsafe.Sizeof(zero) == 1 && len(bins) > 0 {
+		a.bytes = unsafe.Slice((*byte)(unsafe.Pointer(&bins[0])), len(bins))
+	}
+	return a
+}
+
 // touch loads the bins of b balls' candidates so that their cache misses
 // start now.
-func (a *arrayRun[T]) touch(cand *candBatch, b int) {
+func (a *arrayRun[T]) touch(cand *candBatch, b int) { a.touchFrom(cand, 0, b) }
+
+func (a *arrayRun[T]) touchFrom(cand *candBatch, from, to int) {
 	var s T
 	for j := range a.d {
-		for _, c := range cand[j][:b] {
+		for _, c := range cand[j][from:to] {
 			s |= a.bins[c]
 		}
 	}
 	a.sink |= s
 }
 
-func (a *arrayRun[T]) place1(cand []uint64) bool {
+// place1 places one-candidate balls, touching the bins in ahead (nil, or
+// as long as cand) as it goes.
+func (a *arrayRun[T]) place1(cand, ahead []uint64) bool {
+	bins := a.bins
 	low := ^T(0) // the least load written: 0 only if a counter wrapped
-	for _, c := range cand {
-		v := a.bins[c] + 1
-		a.bins[c] = v
+	var s T
+	if ahead != nil {
+		ahead = ahead[:len(cand)]
+	}
+	for i, c := range cand {
+		if ahead != nil {
+			s |= bins[ahead[i]]
+		}
+		v := bins[c] + 1
+		bins[c] = v
 		low = min(low, v)
 	}
+	a.sink |= s
 	return low == 0
 }
 
-// place2 places a batch of two-candidate balls. The winner is selected with
-// a mask rather than a branch (see bucket.Placement.Choose2); with the bins
-// already in cache, the store waiting on both loads costs little.
-func (a *arrayRun[T]) place2(c0s, c1s, coins []uint64) bool {
+// place2 places two-candidate balls, touching the bins in ahead0 and
+// ahead1 (nil, or as long as c0s) as it goes. The winner is selected with
+// a mask rather than a branch (see bucket.Placement.Choose2); with the
+// bins already in cache, the store waiting on both loads costs little.
+func (a *arrayRun[T]) place2(c0s, c1s, coins, ahead0, ahead1 []uint64) bool {
 	bins := a.bins
 	rule := a.rule
 	c1s = c1s[:len(c0s)]
 	coins = coins[:len(c0s)]
 	low := ^T(0)
+	var s T
+	if ahead0 != nil {
+		ahead0, ahead1 = ahead0[:len(c0s)], ahead1[:len(c0s)]
+		for i, c0 := range c0s {
+			s |= bins[ahead0[i]] | bins[ahead1[i]]
+			c1 := c1s[i]
+			x, y := bins[c0], bins[c1]
+			k := rule.Choose2(uint32(x), uint32(y), coins[i])
+			mask := -uint64(k)
+			c := c0 ^ ((c0 ^ c1) & mask)
+			v := (x ^ ((x ^ y) & T(mask))) + 1
+			bins[c] = v
+			low = min(low, v)
+		}
+		a.sink |= s
+		return low == 0
+	}
 	for i, c0 := range c0s {
 		c1 := c1s[i]
 		x, y := bins[c0], bins[c1]

@@ -68,7 +68,7 @@ func BenchmarkArrayBatch(b *testing.B) {
 			defer func() { arrayBatch = old }()
 			bins := bigArray(lg)
 			src, _ := newCandidates(bucket.DChoice, 2, uint64(len(bins)), nil)
-			a := &arrayRun[uint8]{bins: bins, rule: bucket.DChoice, d: 2, src: src}
+			a := newArrayRun(bins, bucket.DChoice, 2, src)
 			g := newStream(1)
 			b.ResetTimer()
 			_ = a.throw(uint64(b.N), &g)
@@ -95,7 +95,7 @@ func BenchmarkArray(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				a := &arrayRun[uint8]{bins: bins, rule: rule, d: 2, src: src}
+				a := newArrayRun(bins, rule, 2, src)
 				g := newStream(1)
 				b.ResetTimer()
 				_ = a.throw(uint64(b.N), &g)

@@ -303,7 +303,7 @@ func runArray[T counter](ctx context.Context, c Config, seed uint64, placed func
 	}
 	bins, free := allocBins[T](c.Bins)
 	defer free()
-	a := &arrayRun[T]{bins: bins, rule: c.Rule, d: c.D, src: src}
+	a := newArrayRun(bins, c.Rule, c.D, src)
 	g := newStream(seed)
 	var wrapped error
 	for m := c.Balls; m > 0; {
