@@ -42,10 +42,13 @@
 //
 // # Speed
 //
-// The levels engine costs a few nanoseconds per ball whatever n is (see
-// levels.go); the array engine is bound by two cache misses per ball once
-// the array outgrows the caches, and overlaps them by computing and
-// touching a batch of candidates ahead of placing (see array.go). The
-// benchmarks in this package compare the array engine with a loop that does
-// the same memory work without the decision.
+// The levels engine goes ball by ball on small parts, a few nanoseconds per
+// ball (levels.go), and a block of balls at a time on large ones, a
+// fraction of a nanosecond per ball (blocks.go: the block's sure balls are
+// one multinomial draw; the law is the chain's, up to floating point in
+// the multinomial). The array engine is bound by two cache misses per ball
+// once the array outgrows the caches, and overlaps them by computing a
+// batch of candidates ahead and prefetching their bins (array.go). The
+// benchmarks compare it with a loop that does the same memory work without
+// the decision.
 package sim

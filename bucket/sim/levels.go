@@ -22,13 +22,13 @@ import (
 // balls-into-bins papers and as with independent hashes.
 //
 // Speed. Loads crowd into a few values (at m = n with two choices, 0 to 4),
-// so the fast loop ([levelsChain.fast2]) copies the counts of the lowest
-// window levels of each part into a small local array and counts a
-// candidate's load with two branch-free compares, taking a branch (rarely
-// taken, so well predicted) only for ranks that reach the third level or
-// beyond. Ranks are drawn a batch ahead ([rankSource]). A part whose loads
-// spread wider than the window (one choice at a large load factor) goes
-// through the general loop, which scans or bisects the full counts.
+// so the fast loops (fast1, fast2) read a window of the lowest levels of
+// each part and count a candidate's load with two branch-free compares
+// against a snapshot of the counts, taking a rarely taken branch only for
+// ranks near a moving count or deep in the tail. Ranks are drawn a batch
+// ahead ([rankSource]). A part whose loads spread wider than the window
+// (one choice at a large load factor) goes through the general loop, which
+// scans or bisects the full counts; large parts go by blocks (blocks.go).
 
 // levelPart is the chain's state for one part.
 type levelPart struct {

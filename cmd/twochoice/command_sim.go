@@ -466,7 +466,7 @@ func simChart(rows []*simRow, pooled bool) *plot.Chart {
 	r0 := rows[0]
 	title := fmt.Sprintf("n = %s, m = %.4g·n", fmtBins(r0.Bins), float64(r0.Balls)/float64(r0.Bins))
 	if pooled {
-		title = fmt.Sprintf("n = %s … %s, m = %.4g·n", fmtBins(r0.Bins), fmtBins(rows[len(rows)-1].Bins), float64(r0.Balls)/float64(r0.Bins))
+		title = fmt.Sprintf("n = %s to %s, m = %.4g·n", fmtBins(r0.Bins), fmtBins(rows[len(rows)-1].Bins), float64(r0.Balls)/float64(r0.Bins))
 	}
 	c := &plot.Chart{Title: title, XLabel: "load k", YLabel: "share of bins with load ≥ k", LogY: true}
 	seen := map[string]int{}
@@ -485,9 +485,10 @@ func simChart(rows []*simRow, pooled bool) *plot.Chart {
 		simS := h.ShareAtLeast()
 		c.Series = append(c.Series, plot.Series{Name: r.Rule + " sim", X: ks(len(simS)), Y: simS, Style: plot.Points, Color: col})
 		fl := r.fluid.ShareAtLeast
-		// The limit down to the first share under 1e-300, or a few levels
-		// past the simulation.
-		n := min(len(fl), len(simS)+4)
+		// The limit two levels past the simulation (or down to 1e-300):
+		// far enough to show where the tail goes, near enough that the
+		// axis still separates the simulated points.
+		n := min(len(fl), len(simS)+2)
 		c.Series = append(c.Series, plot.Series{Name: r.Rule + " fluid", X: ks(n), Y: fl[:n], Style: plot.Line, Color: col})
 	}
 	return c
