@@ -286,6 +286,13 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		if !sum.Equal(one.Hist) {
 			t.Fatalf("%v: replayed runs do not add up to the result", e)
 		}
+		c.BallByBall = true
+		if e == Levels {
+			// Blocks do not run at this size: the same counts either way.
+			if bb := run(t, c); !bb.Hist.Equal(one.Hist) {
+				t.Fatalf("ball by ball differs where no block runs")
+			}
+		}
 		c.Seed = 10
 		other := run(t, c)
 		if other.Hist.Equal(one.Hist) {
