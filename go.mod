@@ -2,7 +2,10 @@ module github.com/twochoice/twochoice
 
 go 1.26.0
 
-require github.com/cespare/xxhash/v2 v2.3.0
+require (
+	github.com/cespare/xxhash/v2 v2.3.0
+	github.com/klauspost/compress v1.20.4
+)
 
 require (
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
