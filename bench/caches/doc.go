@@ -37,7 +37,8 @@
 // Each library is configured as its documentation advises for a cache of
 // that many entries, and otherwise left at its defaults:
 //
-//   - otter: MaximumSize = capacity.
+//   - otter: MaximumSize = InitialCapacity = capacity, as otter's own
+//     hit-ratio simulator does.
 //   - ristretto: NumCounters = 10 × capacity, MaxCost = capacity with cost 1
 //     per entry, BufferItems = 64, as its README advises, and
 //     IgnoreInternalCost = true: without it ristretto adds its own per-item
@@ -58,8 +59,14 @@
 // throughput runs leave it off and measure the caches as users run them.
 //
 // Even with Sync, two peers are not exactly reproducible: otter seeds its
-// frequency sketch's hash at random in each process, and ristretto samples
-// eviction victims by ranging over a Go map, whose order the runtime
-// randomises, and records Gets in lossy buffers. Their hit ratios vary
-// slightly from run to run; the others' are exact.
+// frequency sketch's hash at random for each cache and admits a few
+// candidates by a random coin, and ristretto samples eviction victims by
+// ranging over a Go map, whose order the runtime randomises, and records
+// Gets in lossy buffers. Their hit ratios vary from run to run (otter's by
+// up to 0.2 points, one standard deviation, on the OLTP trace); the others'
+// are exact.
+//
+// Without Sync, otter's hit ratio also depends on when its maintenance
+// goroutines get to run: 8 replays of the OLTP trace on a loaded 2-core
+// machine spread over up to 2.2 points. That is why hit-ratio runs use Sync.
 package caches
