@@ -81,7 +81,10 @@ func testSetGet[K Key](t *testing.T, p Peer[K, int]) {
 // A bounded cache never holds more than its capacity; an unbounded one
 // holds everything.
 func testBounded[K Key](t *testing.T, p Peer[K, int]) {
-	const capacity, keys = 500, 20_000
+	capacity, keys := 500, 20_000
+	if testing.Short() {
+		capacity, keys = 200, 4_000
+	}
 	c := newCache(t, p, Options{Capacity: capacity, Sync: true})
 	for i := range keys {
 		c.Set(keyOf[K](i), i)

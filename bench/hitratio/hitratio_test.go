@@ -70,7 +70,11 @@ func TestReplayMatchesReferenceLRU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs, _ := workload.Collect[uint64](z, 200_000)
+	n := 200_000
+	if testing.Short() {
+		n = 50_000
+	}
+	reqs, _ := workload.Collect[uint64](z, n)
 	for _, capacity := range []int{1, 10, 100, 1000} {
 		ref := &refLRU{cap: capacity, order: list.New(), where: map[uint64]*list.Element{}}
 		var want int64
@@ -90,7 +94,11 @@ func TestReplayMatchesReferenceLRU(t *testing.T) {
 // An unbounded cache misses exactly once per distinct key: the ceiling.
 func TestUnboundedIsCeiling(t *testing.T) {
 	z, _ := workload.NewZipf(1.0, 100_000, 5)
-	reqs, _ := workload.Collect[uint64](z, 300_000)
+	n := 300_000
+	if testing.Short() {
+		n = 60_000
+	}
+	reqs, _ := workload.Collect[uint64](z, n)
 	distinct := map[uint64]bool{}
 	keys := make([]uint64, len(reqs))
 	for i, q := range reqs {
@@ -132,9 +140,13 @@ func TestReplayWarmup(t *testing.T) {
 // Run gives every job the same stream: the same results one at a time or
 // in parallel, in job order, with the job's capacity and boundedness.
 func TestRunIsDeterministic(t *testing.T) {
+	requests := int64(100_000)
+	if testing.Short() {
+		requests = 20_000
+	}
 	open := func() (workload.Workload[uint64], error) {
 		z, err := workload.NewZipf(0.9, 20_000, 3)
-		return workload.Limit[uint64](z, 100_000), err
+		return workload.Limit[uint64](z, requests), err
 	}
 	var peers []caches.Peer[uint64, struct{}]
 	for _, n := range []string{"lru", "arc", "2q", "map"} {
@@ -153,7 +165,7 @@ func TestRunIsDeterministic(t *testing.T) {
 		if one[i] != many[i] {
 			t.Errorf("job %d: %+v alone, %+v in parallel", i, one[i], many[i])
 		}
-		if one[i].Cache != j.Peer.Name || one[i].Capacity != j.Capacity || one[i].Bounded != j.Peer.Bounded || one[i].Reads != 100_000 {
+		if one[i].Cache != j.Peer.Name || one[i].Capacity != j.Capacity || one[i].Bounded != j.Peer.Bounded || one[i].Reads != requests {
 			t.Errorf("job %d (%s at %d): result %+v", i, j.Peer.Name, j.Capacity, one[i])
 		}
 	}
