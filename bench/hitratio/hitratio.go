@@ -36,26 +36,10 @@ func (r Result) HitRatio() float64 {
 // for the caller to fill in. On an error from w, Replay returns the counts
 // so far and the error.
 func Replay[K caches.Key, V any](c caches.Cache[K, V], w workload.Workload[K], warmup int64) (Result, error) {
-	var zero V
-	buf := make([]workload.Request[K], workload.BatchSize)
-	for warmup > 0 {
-		n, err := w.Read(buf[:min(int64(len(buf)), warmup)])
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return Result{Cache: c.Name(), Workload: w.Name()}, err
-		}
-		for _, q := range buf[:n] {
-			if q.Op == workload.Write {
-				c.Set(q.Key, zero)
-			} else if _, ok := c.Get(q.Key); !ok {
-				c.Set(q.Key, zero)
-			}
-		}
-		warmup -= int64(n)
-	}
 	r := Result{Cache: c.Name(), Workload: w.Name()}
+	var zero V
+	var seen int64 // requests replayed so far
+	buf := make([]workload.Request[K], workload.BatchSize)
 	for {
 		n, err := w.Read(buf)
 		if err == io.EOF {
@@ -65,16 +49,23 @@ func Replay[K caches.Key, V any](c caches.Cache[K, V], w workload.Workload[K], w
 			return r, err
 		}
 		for _, q := range buf[:n] {
+			hit := false
 			if q.Op == workload.Write {
-				r.Writes++
 				c.Set(q.Key, zero)
+			} else if _, hit = c.Get(q.Key); !hit {
+				c.Set(q.Key, zero)
+			}
+			if seen++; seen <= warmup {
 				continue
 			}
-			r.Reads++
-			if _, ok := c.Get(q.Key); ok {
+			switch {
+			case q.Op == workload.Write:
+				r.Writes++
+			case hit:
+				r.Reads++
 				r.Hits++
-			} else {
-				c.Set(q.Key, zero)
+			default:
+				r.Reads++
 			}
 		}
 	}

@@ -70,14 +70,14 @@ func checkResults(t *testing.T, results []Result, capacities []int) string {
 	return b.String()
 }
 
-// The normal suite replays the first million requests of P12: golang-lru
+// The normal suite replays the first 500,000 requests of P12: golang-lru
 // must count exactly the hits of the reference LRU on real data, and the
 // general checks must hold.
 func TestP12Prefix(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a million requests per replay; skipped in -short mode")
+		t.Skip("half a million requests per replay; skipped in -short mode")
 	}
-	const prefix = 1_000_000
+	const prefix = 500_000
 	open := loadTracePrefix(t, "P12.lis.zst", prefix)
 	capacities := []int{1000, 50_000}
 	var peers []caches.Peer[uint64, struct{}]

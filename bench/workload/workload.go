@@ -111,6 +111,9 @@ func Reads[K comparable](keys []K) []Request[K] {
 // it does not report. Benchmarks use it to generate their keys before the
 // timer starts.
 func Collect[K comparable](w Workload[K], max int) ([]Request[K], error) {
+	if max <= 0 {
+		return nil, nil
+	}
 	out := make([]Request[K], 0, min(max, 1<<20))
 	buf := make([]Request[K], min(max, BatchSize))
 	for len(out) < max {

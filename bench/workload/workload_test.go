@@ -78,6 +78,11 @@ func TestLimitAndCollect(t *testing.T) {
 	if err != nil || len(c) != 3 || c[2].Key != 6 {
 		t.Fatalf("Collect stops at the end of a finite workload: %v, %v", c, err)
 	}
+	for _, max := range []int{0, -1} {
+		if c, err := Collect[uint64](s, max); len(c) != 0 || err != nil {
+			t.Fatalf("Collect(%d) = %v, %v", max, c, err)
+		}
+	}
 }
 
 func TestReplay(t *testing.T) {
