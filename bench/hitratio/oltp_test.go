@@ -61,12 +61,17 @@ const tolerance = 0.3
 // with otter's own simulator configuration (see caches.NewOtter): the
 // median of 16 replays per capacity, whose standard deviation was at most
 // 0.2 points (otter draws its sketch's hash seed and some admission coins
-// at random). The reference row above cannot be reproduced: otter's
-// default, asynchronous maintenance makes its hit ratio depend on goroutine
-// timing (8 replays spread over up to 2.2 points on a 2-core machine), and
-// the synchronous configuration gives the figures here, 1.2 to 1.6 points
-// above the reference at 5,000 to 15,000 entries. LRU, ARC and 2Q match the
-// reference exactly, which rules out the trace expansion and the replay.
+// at random).
+//
+// The reference row above was not reproduced by any configuration tried:
+// maintenance on the caller or on otter's goroutines, with and without
+// InitialCapacity, with CleanUp after each Set, otter v2.3.0 and v2.4.0.
+// With maintenance on otter's goroutines (its default) the hit ratio
+// depends on goroutine timing: 8 replays spread over up to 2.2 points on a
+// 2-core machine. With maintenance on the caller it is stable and gives the
+// figures here, 1.2 to 1.6 points above the reference at 5,000 to 15,000
+// entries. LRU, ARC and 2Q match the reference exactly, which rules out the
+// trace expansion and the replay.
 var otterMeasured = []float64{39.81, 45.94, 55.35, 59.50, 61.80}
 
 // otterSpread bounds otter's run-to-run variation: 5 standard deviations.
