@@ -40,7 +40,7 @@ type levelPart struct {
 const (
 	// window is the number of levels per part that the fast loop keeps
 	// locally (a power of two: indices are masked, not bounds-checked).
-	window = 8
+	window = 16
 	// wideSpread is the number of occupied levels above which the general
 	// loop bisects instead of scanning.
 	wideSpread = 24
