@@ -1,0 +1,150 @@
+package hitratio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/twochoice/twochoice/bench/caches"
+	"github.com/twochoice/twochoice/bench/workload"
+)
+
+// Result is the outcome of one replay.
+type Result struct {
+	Cache    string // the cache's name
+	Workload string // the workload's name
+	Capacity int    // entries; for an unbounded cache, the capacity it was run beside
+	Bounded  bool   // false for the unbounded peers, whose ratio is the ceiling
+	Reads    int64  // read requests
+	Writes   int64  // write requests
+	Hits     int64  // reads that found their key
+}
+
+// HitRatio returns Hits / Reads, or 0 when there were no reads.
+func (r Result) HitRatio() float64 {
+	if r.Reads == 0 {
+		return 0
+	}
+	return float64(r.Hits) / float64(r.Reads)
+}
+
+// Replay feeds w to c until w ends and counts hits, as the package
+// documentation describes, except over the first warmup requests, which
+// are replayed but not counted. The Result's Capacity and Bounded are left
+// for the caller to fill in. On an error from w, Replay returns the counts
+// so far and the error.
+func Replay[K caches.Key, V any](c caches.Cache[K, V], w workload.Workload[K], warmup int64) (Result, error) {
+	r := Result{Cache: c.Name(), Workload: w.Name()}
+	var zero V
+	var seen int64 // requests replayed so far
+	buf := make([]workload.Request[K], workload.BatchSize)
+	for {
+		n, err := w.Read(buf)
+		if err == io.EOF {
+			return r, nil
+		}
+		if err != nil {
+			return r, err
+		}
+		for _, q := range buf[:n] {
+			hit := false
+			if q.Op == workload.Write {
+				c.Set(q.Key, zero)
+			} else if _, hit = c.Get(q.Key); !hit {
+				c.Set(q.Key, zero)
+			}
+			if seen++; seen <= warmup {
+				continue
+			}
+			switch {
+			case q.Op == workload.Write:
+				r.Writes++
+			case hit:
+				r.Reads++
+				r.Hits++
+			default:
+				r.Reads++
+			}
+		}
+	}
+}
+
+// Job is one replay of Run: a peer at a capacity.
+type Job[K caches.Key, V any] struct {
+	Peer     caches.Peer[K, V]
+	Capacity int
+}
+
+// Jobs returns a job for every peer at every capacity, peer by peer.
+func Jobs[K caches.Key, V any](peers []caches.Peer[K, V], capacities []int) []Job[K, V] {
+	jobs := make([]Job[K, V], 0, len(peers)*len(capacities))
+	for _, p := range peers {
+		for _, c := range capacities {
+			jobs = append(jobs, Job[K, V]{p, c})
+		}
+	}
+	return jobs
+}
+
+// Options configure Run.
+type Options struct {
+	// Parallel is the most replays run at once; < 1 means GOMAXPROCS.
+	Parallel int
+	// Warmup is the number of requests each replay makes before it starts
+	// counting (see Replay). Zero counts every request, as the ARC paper's
+	// tables do.
+	Warmup int64
+}
+
+// Run replays the workload that open returns against each job's cache,
+// built with Sync at the job's capacity. open is called once per job, from
+// the job's goroutine; a workload that is an io.Closer is closed after its
+// replay. Results come in job order. A failed job leaves a Result with
+// only its Cache, Capacity and Bounded set, and its error, naming the job,
+// is joined into Run's error; the other jobs still run.
+func Run[K caches.Key, V any](open func() (workload.Workload[K], error), jobs []Job[K, V], o Options) ([]Result, error) {
+	parallel := o.Parallel
+	if parallel < 1 {
+		parallel = runtime.GOMAXPROCS(0)
+	}
+	results := make([]Result, len(jobs))
+	errs := make([]error, len(jobs))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i], errs[i] = runJob(open, j, o.Warmup)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("hitratio: %s at capacity %d: %w", j.Peer.Name, j.Capacity, errs[i])
+			}
+		})
+	}
+	wg.Wait()
+	return results, errors.Join(errs...)
+}
+
+func runJob[K caches.Key, V any](open func() (workload.Workload[K], error), j Job[K, V], warmup int64) (res Result, err error) {
+	res = Result{Cache: j.Peer.Name, Capacity: j.Capacity, Bounded: j.Peer.Bounded}
+	c, err := j.Peer.New(caches.Options{Capacity: j.Capacity, Sync: true})
+	if err != nil {
+		return res, err
+	}
+	defer c.Close()
+	w, err := open()
+	if err != nil {
+		return res, err
+	}
+	if cl, ok := w.(io.Closer); ok {
+		defer func() { err = errors.Join(err, cl.Close()) }()
+	}
+	r, err := Replay(c, w, warmup)
+	if err != nil {
+		return res, err
+	}
+	r.Capacity, r.Bounded = j.Capacity, j.Peer.Bounded
+	return r, nil
+}

@@ -1,0 +1,204 @@
+package hitratio
+
+import (
+	"container/list"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/twochoice/twochoice/bench/caches"
+	"github.com/twochoice/twochoice/bench/workload"
+)
+
+func peer(t *testing.T, name string) caches.Peer[uint64, struct{}] {
+	t.Helper()
+	p, err := caches.Lookup[uint64, struct{}](name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func replayKeys(t *testing.T, name string, capacity int, keys []uint64) Result {
+	t.Helper()
+	c, err := peer(t, name).New(caches.Options{Capacity: capacity, Sync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r, err := Replay(c, workload.Replay("keys", workload.Reads(keys)), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// Worked by hand: LRU of 2 entries.
+//
+//	1 miss [1]   2 miss [2 1]   1 hit [1 2]   3 miss [3 1]
+//	2 miss [2 3] 1 miss [1 2]   4 miss [4 1]  1 hit [1 4]
+func TestReplayKnownAnswer(t *testing.T) {
+	r := replayKeys(t, "lru", 2, []uint64{1, 2, 1, 3, 2, 1, 4, 1})
+	if r.Reads != 8 || r.Hits != 2 || r.Writes != 0 || r.HitRatio() != 0.25 {
+		t.Fatalf("result %+v", r)
+	}
+}
+
+// refLRU is an LRU cache written the obvious way.
+type refLRU struct {
+	cap   int
+	order *list.List // front = most recent
+	where map[uint64]*list.Element
+}
+
+func (l *refLRU) access(k uint64) bool {
+	if e, ok := l.where[k]; ok {
+		l.order.MoveToFront(e)
+		return true
+	}
+	l.where[k] = l.order.PushFront(k)
+	if l.order.Len() > l.cap {
+		delete(l.where, l.order.Remove(l.order.Back()).(uint64))
+	}
+	return false
+}
+
+// The replay of golang-lru must count exactly the hits of a reference LRU,
+// on a skewed stream and at sizes from 1 entry up.
+func TestReplayMatchesReferenceLRU(t *testing.T) {
+	z, err := workload.NewZipf(0.8, 5000, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 200_000
+	if testing.Short() {
+		n = 50_000
+	}
+	reqs, _ := workload.Collect[uint64](z, n)
+	for _, capacity := range []int{1, 10, 100, 1000} {
+		ref := &refLRU{cap: capacity, order: list.New(), where: map[uint64]*list.Element{}}
+		var want int64
+		keys := make([]uint64, len(reqs))
+		for i, q := range reqs {
+			keys[i] = q.Key
+			if ref.access(q.Key) {
+				want++
+			}
+		}
+		if r := replayKeys(t, "lru", capacity, keys); r.Hits != want {
+			t.Errorf("capacity %d: %d hits; the reference LRU has %d", capacity, r.Hits, want)
+		}
+	}
+}
+
+// An unbounded cache misses exactly once per distinct key: the ceiling.
+func TestUnboundedIsCeiling(t *testing.T) {
+	z, _ := workload.NewZipf(1.0, 100_000, 5)
+	n := 300_000
+	if testing.Short() {
+		n = 60_000
+	}
+	reqs, _ := workload.Collect[uint64](z, n)
+	distinct := map[uint64]bool{}
+	keys := make([]uint64, len(reqs))
+	for i, q := range reqs {
+		keys[i] = q.Key
+		distinct[q.Key] = true
+	}
+	for _, name := range []string{"map", "syncmap"} {
+		r := replayKeys(t, name, 0, keys)
+		if r.Hits != int64(len(keys)-len(distinct)) {
+			t.Errorf("%s: %d hits; want %d requests - %d distinct keys", name, r.Hits, len(keys), len(distinct))
+		}
+	}
+	// And a bounded cache stays below it.
+	if r := replayKeys(t, "lru", 1000, keys); r.Hits >= int64(len(keys)-len(distinct)) {
+		t.Errorf("lru of 1000 entries: %d hits, at or above the ceiling", r.Hits)
+	}
+}
+
+// Writes set keys without counting; the reads after them hit.
+func TestReplayWrites(t *testing.T) {
+	reqs := []workload.Request[uint64]{{Key: 1, Op: workload.Write}, {Key: 1}, {Key: 2}, {Key: 2, Op: workload.Write}, {Key: 2}}
+	c, _ := caches.NewMap[uint64, struct{}](caches.Options{})
+	r, err := Replay(c, workload.Replay("w", reqs), 0)
+	if err != nil || r.Reads != 3 || r.Writes != 2 || r.Hits != 2 {
+		t.Fatalf("result %+v, %v; want 3 reads, 2 writes, 2 hits", r, err)
+	}
+}
+
+// Warm-up requests go to the cache but not into the counts.
+func TestReplayWarmup(t *testing.T) {
+	keys := []uint64{1, 2, 3, 1, 2, 3, 4}
+	c, _ := caches.NewMap[uint64, struct{}](caches.Options{})
+	r, err := Replay(c, workload.Replay("w", workload.Reads(keys)), 3)
+	if err != nil || r.Reads != 4 || r.Hits != 3 {
+		t.Fatalf("result %+v, %v; want 4 reads, 3 hits", r, err)
+	}
+}
+
+// Run gives every job the same stream: the same results one at a time or
+// in parallel, in job order, with the job's capacity and boundedness.
+func TestRunIsDeterministic(t *testing.T) {
+	requests := int64(100_000)
+	if testing.Short() {
+		requests = 20_000
+	}
+	open := func() (workload.Workload[uint64], error) {
+		z, err := workload.NewZipf(0.9, 20_000, 3)
+		return workload.Limit[uint64](z, requests), err
+	}
+	var peers []caches.Peer[uint64, struct{}]
+	for _, n := range []string{"lru", "arc", "2q", "map"} {
+		peers = append(peers, peer(t, n))
+	}
+	jobs := Jobs(peers, []int{100, 1000})
+	one, err := Run(open, jobs, Options{Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	many, err := Run(open, jobs, Options{Parallel: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, j := range jobs {
+		if one[i] != many[i] {
+			t.Errorf("job %d: %+v alone, %+v in parallel", i, one[i], many[i])
+		}
+		if one[i].Cache != j.Peer.Name || one[i].Capacity != j.Capacity || one[i].Bounded != j.Peer.Bounded || one[i].Reads != requests {
+			t.Errorf("job %d (%s at %d): result %+v", i, j.Peer.Name, j.Capacity, one[i])
+		}
+	}
+}
+
+type closeTracker struct {
+	workload.Workload[uint64]
+	closed *int
+}
+
+func (c closeTracker) Close() error { *c.closed++; return nil }
+
+// A job's failure names the job and keeps its cause; the other jobs run,
+// and workloads are closed.
+func TestRunErrors(t *testing.T) {
+	closed := 0
+	open := func() (workload.Workload[uint64], error) {
+		return closeTracker{workload.NewARC("bad.lis", strings.NewReader("1 1 0 0\nx\n")), &closed}, nil
+	}
+	good := func() (workload.Workload[uint64], error) {
+		return closeTracker{workload.NewARC("good.lis", strings.NewReader("1 1 0 0\n1 1 0 0\n")), &closed}, nil
+	}
+	jobs := []Job[uint64, struct{}]{{peer(t, "lru"), 10}, {peer(t, "lru"), 0}}
+	_, err := Run(open, jobs, Options{})
+	if !errors.Is(err, workload.ErrSyntax) || !errors.Is(err, caches.ErrCapacity) ||
+		!strings.Contains(err.Error(), "lru at capacity 10") || !strings.Contains(err.Error(), "lru at capacity 0") {
+		t.Fatalf("error %v", err)
+	}
+	if closed != 1 {
+		t.Fatalf("%d workloads closed; want the 1 opened", closed)
+	}
+	res, err := Run(good, jobs[:1], Options{})
+	if err != nil || res[0].Hits != 1 || closed != 2 {
+		t.Fatalf("good trace: %+v, %v, %d closed", res, err, closed)
+	}
+}

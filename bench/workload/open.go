@@ -1,0 +1,134 @@
+package workload
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// zstdMagic opens every Zstandard frame (RFC 8878, section 3.1.1).
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+// Open opens the named file for reading. If the file starts with the
+// Zstandard magic number it is decompressed as it is read, in-process and
+// on one goroutine, whatever its name; a truncated or corrupt stream gives
+// an error wrapping ErrCorrupt rather than a short read. (Zstandard may only
+// detect a corrupted block by its frame's checksum, at the end of the frame,
+// so a reader may first report the garbage it decoded as a malformed line.)
+// The caller must close the result.
+func Open(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	r, err := Decompress(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%w (%s)", err, path)
+	}
+	return &fileReader{Reader: r, file: f}, nil
+}
+
+// Decompress returns r itself, buffered, if it does not start with the
+// Zstandard magic number, and otherwise a reader of its decompressed
+// bytes. Closing the result releases the decoder, not r.
+func Decompress(r io.Reader) (io.ReadCloser, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, err := br.Peek(len(zstdMagic))
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	if !bytes.Equal(head, zstdMagic) {
+		return io.NopCloser(br), nil
+	}
+	// One goroutine: the decoder then decodes as it is read, and a trace
+	// replay needs no more speed than that.
+	d, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return &zstdReader{d: d}, nil
+}
+
+// zstdReader marks the decoder's errors as ErrCorrupt.
+type zstdReader struct {
+	d *zstd.Decoder
+}
+
+func (z *zstdReader) Read(p []byte) (int, error) {
+	n, err := z.d.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return n, err
+}
+
+func (z *zstdReader) Close() error {
+	z.d.Close()
+	return nil
+}
+
+type fileReader struct {
+	io.Reader
+	file *os.File
+}
+
+func (f *fileReader) Close() error {
+	var err error
+	if c, ok := f.Reader.(io.Closer); ok {
+		err = c.Close()
+	}
+	return errors.Join(err, f.file.Close())
+}
+
+// File is a workload read from a file; Close closes the file.
+type File[K comparable] struct {
+	Workload[K]
+	io.Closer
+}
+
+// OpenARC opens an ARC trace, compressed or not (see [Open] and [NewARC]).
+// The workload is named after the file's base name.
+func OpenARC(path string) (*File[uint64], error) {
+	r, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return &File[uint64]{NewARC(filepath.Base(path), r), r}, nil
+}
+
+// OpenLIRS opens a LIRS trace, compressed or not (see [Open] and
+// [NewLIRS]).
+func OpenLIRS(path string) (*File[uint64], error) {
+	r, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return &File[uint64]{NewLIRS(filepath.Base(path), r), r}, nil
+}
+
+// OpenKeys opens a key file, compressed or not (see [Open] and [NewKeys]).
+func OpenKeys(path string) (*File[string], error) {
+	r, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return &File[string]{NewKeys(filepath.Base(path), r), r}, nil
+}
+
+// ReadWeighted reads a weighted key file, compressed or not (see [Open] and
+// [NewWeighted]), and closes it.
+func ReadWeighted(path string, seed uint64) (*Weighted, error) {
+	r, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	w, err := NewWeighted(filepath.Base(path), r, seed)
+	return w, errors.Join(err, r.Close())
+}

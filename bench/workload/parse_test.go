@@ -1,0 +1,152 @@
+package workload
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestARC(t *testing.T) {
+	in := "10 3 0 0\n\n7 1 0 1\r\n18446744073709551614 2 x y\n5\t2\t0\t2"
+	got, err := readAll(t, NewARC("t.lis", strings.NewReader(in)), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []uint64{10, 11, 12, 7, 1<<64 - 2, 1<<64 - 1, 5, 6}
+	if k := keysOf(got); !equal(k, want) {
+		t.Fatalf("keys %v; want %v", k, want)
+	}
+	for _, r := range got {
+		if r.Op != Read {
+			t.Fatalf("trace request %+v is not a read", r)
+		}
+	}
+}
+
+// Every malformed line is reported with its sentinel and its line number,
+// after the requests of the lines before it.
+func TestARCErrors(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		before int // requests read before the error
+		line   int
+		err    error
+	}{
+		{"1 1 0 0\nx 1 0 0\n", 1, 2, ErrSyntax},
+		{"1 1 0 0\n2\n", 1, 2, ErrSyntax},
+		{"1 -1 0 0\n", 0, 1, ErrSyntax},
+		{"1 2\n1 0 0 0\n", 2, 2, ErrRange},
+		{"18446744073709551615 2 0 0\n", 0, 1, ErrRange},
+		{"18446744073709551616 1 0 0\n", 0, 1, ErrRange},
+		{"1 1\n\n\n1e3 1\n", 1, 4, ErrSyntax},
+		{"1 1\n" + strings.Repeat("9", MaxLine+1) + "\n", 1, 2, ErrSyntax},
+	} {
+		got, err := readAll(t, NewARC("t.lis", strings.NewReader(c.in)), 3)
+		var le *LineError
+		if !errors.Is(err, c.err) || !errors.As(err, &le) || le.Line != c.line || le.Name != "t.lis" || len(got) != c.before {
+			t.Errorf("%.40q: %d requests, error %v; want %d requests, %v on line %d", c.in, len(got), err, c.before, c.err, c.line)
+		}
+	}
+}
+
+func TestLIRS(t *testing.T) {
+	in := "5\n 6 \n\n*\n5\r\n18446744073709551615"
+	got, err := readAll(t, NewLIRS("t.trc", strings.NewReader(in)), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := keysOf(got); !equal(k, []uint64{5, 6, 5, 1<<64 - 1}) {
+		t.Fatalf("keys %v", k)
+	}
+	for _, c := range []struct {
+		in   string
+		line int
+		err  error
+	}{{"1\n2 3\n", 2, ErrSyntax}, {"-4\n", 1, ErrSyntax}, {"1\n2\n**\n", 3, ErrSyntax}, {"18446744073709551616\n", 1, ErrRange}} {
+		_, err := readAll(t, NewLIRS("t.trc", strings.NewReader(c.in)), 2)
+		var le *LineError
+		if !errors.Is(err, c.err) || !errors.As(err, &le) || le.Line != c.line {
+			t.Errorf("%q: error %v; want %v on line %d", c.in, err, c.err, c.line)
+		}
+	}
+}
+
+func TestKeys(t *testing.T) {
+	in := "alpha\nbeta gamma\r\n\n  spaced  \nalpha"
+	got, err := readAll(t, NewKeys("k.txt", strings.NewReader(in)), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := keysOf(got); !equal(k, []string{"alpha", "beta gamma", "  spaced  ", "alpha"}) {
+		t.Fatalf("keys %q", k)
+	}
+	_, err = readAll(t, NewKeys("k.bin", strings.NewReader("ok\nbad\x00key\n")), 3)
+	var le *LineError
+	if !errors.Is(err, ErrSyntax) || !errors.As(err, &le) || le.Line != 2 {
+		t.Fatalf("NUL byte: error %v", err)
+	}
+}
+
+func TestWeighted(t *testing.T) {
+	w, err := NewWeighted("w.tsv", strings.NewReader("left-pad\t100\nwith\ttab\t 50 \r\n\nzero\t0\n"), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := w.Keys(); !equal(k, []string{"left-pad", "with\ttab", "zero"}) {
+		t.Fatalf("keys %q", k)
+	}
+	counts := map[string]int{}
+	for range 30_000 {
+		counts[w.Next()]++
+	}
+	if counts["zero"] != 0 || counts["left-pad"] < 19_000 || counts["left-pad"] > 21_000 {
+		t.Fatalf("draws %v; want about 2:1 and no zero-weight key", counts)
+	}
+	if w.Name() != "weighted:w.tsv(keys=3,seed=7)" {
+		t.Errorf("Name = %q", w.Name())
+	}
+	// Reseeding shares the table but not the stream.
+	a, b := w.Reseed(1), w.Reseed(1)
+	for range 100 {
+		if a.Next() != b.Next() {
+			t.Fatal("same seed, different draws")
+		}
+	}
+
+	for _, c := range []struct {
+		in   string
+		line int
+		err  error
+	}{
+		{"a\t1\nb 2\n", 2, ErrSyntax},
+		{"a\t1\nb\t-2\n", 2, ErrWeight},
+		{"a\t1\nb\tNaN\n", 2, ErrWeight},
+		{"a\t1\nb\tInf\n", 2, ErrWeight},
+		{"a\t1\nb\t\n", 2, ErrWeight},
+		{"a\t1\nb\t2\na\t3\n", 3, ErrDuplicate},
+		{"a\x00\t1\n", 1, ErrSyntax},
+	} {
+		_, err := NewWeighted("w.tsv", strings.NewReader(c.in), 1)
+		var le *LineError
+		if !errors.Is(err, c.err) || !errors.As(err, &le) || le.Line != c.line {
+			t.Errorf("%q: error %v; want %v on line %d", c.in, err, c.err, c.line)
+		}
+	}
+	for _, c := range []struct {
+		in  string
+		err error
+	}{{"", ErrEmpty}, {"\n\n", ErrEmpty}, {"a\t0\nb\t0\n", ErrWeight}, {"a\t1e308\nb\t1e308\n", ErrWeight}} {
+		if _, err := NewWeighted("w.tsv", strings.NewReader(c.in), 1); !errors.Is(err, c.err) {
+			t.Errorf("%q: error %v; want %v", c.in, err, c.err)
+		}
+	}
+}
+
+// A LineError says where, what and why, and keeps long lines short.
+func TestLineErrorMessage(t *testing.T) {
+	_, err := readAll(t, NewARC("OLTP.lis", strings.NewReader("1 1\n"+strings.Repeat("z", 100)+"\n")), 4)
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "OLTP.lis:2: workload: malformed line") || len(msg) > 160 || !strings.Contains(msg, "…") {
+		t.Fatalf("message %q", msg)
+	}
+}

@@ -1,0 +1,156 @@
+package sim
+
+import "math/bits"
+
+// A rank source fills, for a batch of balls, each candidate's uniform rank
+// within its part and a word of coin bits. Drawing a batch ahead of the
+// chain keeps the generator's multiplies off the chain's critical path.
+//
+// Two ways, both exact:
+//   - split: when every part has the same power-of-two size 2^k and one
+//     64-bit word holds all d ranks and the coin bits (d·k + coin bits ≤ 64),
+//     rank j is bits [64-(j+1)k, 64-jk) of one word, and the coin is the
+//     bits below: disjoint bits of a uniform word are independent uniforms.
+//     This covers every size of the published sweep.
+//   - exact: otherwise each rank is its own word reduced by Lemire's
+//     multiply-shift with rejection ([stream.below]), and the coin comes
+//     from its own word.
+type rankSource struct {
+	d     int
+	sizes [8]uint64
+	split bool
+	k     uint // log2 of the common part size, when split
+	// coinBits is how many top bits of the coin word the rule reads: 0
+	// (GoLeft, OneChoice), 1 (two candidates) or 32 (more, see
+	// bucket.Placement.Choose).
+	coinBits uint
+	spare    uint64 // exact mode, d = 2: coin bits left over from one word
+	left     uint
+	// maxOf: all candidates share one part, and the chain only needs the
+	// largest of the d ranks (see levelsChain), so fill writes one rank per
+	// ball.
+	maxOf bool
+}
+
+func newRankSource(sizes []uint64, coinBits uint) rankSource {
+	rs := rankSource{d: len(sizes), coinBits: coinBits}
+	copy(rs.sizes[:], sizes)
+	s := sizes[0]
+	same := true
+	for _, x := range sizes {
+		same = same && x == s
+	}
+	if same && s&(s-1) == 0 && s > 1 {
+		k := uint(bits.TrailingZeros64(s))
+		if uint(len(sizes))*k+coinBits <= 64 {
+			rs.split, rs.k = true, k
+		}
+	}
+	return rs
+}
+
+// fill writes the ranks of len(c) balls, candidate j's in r[j], and their
+// coins in c. Under maxOf it writes one rank per ball, the largest, in r[0].
+func (rs *rankSource) fill(g *stream, r *[8][levelsBatch]uint64, c []uint64) {
+	if rs.maxOf {
+		rs.fillMax(g, r[0][:len(c)])
+		return
+	}
+	d := rs.d
+	if !rs.split {
+		rs.fillExact(g, r, c)
+		return
+	}
+	// Shift counts masked to 63 so the compiler emits plain shifts; k is
+	// at most 32 here and never 0.
+	k := rs.k & 63
+	sh := (64 - rs.k) & 63
+	dk := (uint(d) * rs.k) & 63
+	s := g.s
+	switch d {
+	case 2:
+		r0, r1 := r[0][:len(c)], r[1][:len(c)]
+		for i := range c {
+			s += golden
+			u := mix(s)
+			r0[i] = u >> sh
+			r1[i] = (u << k) >> sh
+			c[i] = u << dk
+		}
+	default:
+		for i := range c {
+			s += golden
+			u := mix(s)
+			for j := range d {
+				r[j][i] = (u << ((uint(j) * k) & 63)) >> sh
+			}
+			c[i] = u << dk
+		}
+	}
+	g.s = s
+}
+
+func (rs *rankSource) fillExact(g *stream, r *[8][levelsBatch]uint64, c []uint64) {
+	d := rs.d
+	for i := range c {
+		for j := range d {
+			r[j][i] = g.below(rs.sizes[j])
+		}
+		switch {
+		case rs.coinBits == 0:
+			c[i] = 0
+		case rs.coinBits == 1:
+			if rs.left == 0 {
+				rs.spare, rs.left = g.next(), 64
+			}
+			c[i] = rs.spare
+			rs.spare <<= 1
+			rs.left--
+		default:
+			c[i] = g.next()
+		}
+	}
+}
+
+// fillMax writes the largest of each ball's d ranks.
+func (rs *rankSource) fillMax(g *stream, r []uint64) {
+	d := rs.d
+	if rs.split {
+		k := rs.k & 63
+		sh := (64 - rs.k) & 63
+		s := g.s
+		switch d {
+		case 1:
+			for i := range r {
+				s += golden
+				r[i] = mix(s) >> sh
+			}
+		case 2:
+			for i := range r {
+				s += golden
+				u := mix(s)
+				r[i] = max(u>>sh, (u<<k)>>sh)
+			}
+		default:
+			for i := range r {
+				s += golden
+				u := mix(s)
+				x := u >> sh
+				for j := 1; j < d; j++ {
+					x = max(x, (u<<((uint(j)*k)&63))>>sh)
+				}
+				r[i] = x
+			}
+		}
+		g.s = s
+		return
+	}
+	n := rs.sizes[0]
+	for i := range r {
+		x := g.below(n)
+		for j := 1; j < d; j++ {
+			x = max(x, g.below(n))
+		}
+		r[i] = x
+	}
+}

@@ -1,0 +1,329 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/hashfn"
+)
+
+// MaxLevelsBins is the most bins the levels engine takes.
+const MaxLevelsBins = 1 << 40
+
+// ErrConfig is returned for a simulation that cannot be run as asked.
+var ErrConfig = errors.New("sim: bad config")
+
+// Config describes a simulation: Runs independent runs of Balls balls into
+// Bins bins under one rule. Its zero value is not runnable (Bins is 0); the
+// other zero fields mean the defaults given with them.
+type Config struct {
+	Rule bucket.Placement
+	// D is the number of choices: 0 means 2 (1 under OneChoice).
+	D int
+	// Bins is n, from the number of parts up to MaxLevelsBins (levels) or
+	// MaxArrayBins (array).
+	Bins uint64
+	// Balls is m; 0 means m = n. Any m works: m = c·n for any c > 0.
+	Balls uint64
+	// Runs is the number of independent runs; 0 means 1.
+	Runs int
+	// Seed picks every random choice of every run: run r draws from a
+	// stream seeded with RunSeed(Seed, r).
+	Seed uint64
+	// Engine chooses the engine; Auto picks one (see Engine).
+	Engine Engine
+	// BallByBall keeps the levels engine out of block mode (blocks.go):
+	// every ball drawn and placed singly, in integer arithmetic only, at a
+	// few nanoseconds per ball instead of a fraction of one on large n.
+	BallByBall bool
+	// Keys, when set, makes the runs key-driven: each ball is a key hashed
+	// by the Hash family (seeded per run) into the rule's candidates with
+	// bucket.Placement.Generator. Nil means uniform random candidates.
+	Keys *Keys
+	Hash hashfn.Kind
+	// Workers is the number of runs in flight at once; 0 means GOMAXPROCS.
+	// It changes the speed, never the results.
+	Workers int
+	// Progress, if set, is called now and then with the work done so far,
+	// from one goroutine at a time.
+	Progress func(Progress)
+}
+
+// Progress is how far a simulation has got.
+type Progress struct {
+	Runs, RunsDone     int
+	Balls, BallsPlaced uint64 // over all runs
+}
+
+// resolve validates c and fills in its defaults and its engine.
+func (c Config) resolve() (Config, error) {
+	if !c.Rule.Valid() {
+		return c, fmt.Errorf("%w: %w", ErrConfig, c.Rule.CheckChoices(1))
+	}
+	if c.D == 0 {
+		c.D = 2
+		if c.Rule == bucket.OneChoice {
+			c.D = 1
+		}
+	}
+	if err := c.Rule.CheckChoices(c.D); err != nil {
+		return c, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if c.Bins < uint64(c.Rule.Parts(c.D)) || c.Bins < 1 {
+		return c, fmt.Errorf("%w: %d bins cannot make %d parts", ErrConfig, c.Bins, c.Rule.Parts(c.D))
+	}
+	if c.Balls == 0 {
+		c.Balls = c.Bins
+		if c.Keys != nil && c.Keys.Kind == FileKeys {
+			c.Balls = uint64(len(c.Keys.Lines))
+		}
+	}
+	if c.Runs == 0 {
+		c.Runs = 1
+	}
+	if c.Runs < 0 {
+		return c, fmt.Errorf("%w: %d runs", ErrConfig, c.Runs)
+	}
+	if c.Workers <= 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	if c.Engine == Auto {
+		c.Engine = Array
+		if c.Keys == nil && levelsRule(c.Rule) && c.Bins <= MaxLevelsBins {
+			c.Engine = Levels
+		}
+	}
+	switch c.Engine {
+	case Levels:
+		if c.Keys != nil {
+			return c, fmt.Errorf("%w: key-driven runs need the array engine", ErrConfig)
+		}
+		if !levelsRule(c.Rule) {
+			return c, fmt.Errorf("%w: the levels engine cannot run %v (its candidates are not uniform per part); use the array engine", ErrConfig, c.Rule)
+		}
+		if c.Bins > MaxLevelsBins {
+			return c, fmt.Errorf("%w: %d bins, over the levels engine's 2^40", ErrConfig, c.Bins)
+		}
+	case Array:
+		if c.Bins > MaxArrayBins {
+			return c, fmt.Errorf("%w: %d bins, over the array engine's 2^31 (the levels engine goes to 2^40)", ErrConfig, c.Bins)
+		}
+		if _, err := c.Rule.Generator(c.Bins, c.D); err != nil {
+			return c, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		if c.Keys != nil {
+			if err := c.Keys.check(c.Balls); err != nil {
+				return c, err
+			}
+			if !c.Hash.Valid() {
+				return c, fmt.Errorf("%w: hash family %v", ErrConfig, c.Hash)
+			}
+		}
+	default:
+		return c, fmt.Errorf("%w: engine %v", ErrConfig, c.Engine)
+	}
+	return c, nil
+}
+
+// Result is what a simulation measured.
+type Result struct {
+	// Config is the configuration run, with its defaults and engine filled.
+	Config Config
+	// Hist counts the bins of all runs by load, per part. Every run has the
+	// same n, so its shares are the shares averaged over the runs.
+	Hist *bucket.Histogram
+	// MaxLoads is the highest load of each run, by run index.
+	MaxLoads []int
+	// Wall is the time the whole simulation took; Busy the time spent in
+	// runs, summed over the runs (about Wall × Workers when all are busy).
+	Wall, Busy time.Duration
+}
+
+// ShareAtLeast returns s[k], the fraction of bins with load ≥ k averaged
+// over the runs, for k up to the highest load seen.
+func (r *Result) ShareAtLeast() []float64 { return r.Hist.ShareAtLeast() }
+
+// PartShareAtLeast returns ShareAtLeast for each part on its own.
+func (r *Result) PartShareAtLeast() [][]float64 { return r.Hist.PartShareAtLeast() }
+
+// MaxLoadRuns returns how many runs had each highest load.
+func (r *Result) MaxLoadRuns() map[int]int {
+	m := map[int]int{}
+	for _, l := range r.MaxLoads {
+		m[l]++
+	}
+	return m
+}
+
+// NsPerBall is the time one core spent per ball.
+func (r *Result) NsPerBall() float64 {
+	return float64(r.Busy.Nanoseconds()) / float64(r.Config.Balls) / float64(len(r.MaxLoads))
+}
+
+// progressChunk is the number of balls a run places between checks of the
+// context and reports of progress.
+const progressChunk = 1 << 22
+
+// Run runs the simulation, the runs in parallel on Workers goroutines. The
+// result depends on the config alone, not on Workers or scheduling. It
+// stops early with ctx's error when ctx is done.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	c, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Config: c, MaxLoads: make([]int, c.Runs)}
+	hists := make([]*bucket.Histogram, c.Runs)
+	var (
+		next, done atomic.Int64
+		placed     atomic.Uint64
+		busy       atomic.Int64
+		mu         sync.Mutex // serializes Progress calls
+		wg         sync.WaitGroup
+		firstErr   error
+		errOnce    sync.Once
+	)
+	report := func() {
+		if c.Progress == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		c.Progress(Progress{Runs: c.Runs, RunsDone: int(done.Load()), Balls: c.Balls * uint64(c.Runs), BallsPlaced: placed.Load()})
+	}
+	start := time.Now()
+	for range min(c.Workers, c.Runs) {
+		wg.Go(func() {
+			for {
+				r := int(next.Add(1) - 1)
+				if r >= c.Runs || ctx.Err() != nil {
+					return
+				}
+				t0 := time.Now()
+				h, err := runOne(ctx, c, r, func(balls uint64) {
+					placed.Add(balls)
+					report()
+				})
+				busy.Add(int64(time.Since(t0)))
+				if err != nil {
+					errOnce.Do(func() { firstErr = err })
+					return
+				}
+				hists[r] = h
+				done.Add(1)
+				report()
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	res.Wall, res.Busy = time.Since(start), time.Duration(busy.Load())
+	res.Hist = bucket.NewHistogram(c.Rule.Parts(c.D))
+	for r, h := range hists {
+		res.Hist.Merge(h)
+		res.MaxLoads[r] = h.MaxLoad()
+	}
+	return res, nil
+}
+
+// RunOne replays run r of the simulation cfg on its own and returns its
+// bins counted by load: the same counts as run r of Run(cfg).
+func RunOne(ctx context.Context, cfg Config, r int) (*bucket.Histogram, error) {
+	c, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if r < 0 || r >= c.Runs {
+		return nil, fmt.Errorf("%w: run %d of %d", ErrConfig, r, c.Runs)
+	}
+	return runOne(ctx, c, r, func(uint64) {})
+}
+
+// runOne runs run r of the resolved config c, calling placed with the
+// number of balls placed every progressChunk balls.
+func runOne(ctx context.Context, c Config, r int, placed func(uint64)) (*bucket.Histogram, error) {
+	seed := RunSeed(c.Seed, r)
+	if c.Engine == Levels {
+		g := newStream(seed)
+		ch := newLevelsChain(c.Rule, c.D, c.Bins)
+		ch.noBlocks = c.BallByBall
+		for m := c.Balls; m > 0; {
+			b := min(m, progressChunk)
+			ch.throw(b, &g)
+			m -= b
+			placed(b)
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		return ch.histogram(), nil
+	}
+	// A counter that wraps replays the run, from the same seed, with wider
+	// counters: the stream does not depend on the loads, so the replay is
+	// the same run.
+	for width := counterBits(c.Bins, c.Balls); ; width *= 2 {
+		var h *bucket.Histogram
+		var err error
+		switch width {
+		case 8:
+			h, err = runArray[uint8](ctx, c, seed, placed)
+		case 16:
+			h, err = runArray[uint16](ctx, c, seed, placed)
+		default:
+			h, err = runArray[uint32](ctx, c, seed, placed)
+			if errors.Is(err, errWrapped) {
+				return nil, fmt.Errorf("%w: a bin passed 2^32-1 balls", ErrConfig)
+			}
+		}
+		if !errors.Is(err, errWrapped) {
+			return h, err
+		}
+	}
+}
+
+func runArray[T counter](ctx context.Context, c Config, seed uint64, placed func(uint64)) (*bucket.Histogram, error) {
+	var kh *keyHasher
+	if c.Keys != nil {
+		f, err := hashfn.New(c.Hash, seed)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		// The key stream (RandomKeys) is its own, apart from the coins.
+		kh = newKeyHasher(c.Keys, f, c.Balls, hashfn.Mix(seed^0x6b657973))
+	}
+	src, err := newCandidates(c.Rule, c.D, c.Bins, kh)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	bins, free := allocBins[T](c.Bins)
+	defer free()
+	a := newArrayRun(bins, c.Rule, c.D, src)
+	g := newStream(seed)
+	var wrapped error
+	for m := c.Balls; m > 0; {
+		b := min(m, progressChunk)
+		if err := a.throw(b, &g); err != nil {
+			wrapped = err
+		}
+		m -= b
+		placed(b)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if wrapped != nil {
+		return nil, wrapped
+	}
+	return a.histogram(), nil
+}

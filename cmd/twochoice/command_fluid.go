@@ -1,0 +1,195 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/twochoice/twochoice/bucket/fluid"
+	"github.com/twochoice/twochoice/internal/cli"
+	"github.com/twochoice/twochoice/internal/plot"
+)
+
+func init() {
+	register(command{"fluid", "solve the fluid-limit equations of the placement rules", runFluid})
+}
+
+const fluidSynopsis = `fluid [flags]
+
+Solves the fluid limit, the differential equations that the share of bins
+with load ≥ k follows as n grows, and prints every share down to 1e-300.
+dchoice (and one, halves, double) follow ds_k/dt = s_{k-1}^d − s_k^d;
+goleft has one equation per part and level (see ../shared/REFERENCE.md).
+
+With --capacity C the bins hold at most C balls and the balls that find all
+their candidates full overflow; it then also prints the overflow fraction at
+utilizations u = m/(n·C) from 0.70 to 0.95, the sizing figure for a table
+of buckets of C slots.
+
+Examples:
+  twochoice fluid --rule dchoice,goleft
+  twochoice fluid --rule goleft --d 4 --capacity 8
+  twochoice fluid --rule dchoice --load 4 --plot limit.svg`
+
+// fluidRow is one rule's limit, as JSON.
+type fluidRow struct {
+	Rule             string      `json:"rule"`
+	D                int         `json:"d"`
+	Load             float64     `json:"load"`
+	ShareAtLeast     []float64   `json:"share_at_least"`
+	PartShareAtLeast [][]float64 `json:"part_share_at_least,omitempty"`
+	PartLoad         []float64   `json:"part_load,omitempty"`
+	Capacity         int         `json:"capacity,omitempty"`
+	Overflow         *float64    `json:"overflow,omitempty"`
+	// Sizing maps utilization u to the overflow fraction, with --capacity.
+	Sizing map[string]float64 `json:"overflow_at_utilization,omitempty"`
+}
+
+// sizingUtilizations are the columns of REFERENCE.md's sizing table.
+var sizingUtilizations = []float64{0.70, 0.75, 0.80, 0.85, 0.90, 0.95}
+
+func runFluid(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("fluid", fluidSynopsis, stderr)
+	var (
+		ruleList = fs.String("rule", "dchoice", "rules, comma-separated: dchoice, goleft (one, halves and double follow the dchoice equations)")
+		d        = fs.Int("d", 2, "number of choices (one choice always has 1)")
+		load     = fs.Float64("load", 1, "balls per bin, m/n")
+		capacity = fs.Int("capacity", 0, "bin capacity C (0: unbounded)")
+		plotFile = fs.String("plot", "", "write a chart of the shares to FILE.svg or FILE.png")
+		format   = cli.Table
+	)
+	fs.Var(&format, "format", "output: table, json or csv")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	rules, err := parseRules(*ruleList)
+	if err != nil {
+		return err
+	}
+	if *capacity < 0 {
+		return fmt.Errorf("%w: --capacity %d", errUsage, *capacity)
+	}
+	var rows []*fluidRow
+	for _, rule := range rules {
+		dd := choices(rule, *d)
+		res, err := fluid.Solve(fluid.Params{Placement: rule, D: dd, Load: *load, Capacity: *capacity})
+		if err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		row := &fluidRow{Rule: rule.String(), D: dd, Load: *load, ShareAtLeast: res.ShareAtLeast}
+		if len(res.PartShareAtLeast) > 1 {
+			row.PartShareAtLeast, row.PartLoad = res.PartShareAtLeast, res.PartLoad
+		}
+		if *capacity > 0 {
+			row.Capacity = *capacity
+			o := res.Overflow
+			row.Overflow = &o
+			row.Sizing = map[string]float64{}
+			for _, u := range sizingUtilizations {
+				v, err := fluid.OverflowAt(rule, dd, *capacity, u)
+				if err != nil {
+					return err
+				}
+				row.Sizing[strconv.FormatFloat(u, 'f', 2, 64)] = v
+			}
+		}
+		rows = append(rows, row)
+	}
+	if *plotFile != "" {
+		if err := fluidChart(rows).WriteFile(*plotFile); err != nil {
+			return err
+		}
+	}
+	switch format {
+	case cli.JSON:
+		if len(rows) == 1 {
+			return cli.WriteJSON(stdout, rows[0])
+		}
+		return cli.WriteJSON(stdout, rows)
+	case cli.CSV:
+		header := []string{"rule", "d", "load", "k", "share_at_least"}
+		var table [][]string
+		for _, r := range rows {
+			for k, s := range r.ShareAtLeast {
+				table = append(table, []string{r.Rule, strconv.Itoa(r.D), strconv.FormatFloat(r.Load, 'g', -1, 64), strconv.Itoa(k), strconv.FormatFloat(s, 'g', 6, 64)})
+			}
+		}
+		return cli.WriteCSV(stdout, header, table)
+	}
+	return fluidTable(stdout, rows)
+}
+
+func fluidTable(w io.Writer, rows []*fluidRow) error {
+	fmt.Fprintf(w, "fluid limit at m = %.4g·n: share of bins with load ≥ k\n\n", rows[0].Load)
+	header := []string{"load ≥ k"}
+	top := 0
+	for _, r := range rows {
+		header = append(header, fmt.Sprintf("%s d=%d", r.Rule, r.D))
+		for j := range r.PartShareAtLeast {
+			header = append(header, fmt.Sprintf("part %d", j))
+		}
+		top = max(top, len(r.ShareAtLeast))
+	}
+	var table [][]string
+	for k := 1; k < top; k++ {
+		line := []string{strconv.Itoa(k)}
+		for _, r := range rows {
+			line = append(line, fmtShare(at(r.ShareAtLeast, k)))
+			for _, p := range r.PartShareAtLeast {
+				line = append(line, fmtShare(at(p, k)))
+			}
+		}
+		table = append(table, line)
+	}
+	if err := cli.WriteTable(w, header, table); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if len(r.PartLoad) > 1 {
+			fmt.Fprintf(w, "\n%s: mean load per part", r.Rule)
+			for j, l := range r.PartLoad {
+				fmt.Fprintf(w, "  %d: %.4f (%.2f%% of the balls)", j, l, 100*l/r.Load/float64(len(r.PartLoad)))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if rows[0].Capacity == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nbins of capacity %d: fraction of the balls that overflow\n\n", rows[0].Capacity)
+	header = []string{"rule", "at this load"}
+	for _, u := range sizingUtilizations {
+		header = append(header, fmt.Sprintf("u = %.2f", u))
+	}
+	table = nil
+	for _, r := range rows {
+		line := []string{fmt.Sprintf("%s d=%d", r.Rule, r.D), fmtOverflow(*r.Overflow)}
+		for _, u := range sizingUtilizations {
+			line = append(line, fmtOverflow(r.Sizing[strconv.FormatFloat(u, 'f', 2, 64)]))
+		}
+		table = append(table, line)
+	}
+	return cli.WriteTable(w, header, table)
+}
+
+func fmtOverflow(x float64) string {
+	if x == 0 {
+		return "0"
+	}
+	if x >= 0.01 {
+		return fmt.Sprintf("%.3f", x)
+	}
+	return fmt.Sprintf("%.2g", x)
+}
+
+func fluidChart(rows []*fluidRow) *plot.Chart {
+	c := &plot.Chart{Title: fmt.Sprintf("fluid limit, m = %.4g·n", rows[0].Load), XLabel: "load k", YLabel: "share of bins with load ≥ k", LogY: true}
+	for i, r := range rows {
+		col := plot.Palette[i%len(plot.Palette)]
+		c.Series = append(c.Series, plot.Series{Name: fmt.Sprintf("%s d=%d", r.Rule, r.D), X: ks(len(r.ShareAtLeast)), Y: r.ShareAtLeast, Style: plot.Line, Color: col})
+	}
+	return c
+}

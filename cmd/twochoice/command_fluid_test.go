@@ -1,0 +1,57 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestFluidCommand(t *testing.T) {
+	code, out, errOut := runCLI("fluid", "--rule", "dchoice,goleft")
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"0.761594", "0.229505", "6.0473e-06", "1.3346e-12", "0.771675", "5.1524e-08", "1.2229e-21", "61.12%"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runCLI("fluid", "--rule", "goleft", "--d", "2", "--load", "1", "--format", "json")
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(out), &obj); code != 0 || err != nil {
+		t.Fatalf("json: code %d, %v", code, err)
+	}
+	for _, k := range []string{"rule", "d", "load", "share_at_least"} {
+		if _, ok := obj[k]; !ok {
+			t.Errorf("json lacks %q", k)
+		}
+	}
+	s := obj["share_at_least"].([]any)
+	// Down to the last share over 1e-300: s_7 ≈ 7.2e-154, and s_8 would
+	// be near 1e-400.
+	if last := s[len(s)-1].(float64); len(s) != 8 || last < 1e-300 || last > 1e-150 {
+		t.Errorf("%d shares ending at %g, want 8 ending near 7.2e-154", len(s), last)
+	}
+	code, out, _ = runCLI("fluid", "--rule", "one,dchoice,goleft", "--capacity", "8")
+	if code != 0 || !strings.Contains(out, "u = 0.95") || !strings.Contains(out, "0.120") || !strings.Contains(out, "0.0068") {
+		t.Fatalf("capacity table, code %d:\n%s", code, out)
+	}
+	code, out, _ = runCLI("fluid", "--format", "csv")
+	if code != 0 || !strings.HasPrefix(out, "rule,d,load,k,share_at_least\ndchoice,2,1,0,1\n") {
+		t.Fatalf("csv, code %d:\n%s", code, out)
+	}
+	png := filepath.Join(t.TempDir(), "f.png")
+	if code, _, errOut := runCLI("fluid", "--rule", "dchoice,goleft", "--plot", png); code != 0 {
+		t.Fatalf("plot: %d %q", code, errOut)
+	}
+	if fi, err := os.Stat(png); err != nil || fi.Size() == 0 {
+		t.Fatalf("png: %v", err)
+	}
+	for _, args := range [][]string{{"--rule", "x"}, {"--load", "0"}, {"--capacity", "-1"}, {"--d", "0"}, {"extra"}} {
+		if code, _, _ := runCLI(append([]string{"fluid"}, args...)...); code != exitUsage {
+			t.Errorf("fluid %v: code %d", args, code)
+		}
+	}
+}

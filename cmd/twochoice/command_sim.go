@@ -1,0 +1,503 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/bucket/fluid"
+	"github.com/twochoice/twochoice/bucket/sim"
+	"github.com/twochoice/twochoice/hashfn"
+	"github.com/twochoice/twochoice/internal/cli"
+	"github.com/twochoice/twochoice/internal/plot"
+)
+
+func init() {
+	register(command{"sim", "simulate balls into bins under the placement rules", runSim})
+}
+
+const simSynopsis = `sim [flags]
+
+Throws m = load·n balls into n bins under each rule, --runs times, and
+prints the share of bins with load ≥ k (averaged over the runs) next to
+the fluid limit, and how many runs reached each maximum load. With
+--sweep A:B[:STEP] it does so for n = 2^A, 2^(A+STEP), … 2^B and prints the
+runs with each maximum load per size and rule.
+
+The levels engine (exact chain on load counts, n up to 2^40) runs one,
+dchoice, halves and goleft with uniform candidates; the array engine (one
+counter per bin, n up to 2^31) runs every rule, and key-driven runs
+(--keys): keys hashed by --hash into the rule's candidates. Runs go in
+parallel on all cores; the results depend on --seed alone.
+
+Examples:
+  twochoice sim --rule dchoice,halves,goleft --log2 24
+  twochoice sim --rule one,dchoice,halves,goleft --sweep 12:30:2
+  twochoice sim --rule dchoice --keys seq --hash tabulation --log2 20
+  twochoice sim --rule goleft --load 4 --plot shares.svg`
+
+// simRow is one (rule, size) result, shaped as the JSON the issue fixes.
+type simRow struct {
+	Rule             string         `json:"rule"`
+	D                int            `json:"d"`
+	Bins             uint64         `json:"bins"`
+	Balls            uint64         `json:"balls"`
+	Runs             int            `json:"runs"`
+	Seed             uint64         `json:"seed"`
+	Engine           string         `json:"engine"`
+	ShareAtLeast     []float64      `json:"share_at_least"`
+	PartShareAtLeast [][]float64    `json:"part_share_at_least"`
+	MaxLoadRuns      map[string]int `json:"max_load_runs"`
+	NsPerBall        float64        `json:"ns_per_ball"`
+	Seconds          float64        `json:"seconds"`
+
+	res   *sim.Result
+	fluid *fluid.Result
+}
+
+func runSim(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("sim", simSynopsis, stderr)
+	var (
+		ruleList = fs.String("rule", "one,dchoice,halves,goleft", "placement rules, comma-separated: one, dchoice, halves, goleft, double")
+		d        = fs.Int("d", 2, "number of choices (one choice always has 1)")
+		log2     = fs.Int("log2", 20, "n = 2^log2 bins")
+		bins     = fs.Uint64("bins", 0, "number of bins (instead of --log2)")
+		load     = fs.Float64("load", 1, "balls per bin, m/n (any value > 0)")
+		runs     = fs.Int("runs", 0, "runs per rule and size; 0: the published schedule (400 up to 2^20, down to 6 at 2^30, 2 beyond)")
+		seed     = fs.Uint64("seed", 1, "seed: run r of a rule and size replays from (seed, r)")
+		keysFlag = fs.String("keys", "", "key-driven runs: seq, random, product, product:K, or a file with one key per line")
+		sweep    = fs.String("sweep", "", "sizes A:B or A:B:STEP: n = 2^A … 2^B")
+		plotFile = fs.String("plot", "", "write a chart of the shares to FILE.svg or FILE.png")
+		quiet    = fs.Bool("quiet", false, "no progress bar")
+		kind     = hashfn.XXHash
+		engine   = sim.Auto
+		format   = cli.Table
+	)
+	fs.Var(&kind, "hash", "hash family for --keys: xxhash or tabulation")
+	fs.Var(&engine, "engine", "engine: auto, levels or array")
+	fs.Var(&format, "format", "output: table, json or csv")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	rules, err := parseRules(*ruleList)
+	if err != nil {
+		return err
+	}
+	if !(*load > 0) || math.IsInf(*load, 0) {
+		return fmt.Errorf("%w: --load %v: want a number > 0", errUsage, *load)
+	}
+	if *runs < 0 {
+		return fmt.Errorf("%w: --runs %d", errUsage, *runs)
+	}
+	sizes, err := simSizes(*sweep, *log2, *bins, set)
+	if err != nil {
+		return err
+	}
+	var keys *sim.Keys
+	if *keysFlag != "" {
+		keys, err = sim.ParseKeys(*keysFlag, func(p string) (io.ReadCloser, error) { return os.Open(p) })
+		if err != nil {
+			if strings.HasPrefix(*keysFlag, "product:") {
+				return fmt.Errorf("%w: %v", errUsage, err)
+			}
+			return err
+		}
+		if keys.Kind == sim.FileKeys && !set["load"] {
+			*load = 0 // all the file's keys
+		}
+	}
+	if set["hash"] && keys == nil {
+		return fmt.Errorf("%w: --hash needs --keys", errUsage)
+	}
+
+	var cfgs []sim.Config
+	var total atomic.Uint64
+	for _, n := range sizes {
+		for _, rule := range rules {
+			c := sim.Config{Rule: rule, D: choices(rule, *d), Bins: n, Runs: *runs, Seed: *seed, Engine: engine, Keys: keys, Hash: kind}
+			if *load > 0 {
+				c.Balls = uint64(math.Round(*load * float64(n)))
+				if c.Balls == 0 {
+					return fmt.Errorf("%w: --load %v leaves no ball in %d bins", errUsage, *load, n)
+				}
+			}
+			if c.Runs == 0 {
+				c.Runs = publishedRuns(n)
+			}
+			cfgs = append(cfgs, c)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	bar := cli.NewProgress(stderr, "sim", *quiet)
+	var work uint64
+	for _, c := range cfgs {
+		balls := c.Balls
+		if balls == 0 && keys != nil {
+			balls = uint64(len(keys.Lines))
+		}
+		if balls == 0 {
+			balls = c.Bins
+		}
+		work += balls * uint64(c.Runs)
+	}
+	var rows []*simRow
+	for i, c := range cfgs {
+		var before uint64 = total.Load()
+		label := fmt.Sprintf("%d/%d %v 2^%.4g", i+1, len(cfgs), c.Rule, math.Log2(float64(c.Bins)))
+		c.Progress = func(p sim.Progress) {
+			bar.Update(float64(before+p.BallsPlaced)/float64(work), fmt.Sprintf("%s run %d/%d", label, p.RunsDone, p.Runs))
+		}
+		res, err := sim.Run(ctx, c)
+		if err != nil {
+			bar.Done()
+			if errors.Is(err, sim.ErrConfig) || errors.Is(err, sim.ErrKeys) {
+				return fmt.Errorf("%w: %v", errUsage, err)
+			}
+			return err
+		}
+		total.Add(res.Config.Balls * uint64(res.Config.Runs))
+		row, err := newSimRow(res)
+		if err != nil {
+			bar.Done()
+			return err
+		}
+		rows = append(rows, row)
+	}
+	bar.Done()
+
+	if *plotFile != "" {
+		if err := simChart(rows, len(sizes) > 1).WriteFile(*plotFile); err != nil {
+			return err
+		}
+	}
+	sweeping := *sweep != ""
+	switch format {
+	case cli.JSON:
+		if len(rows) == 1 && !sweeping {
+			return cli.WriteJSON(stdout, rows[0])
+		}
+		return cli.WriteJSON(stdout, rows)
+	case cli.CSV:
+		header, table := simShareRows(rows, true)
+		return cli.WriteCSV(stdout, header, table)
+	}
+	return simTable(stdout, rows, sweeping)
+}
+
+// simSizes returns the bin counts to simulate.
+func simSizes(sweep string, log2 int, bins uint64, set map[string]bool) ([]uint64, error) {
+	if sweep == "" {
+		if set["bins"] && set["log2"] {
+			return nil, fmt.Errorf("%w: give --bins or --log2, not both", errUsage)
+		}
+		if set["bins"] {
+			if bins == 0 {
+				return nil, fmt.Errorf("%w: --bins 0", errUsage)
+			}
+			return []uint64{bins}, nil
+		}
+		if log2 < 0 || log2 > 40 {
+			return nil, fmt.Errorf("%w: --log2 %d: want 0 to 40", errUsage, log2)
+		}
+		return []uint64{1 << log2}, nil
+	}
+	if set["bins"] || set["log2"] {
+		return nil, fmt.Errorf("%w: --sweep sets the sizes; drop --bins and --log2", errUsage)
+	}
+	parts := strings.Split(sweep, ":")
+	var a, b, step int
+	var err error
+	step = 1
+	if len(parts) < 2 || len(parts) > 3 {
+		return nil, fmt.Errorf("%w: --sweep %q: want A:B or A:B:STEP", errUsage, sweep)
+	}
+	if a, err = strconv.Atoi(parts[0]); err == nil {
+		if b, err = strconv.Atoi(parts[1]); err == nil && len(parts) == 3 {
+			step, err = strconv.Atoi(parts[2])
+		}
+	}
+	if err != nil || a < 0 || b > 40 || a > b || step < 1 {
+		return nil, fmt.Errorf("%w: --sweep %q: want A:B[:STEP] with 0 ≤ A ≤ B ≤ 40 and STEP ≥ 1", errUsage, sweep)
+	}
+	var sizes []uint64
+	for e := a; e <= b; e += step {
+		sizes = append(sizes, 1<<e)
+	}
+	return sizes, nil
+}
+
+// publishedRuns is the number of runs per rule the published sweep made at
+// n bins: 400 up to 2^20, then 200, 100, 40, 16 and 6 at 2^22 … 2^30
+// (9,448 runs over the four rules and the even sizes 2^12 … 2^30), and 2
+// past 2^30.
+func publishedRuns(n uint64) int {
+	switch {
+	case n <= 1<<20:
+		return 400
+	case n <= 1<<22:
+		return 200
+	case n <= 1<<24:
+		return 100
+	case n <= 1<<26:
+		return 40
+	case n <= 1<<28:
+		return 16
+	case n <= 1<<30:
+		return 6
+	}
+	return 2
+}
+
+func newSimRow(res *sim.Result) (*simRow, error) {
+	c := res.Config
+	row := &simRow{
+		Rule: c.Rule.String(), D: c.D, Bins: c.Bins, Balls: c.Balls, Runs: c.Runs, Seed: c.Seed,
+		Engine: c.Engine.String(), ShareAtLeast: res.ShareAtLeast(), PartShareAtLeast: res.PartShareAtLeast(),
+		MaxLoadRuns: map[string]int{}, NsPerBall: round3(res.NsPerBall()), Seconds: round3(res.Wall.Seconds()), res: res,
+	}
+	for l, n := range res.MaxLoadRuns() {
+		row.MaxLoadRuns[strconv.Itoa(l)] = n
+	}
+	fr, err := fluid.Solve(fluid.Params{Placement: c.Rule, D: c.D, Load: float64(c.Balls) / float64(c.Bins)})
+	if err != nil {
+		return nil, err
+	}
+	row.fluid = fr
+	return row, nil
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// simShareRows lays the shares out as rows: with long = true one row per
+// (rule, size, k) for CSV, else one row per k and a sim and a fluid column
+// per rule for the table (rows must then share one size).
+func simShareRows(rows []*simRow, long bool) ([]string, [][]string) {
+	if long {
+		header := []string{"rule", "d", "bins", "balls", "runs", "seed", "engine", "k", "share_sim", "share_fluid", "max_load_runs"}
+		var out [][]string
+		for _, r := range rows {
+			for k := 1; k < max(len(r.ShareAtLeast), 2); k++ {
+				ml := ""
+				if k == 1 {
+					ml = fmtMaxLoads(r.MaxLoadRuns, r.Runs)
+				}
+				out = append(out, []string{r.Rule, strconv.Itoa(r.D), strconv.FormatUint(r.Bins, 10), strconv.FormatUint(r.Balls, 10),
+					strconv.Itoa(r.Runs), strconv.FormatUint(r.Seed, 10), r.Engine, strconv.Itoa(k),
+					strconv.FormatFloat(at(r.ShareAtLeast, k), 'g', -1, 64), strconv.FormatFloat(at(r.fluid.ShareAtLeast, k), 'g', 6, 64), ml})
+			}
+		}
+		return header, out
+	}
+	header := []string{"load ≥ k"}
+	top := 1
+	for _, r := range rows {
+		header = append(header, r.Rule+" sim", r.Rule+" fluid")
+		top = max(top, len(r.ShareAtLeast))
+	}
+	var out [][]string
+	for k := 1; k <= top; k++ {
+		line := []string{strconv.Itoa(k)}
+		for _, r := range rows {
+			s := "-"
+			if k < len(r.ShareAtLeast) {
+				s = fmtShare(r.ShareAtLeast[k])
+			}
+			line = append(line, s, fmtShare(at(r.fluid.ShareAtLeast, k)))
+		}
+		out = append(out, line)
+	}
+	return header, out
+}
+
+func at(s []float64, k int) float64 {
+	if k < len(s) {
+		return s[k]
+	}
+	return 0
+}
+
+// fmtMaxLoads prints "3:65% 4:35%".
+func fmtMaxLoads(m map[string]int, runs int) string {
+	var loads []int
+	for l := range m {
+		v, _ := strconv.Atoi(l)
+		loads = append(loads, v)
+	}
+	slices.Sort(loads)
+	var parts []string
+	for _, l := range loads {
+		parts = append(parts, fmt.Sprintf("%d:%s", l, pct(m[strconv.Itoa(l)], runs)))
+	}
+	return strings.Join(parts, " ")
+}
+
+func pct(n, of int) string {
+	p := 100 * float64(n) / float64(of)
+	if p == math.Trunc(p) {
+		return fmt.Sprintf("%.0f%%", p)
+	}
+	return fmt.Sprintf("%.3g%%", p)
+}
+
+// simTable prints the human tables.
+func simTable(w io.Writer, rows []*simRow, sweeping bool) error {
+	if sweeping {
+		return simSweepTable(w, rows)
+	}
+	r0 := rows[0]
+	fmt.Fprintf(w, "n = %d bins, m = %d balls (%.4g per bin), seed %d\n", r0.Bins, r0.Balls, float64(r0.Balls)/float64(r0.Bins), r0.Seed)
+	fmt.Fprintf(w, "share of bins with load ≥ k: sim is the mean over the runs, fluid the limit as n → ∞\n\n")
+	header, table := simShareRows(rows, false)
+	if err := cli.WriteTable(w, header, table); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	var stat [][]string
+	for _, r := range rows {
+		stat = append(stat, []string{r.Rule, strconv.Itoa(r.D), r.Engine, strconv.Itoa(r.Runs), fmtMaxLoads(r.MaxLoadRuns, r.Runs),
+			fmt.Sprintf("%.2f", r.NsPerBall), fmt.Sprintf("%.2f", r.Seconds)})
+	}
+	return cli.WriteTable(w, []string{"rule", "d", "engine", "runs", "max load: share of runs", "ns/ball", "seconds"}, stat)
+}
+
+// simSweepTable prints, per size, the runs with each maximum load under
+// each rule, then the shares pooled over all sizes next to the limit.
+func simSweepTable(w io.Writer, rows []*simRow) error {
+	var rules []string
+	bySize := map[uint64]map[string]*simRow{}
+	var sizes []uint64
+	for _, r := range rows {
+		if !slices.Contains(rules, r.Rule) {
+			rules = append(rules, r.Rule)
+		}
+		if bySize[r.Bins] == nil {
+			bySize[r.Bins] = map[string]*simRow{}
+			sizes = append(sizes, r.Bins)
+		}
+		bySize[r.Bins][r.Rule] = r
+	}
+	fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %.4g·n, seed %d)\n\n", float64(rows[0].Balls)/float64(rows[0].Bins), rows[0].Seed)
+	header := append([]string{"bins", "runs"}, rules...)
+	header = append(header, "seconds")
+	var table [][]string
+	var wall float64
+	for _, n := range sizes {
+		line := []string{fmtBins(n), ""}
+		secs := 0.0
+		for _, rule := range rules {
+			r := bySize[n][rule]
+			if r == nil {
+				line = append(line, "")
+				continue
+			}
+			line[1] = strconv.Itoa(r.Runs)
+			line = append(line, fmtMaxLoads(r.MaxLoadRuns, r.Runs))
+			secs += r.Seconds
+		}
+		wall += secs
+		table = append(table, append(line, fmt.Sprintf("%.1f", secs)))
+	}
+	if err := cli.WriteTable(w, header, table); err != nil {
+		return err
+	}
+	// Shares pooled over every run of every size, weighted by bins.
+	var pooled []*simRow
+	for _, rule := range rules {
+		var h *bucket.Histogram
+		var last *simRow
+		for _, n := range sizes {
+			if r := bySize[n][rule]; r != nil {
+				if h == nil {
+					h = r.res.Hist.Clone()
+				} else {
+					h.Merge(r.res.Hist)
+				}
+				last = r
+			}
+		}
+		p := *last
+		p.ShareAtLeast = h.ShareAtLeast()
+		pooled = append(pooled, &p)
+	}
+	fmt.Fprintf(w, "\nshare of bins with load ≥ k over all sizes and runs, next to the fluid limit\n\n")
+	header, table = simShareRows(pooled, false)
+	if err := cli.WriteTable(w, header, table); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%.1f s of simulation\n", wall)
+	return nil
+}
+
+func fmtBins(n uint64) string {
+	if n&(n-1) == 0 {
+		return fmt.Sprintf("2^%d", 63-leadingZeros(n))
+	}
+	return strconv.FormatUint(n, 10)
+}
+
+func leadingZeros(n uint64) int {
+	z := 0
+	for n&(1<<63) == 0 {
+		n <<= 1
+		z++
+	}
+	return z
+}
+
+// simChart draws the shares (pooled over sizes when there are several) as
+// points and the fluid limit as lines, one colour per rule.
+func simChart(rows []*simRow, pooled bool) *plot.Chart {
+	r0 := rows[0]
+	title := fmt.Sprintf("n = %s, m = %.4g·n", fmtBins(r0.Bins), float64(r0.Balls)/float64(r0.Bins))
+	if pooled {
+		title = fmt.Sprintf("n = %s to %s, m = %.4g·n", fmtBins(r0.Bins), fmtBins(rows[len(rows)-1].Bins), float64(r0.Balls)/float64(r0.Bins))
+	}
+	c := &plot.Chart{Title: title, XLabel: "load k", YLabel: "share of bins with load ≥ k", LogY: true}
+	seen := map[string]int{}
+	for _, r := range rows {
+		if _, ok := seen[r.Rule]; ok {
+			continue
+		}
+		seen[r.Rule] = len(seen)
+		h := r.res.Hist.Clone()
+		for _, o := range rows {
+			if o != r && o.Rule == r.Rule {
+				h.Merge(o.res.Hist)
+			}
+		}
+		col := plot.Palette[seen[r.Rule]%len(plot.Palette)]
+		simS := h.ShareAtLeast()
+		c.Series = append(c.Series, plot.Series{Name: r.Rule + " sim", X: ks(len(simS)), Y: simS, Style: plot.Points, Color: col})
+		fl := r.fluid.ShareAtLeast
+		// The limit two levels past the simulation (or down to 1e-300):
+		// far enough to show where the tail goes, near enough that the
+		// axis still separates the simulated points.
+		n := min(len(fl), len(simS)+2)
+		c.Series = append(c.Series, plot.Series{Name: r.Rule + " fluid", X: ks(n), Y: fl[:n], Style: plot.Line, Color: col})
+	}
+	return c
+}
+
+func ks(n int) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = float64(i)
+	}
+	return x
+}

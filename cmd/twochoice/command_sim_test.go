@@ -1,0 +1,169 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestSimTable(t *testing.T) {
+	code, out, errOut := runCLI("sim", "--log2", "14", "--runs", "4", "--quiet")
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"one sim", "dchoice fluid", "halves sim", "goleft fluid", "0.761594", "0.771675", "max load"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if errOut != "" {
+		t.Errorf("stderr not empty with --quiet and no terminal: %q", errOut)
+	}
+}
+
+// The JSON object has exactly the keys the issue fixes.
+func TestSimJSON(t *testing.T) {
+	code, out, errOut := runCLI("sim", "--rule", "goleft", "--log2", "12", "--runs", "3", "--seed", "5", "--format", "json")
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(out), &obj); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	var keys []string
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	want := []string{"balls", "bins", "d", "engine", "max_load_runs", "ns_per_ball", "part_share_at_least", "rule", "runs", "seconds", "seed", "share_at_least"}
+	if !slices.Equal(keys, want) {
+		t.Fatalf("keys %v, want %v", keys, want)
+	}
+	if obj["rule"] != "goleft" || obj["bins"] != float64(4096) || obj["runs"] != float64(3) || obj["engine"] != "levels" {
+		t.Fatalf("object %v", obj)
+	}
+	if p := obj["part_share_at_least"].([]any); len(p) != 2 {
+		t.Fatalf("%d parts", len(p))
+	}
+	total := 0.0
+	for _, v := range obj["max_load_runs"].(map[string]any) {
+		total += v.(float64)
+	}
+	if total != 3 {
+		t.Fatalf("max_load_runs counts %v runs", total)
+	}
+	// The same seed gives the same shares.
+	_, again, _ := runCLI("sim", "--rule", "goleft", "--log2", "12", "--runs", "3", "--seed", "5", "--format", "json")
+	var obj2 map[string]any
+	_ = json.Unmarshal([]byte(again), &obj2)
+	if a, b := obj["share_at_least"], obj2["share_at_least"]; !equalJSON(a, b) {
+		t.Fatalf("seed 5 twice: %v and %v", a, b)
+	}
+}
+
+func equalJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+func TestSimSweep(t *testing.T) {
+	code, out, errOut := runCLI("sim", "--rule", "dchoice,goleft", "--sweep", "10:14:2", "--runs", "5", "--format", "json")
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 6 {
+		t.Fatalf("%d rows, %v", len(rows), err)
+	}
+	code, out, _ = runCLI("sim", "--rule", "dchoice,goleft", "--sweep", "10:12", "--runs", "5")
+	if code != 0 || !strings.Contains(out, "2^11") || !strings.Contains(out, "runs with each maximum load") || !strings.Contains(out, "over all sizes") {
+		t.Fatalf("sweep table, code %d:\n%s", code, out)
+	}
+	code, out, _ = runCLI("sim", "--rule", "double", "--log2", "12", "--runs", "2", "--format", "csv")
+	if code != 0 || !strings.HasPrefix(out, "rule,d,bins,balls,runs,seed,engine,k,share_sim,share_fluid,max_load_runs\ndouble,2,4096,4096,2,1,array,1,") {
+		t.Fatalf("csv, code %d:\n%s", code, out)
+	}
+}
+
+func TestSimKeysAndPlot(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys.txt")
+	var b strings.Builder
+	for i := range 3000 {
+		b.WriteString("key-")
+		b.WriteString(strings.Repeat("x", i%7))
+		b.WriteString(string(rune('a' + i%26)))
+		b.WriteString(strings.Repeat("y", i/26))
+		b.WriteString("\n")
+	}
+	if err := os.WriteFile(keys, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	svg, png := filepath.Join(dir, "s.svg"), filepath.Join(dir, "s.png")
+	code, out, errOut := runCLI("sim", "--rule", "dchoice", "--bins", "1024", "--keys", keys, "--hash", "tabulation", "--runs", "2", "--plot", svg, "--format", "json")
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(out), &obj); err != nil || obj["balls"] != float64(3000) || obj["engine"] != "array" {
+		t.Fatalf("%v %v", obj, err)
+	}
+	if fi, err := os.Stat(svg); err != nil || fi.Size() == 0 {
+		t.Fatalf("svg: %v", err)
+	}
+	for _, k := range []string{"seq", "random", "product", "product:6"} {
+		if code, _, errOut := runCLI("sim", "--rule", "goleft", "--log2", "12", "--keys", k, "--runs", "1", "--plot", png); code != 0 {
+			t.Fatalf("--keys %s: code %d, %q", k, code, errOut)
+		}
+	}
+	if fi, err := os.Stat(png); err != nil || fi.Size() == 0 {
+		t.Fatalf("png: %v", err)
+	}
+}
+
+func TestSimErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--rule", "nosuch"},
+		{"--bins", "100", "--log2", "10"},
+		{"--sweep", "12"},
+		{"--sweep", "14:12"},
+		{"--sweep", "10:12", "--log2", "10"},
+		{"--hash", "tabulation"},
+		{"--rule", "double", "--engine", "levels", "--log2", "10"},
+		{"--rule", "dchoice", "--log2", "32", "--engine", "array"},
+		{"--load", "-1"},
+		{"--load", "0.0000001", "--log2", "4"},
+		{"--runs", "-2"},
+		{"--format", "xml"},
+		{"--rule", "dchoice", "--d", "9"},
+		{"--keys", "product:1"},
+		{"extra"},
+	} {
+		if code, _, errOut := runCLI(append([]string{"sim"}, args...)...); code != exitUsage {
+			t.Errorf("sim %v: code %d, want %d (stderr %q)", args, code, exitUsage, errOut)
+		}
+	}
+	if code, _, errOut := runCLI("sim", "--keys", filepath.Join(t.TempDir(), "missing"), "--log2", "10"); code != exitFail || !strings.Contains(errOut, "missing") {
+		t.Errorf("missing key file: code %d, %q", code, errOut)
+	}
+	if code, _, _ := runCLI("sim", "--log2", "10", "--runs", "1", "--plot", filepath.Join(t.TempDir(), "x.gif")); code != exitFail {
+		t.Errorf("plot to .gif: code %d", code)
+	}
+}
+
+func TestPublishedRuns(t *testing.T) {
+	// The published sweep: 4 rules over the even sizes 2^12 … 2^30 made
+	// 9,448 runs.
+	total := 0
+	for e := 12; e <= 30; e += 2 {
+		total += 4 * publishedRuns(1<<e)
+	}
+	if total != 9448 {
+		t.Fatalf("%d runs, want 9448", total)
+	}
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/twochoice/twochoice/bucket"
+)
+
+// parseRules parses a comma-separated list of placement rules.
+func parseRules(s string) ([]bucket.Placement, error) {
+	var rules []bucket.Placement
+	for _, name := range strings.Split(s, ",") {
+		r, err := bucket.ParsePlacement(strings.TrimSpace(name))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		rules = append(rules, r)
+	}
+	return rules, nil
+}
+
+// choices is the number of choices rule uses when asked for d: one choice
+// always has 1.
+func choices(rule bucket.Placement, d int) int {
+	if rule == bucket.OneChoice {
+		return 1
+	}
+	return d
+}
+
+// fmtShare prints a share compactly: percent-like precision for large
+// shares, scientific notation for tails.
+func fmtShare(x float64) string {
+	switch {
+	case x == 0:
+		return "0"
+	case x >= 1e-3:
+		return fmt.Sprintf("%.6f", x)
+	}
+	return fmt.Sprintf("%.4e", x)
+}

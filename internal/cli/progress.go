@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// IsTerminal reports whether w is a terminal (a character device).
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// Progress draws a one-line progress bar with an ETA on a terminal, and
+// nothing anywhere else (a file, a pipe, or when quiet). It is safe for
+// concurrent use and redraws at most ten times a second.
+type Progress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	on    bool
+	label string
+	start time.Time
+	last  time.Time
+	width int // of the last line drawn, to clear it
+	now   func() time.Time
+}
+
+// NewProgress returns a bar on w, drawn only when w is a terminal and quiet
+// is false.
+func NewProgress(w io.Writer, label string, quiet bool) *Progress {
+	return &Progress{w: w, on: !quiet && IsTerminal(w), label: label, start: time.Now(), now: time.Now}
+}
+
+// Update shows the fraction done (0 to 1) and a detail such as "3/8 runs".
+func (p *Progress) Update(frac float64, detail string) {
+	if p == nil || !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	if now.Sub(p.last) < 100*time.Millisecond && frac < 1 {
+		return
+	}
+	p.last = now
+	line := p.line(frac, detail, now.Sub(p.start))
+	pad := max(p.width-len(line), 0)
+	fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", pad))
+	p.width = len(line)
+}
+
+// line renders the bar.
+func (p *Progress) line(frac float64, detail string, elapsed time.Duration) string {
+	frac = min(max(frac, 0), 1)
+	const cells = 30
+	full := int(frac * cells)
+	eta := "ETA --"
+	if frac > 0.001 && elapsed > time.Second/2 {
+		left := time.Duration(float64(elapsed) * (1 - frac) / frac)
+		eta = "ETA " + left.Round(time.Second).String()
+	}
+	return fmt.Sprintf("%s [%s%s] %3.0f%% %s %s", p.label, strings.Repeat("#", full), strings.Repeat(".", cells-full), 100*frac, detail, eta)
+}
+
+// Done clears the bar.
+func (p *Progress) Done() {
+	if p == nil || !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.width > 0 {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
+		p.width = 0
+	}
+}

@@ -1,0 +1,294 @@
+package plot
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Style is how a series is drawn.
+type Style uint8
+
+const (
+	// Points marks each (x, y) with a dot.
+	Points Style = iota
+	// Line joins the points in order.
+	Line
+)
+
+// Series is one named set of points.
+type Series struct {
+	Name  string
+	X, Y  []float64
+	Style Style
+	// Color is the series' colour; the zero value takes the next one of a
+	// palette, so that a line and the points of the same rule can share it
+	// by sharing a Color.
+	Color color.RGBA
+}
+
+// Chart is a chart to draw. The zero Width and Height mean 720 × 480.
+type Chart struct {
+	Title, XLabel, YLabel string
+	// LogY makes the y axis logarithmic, down to MinY (0 means 1e-300).
+	LogY          bool
+	MinY          float64
+	Series        []Series
+	Width, Height int
+}
+
+// ErrChart is returned for a chart that cannot be drawn.
+var ErrChart = errors.New("plot: cannot draw chart")
+
+// Palette is the colours given to series without one, in order.
+var Palette = []color.RGBA{
+	{0x1f, 0x77, 0xb4, 0xff}, {0xd6, 0x27, 0x28, 0xff}, {0x2c, 0xa0, 0x2c, 0xff},
+	{0xff, 0x7f, 0x0e, 0xff}, {0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff},
+	{0xe3, 0x77, 0xc2, 0xff}, {0x7f, 0x7f, 0x7f, 0xff},
+}
+
+// WriteFile draws the chart to path, as SVG or PNG by its extension.
+func (c *Chart) WriteFile(path string) error {
+	var draw func(io.Writer) error
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".svg":
+		draw = c.SVG
+	case ".png":
+		draw = c.PNG
+	default:
+		return fmt.Errorf("%w: %s: want a .svg or .png file", ErrChart, path)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := draw(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// canvas is what the SVG and PNG back ends both draw on, in pixels from
+// the top left.
+type canvas interface {
+	line(x0, y0, x1, y1 float64, c color.RGBA, width float64)
+	dot(x, y, r float64, c color.RGBA)
+	// text draws s with its anchor ('l', 'm' or 'r') at x and its
+	// baseline at y; vertical text runs upwards from (x, y).
+	text(x, y float64, s string, anchor byte, vertical bool, c color.RGBA)
+	// pow10 draws "10" with exponent e, right-aligned at x.
+	pow10(x, y float64, e int, c color.RGBA)
+}
+
+var (
+	black = color.RGBA{0, 0, 0, 0xff}
+	grey  = color.RGBA{0xdd, 0xdd, 0xdd, 0xff}
+)
+
+// layout is the chart's geometry and scales.
+type layout struct {
+	w, h                  float64
+	left, right, top, bot float64 // plot area
+	x0, x1, y0, y1        float64 // data range (y in log10 when LogY)
+	logY                  bool
+}
+
+func (l *layout) px(x float64) float64 {
+	return l.left + (x-l.x0)/(l.x1-l.x0)*(l.right-l.left)
+}
+
+func (l *layout) py(y float64) float64 {
+	if l.logY {
+		y = math.Log10(y)
+	}
+	return l.bot - (y-l.y0)/(l.y1-l.y0)*(l.bot-l.top)
+}
+
+// plottable reports whether (x, y) has a place on the axes.
+func (l *layout) plottable(x, y float64) bool {
+	if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
+		return false
+	}
+	return !l.logY || y > 0 && math.Log10(y) >= l.y0-1e-9
+}
+
+func (c *Chart) layout() (*layout, error) {
+	w, h := c.Width, c.Height
+	if w == 0 {
+		w = 720
+	}
+	if h == 0 {
+		h = 480
+	}
+	if w < 200 || h < 150 {
+		return nil, fmt.Errorf("%w: %d × %d is too small", ErrChart, w, h)
+	}
+	floor := c.MinY
+	if floor <= 0 {
+		floor = 1e-300
+	}
+	// The legend sits right of the plot, as wide as its longest name.
+	legend := 0
+	for _, s := range c.Series {
+		legend = max(legend, len([]rune(s.Name)))
+	}
+	l := &layout{w: float64(w), h: float64(h), logY: c.LogY,
+		left: 96, right: float64(w) - float64(48+legend*glyphAdvance*textScale), top: 34, bot: float64(h) - 52}
+	if l.right-l.left < 100 {
+		return nil, fmt.Errorf("%w: %d pixels wide leaves no room for the plot", ErrChart, w)
+	}
+	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, s := range c.Series {
+		if len(s.X) != len(s.Y) {
+			return nil, fmt.Errorf("%w: series %q has %d x and %d y", ErrChart, s.Name, len(s.X), len(s.Y))
+		}
+		for i, x := range s.X {
+			y := s.Y[i]
+			if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
+				continue
+			}
+			if c.LogY {
+				if y < floor {
+					continue
+				}
+				y = math.Log10(y)
+			}
+			x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), max(y1, y)
+		}
+	}
+	if math.IsInf(x0, 0) {
+		return nil, fmt.Errorf("%w: no point to draw", ErrChart)
+	}
+	if x1 == x0 {
+		x0, x1 = x0-1, x1+1
+	}
+	if c.LogY {
+		y0, y1 = math.Floor(y0), math.Ceil(y1)
+		if y1 == y0 {
+			y1++
+		}
+	} else {
+		y0 = min(y0, 0)
+		if y1 == y0 {
+			y1 = y0 + 1
+		}
+	}
+	l.x0, l.x1, l.y0, l.y1 = x0, x1, y0, y1
+	return l, nil
+}
+
+// draw lays the whole chart out on cv.
+func (c *Chart) draw(cv canvas, l *layout) {
+	// Grid, ticks and tick labels.
+	for _, e := range yTicks(l) {
+		y := l.bot - (e-l.y0)/(l.y1-l.y0)*(l.bot-l.top)
+		cv.line(l.left, y, l.right, y, grey, 1)
+		if l.logY {
+			cv.pow10(l.left-6, y+4, int(e), black)
+		} else {
+			cv.text(l.left-6, y+4, trimFloat(e), 'r', false, black)
+		}
+	}
+	for _, x := range xTicks(l.x0, l.x1) {
+		px := l.px(x)
+		cv.line(px, l.bot, px, l.bot+5, black, 1)
+		cv.text(px, l.bot+18, trimFloat(x), 'm', false, black)
+	}
+	cv.line(l.left, l.top, l.left, l.bot, black, 1)
+	cv.line(l.left, l.bot, l.right, l.bot, black, 1)
+	cv.text((l.left+l.right)/2, l.h-12, c.XLabel, 'm', false, black)
+	cv.text(20, (l.top+l.bot)/2, c.YLabel, 'm', true, black)
+	cv.text((l.left+l.right)/2, 20, c.Title, 'm', false, black)
+
+	// Series, then the legend.
+	next := 0
+	ly := l.top + 4
+	for _, s := range c.Series {
+		col := s.Color
+		if col == (color.RGBA{}) {
+			col = Palette[next%len(Palette)]
+			next++
+		}
+		var px, py float64
+		have := false
+		for i, x := range s.X {
+			y := s.Y[i]
+			if !l.plottable(x, y) {
+				have = false
+				continue
+			}
+			qx, qy := l.px(x), l.py(y)
+			if s.Style == Line {
+				if have {
+					cv.line(px, py, qx, qy, col, 2)
+				}
+			} else {
+				cv.dot(qx, qy, 3.5, col)
+			}
+			px, py, have = qx, qy, true
+		}
+		lx := l.right + 14
+		if s.Style == Line {
+			cv.line(lx, ly, lx+22, ly, col, 2)
+		} else {
+			cv.dot(lx+11, ly, 3.5, col)
+		}
+		cv.text(lx+28, ly+4, s.Name, 'l', false, black)
+		ly += 18
+	}
+}
+
+// yTicks returns the y tick positions in axis units (log10 when logY): at
+// most about ten.
+func yTicks(l *layout) []float64 {
+	if l.logY {
+		span := l.y1 - l.y0
+		step := 1.0
+		for _, s := range []float64{1, 2, 5, 10, 20, 25, 50, 100} {
+			step = s
+			if span/s <= 10 {
+				break
+			}
+		}
+		var t []float64
+		for e := math.Ceil(l.y0/step) * step; e <= l.y1+1e-9; e += step {
+			t = append(t, e)
+		}
+		return t
+	}
+	return niceTicks(l.y0, l.y1)
+}
+
+func xTicks(a, b float64) []float64 { return niceTicks(a, b) }
+
+// niceTicks returns round numbers spanning [a, b], at most about ten.
+func niceTicks(a, b float64) []float64 {
+	raw := (b - a) / 8
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		step = m * mag
+		if step >= raw {
+			break
+		}
+	}
+	var t []float64
+	for x := math.Ceil(a/step) * step; x <= b+step*1e-9; x += step {
+		t = append(t, x)
+	}
+	return t
+}
+
+func trimFloat(x float64) string {
+	if math.Abs(x) < 1e-12 {
+		return "0"
+	}
+	return strconv.FormatFloat(x, 'g', 6, 64)
+}

@@ -1,0 +1,109 @@
+package plot
+
+import (
+	"bytes"
+	"errors"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func sample() *Chart {
+	c := &Chart{Title: "two choices, n = 2^20", XLabel: "load k", YLabel: "share of bins with load ≥ k", LogY: true}
+	c.Series = append(c.Series,
+		Series{Name: "dchoice sim", X: []float64{0, 1, 2, 3, 4}, Y: []float64{1, 0.76, 0.23, 0.0089, 6e-6}, Style: Points, Color: Palette[0]},
+		Series{Name: "dchoice fluid", X: []float64{0, 1, 2, 3, 4, 5, 6}, Y: []float64{1, 0.76, 0.23, 0.0089, 6e-6, 1.3e-12, 1e-300}, Style: Line, Color: Palette[0]},
+		Series{Name: "goleft fluid", X: []float64{0, 1, 2, 3, 4, 5}, Y: []float64{1, 0.77, 0.22, 0.0045, 5e-8, 0}, Style: Line, Color: Palette[1]},
+	)
+	return c
+}
+
+func TestSVG(t *testing.T) {
+	var b bytes.Buffer
+	if err := sample().SVG(&b); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	for _, want := range []string{"<svg", "</svg>", "<circle", "<line", "dchoice fluid", "10<tspan", ">-300</tspan>", "share of bins with load ≥ k"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+	// Five simulated points, each a circle, plus the legend's.
+	if got := strings.Count(s, "<circle"); got != 6 {
+		t.Errorf("%d circles, want 6", got)
+	}
+}
+
+func TestPNG(t *testing.T) {
+	var b bytes.Buffer
+	if err := sample().PNG(&b); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := img.Bounds(); r.Dx() != 720 || r.Dy() != 480 {
+		t.Fatalf("size %v", r)
+	}
+	// Something of the first series' colour was drawn.
+	found := false
+	for y := 0; y < 480 && !found; y++ {
+		for x := 0; x < 720; x++ {
+			r, g, bb, _ := img.At(x, y).RGBA()
+			c := Palette[0]
+			if uint8(r>>8) == c.R && uint8(g>>8) == c.G && uint8(bb>>8) == c.B {
+				found = true
+				break
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no pixel of the first series")
+	}
+	if dir := os.Getenv("PLOT_OUT"); dir != "" {
+		_ = sample().WriteFile(filepath.Join(dir, "sample.png"))
+		_ = sample().WriteFile(filepath.Join(dir, "sample.svg"))
+	}
+}
+
+func TestErrors(t *testing.T) {
+	if err := (&Chart{}).SVG(&bytes.Buffer{}); !errors.Is(err, ErrChart) {
+		t.Errorf("empty chart: %v", err)
+	}
+	bad := &Chart{Series: []Series{{X: []float64{1}, Y: nil}}}
+	if err := bad.PNG(&bytes.Buffer{}); !errors.Is(err, ErrChart) {
+		t.Errorf("mismatched series: %v", err)
+	}
+	if err := sample().WriteFile(filepath.Join(t.TempDir(), "x.gif")); !errors.Is(err, ErrChart) {
+		t.Errorf("gif: %v", err)
+	}
+	onlyZero := &Chart{LogY: true, Series: []Series{{X: []float64{1}, Y: []float64{0}}}}
+	if err := onlyZero.SVG(&bytes.Buffer{}); !errors.Is(err, ErrChart) {
+		t.Errorf("nothing positive on a log axis: %v", err)
+	}
+}
+
+func TestTicks(t *testing.T) {
+	l := &layout{logY: true, y0: -300, y1: 0}
+	ticks := yTicks(l)
+	if len(ticks) > 11 || ticks[0] != -300 || ticks[len(ticks)-1] != 0 {
+		t.Fatalf("log ticks %v", ticks)
+	}
+	for _, x := range niceTicks(0, 7) {
+		if x != math.Round(x) {
+			t.Fatalf("ticks over 0..7: %v", niceTicks(0, 7))
+		}
+	}
+	for r, g := range font {
+		for _, row := range g {
+			if row >= 32 {
+				t.Fatalf("glyph %q wider than 5", r)
+			}
+		}
+	}
+}

@@ -1,0 +1,46 @@
+// Package snapshot reads and writes twochoice snapshot files: the on-disk
+// format behind store.Save, store.Open and the inspect command. It knows
+// nothing of a store's Go types; the store encodes its keys and values with
+// [EncodeRecord] and decodes them with [DecodeRecord], and inspect reads any
+// snapshot with [DecodeAny].
+//
+// # Format, version 1
+//
+// A snapshot is a bbolt database (go.etcd.io/bbolt) with two top-level
+// buckets:
+//
+//   - "meta" holds "format" = "twochoice-snapshot", "version" = the format
+//     version as 4 big-endian bytes, and "meta" = the [Meta] record encoded
+//     with msgpack (github.com/hashicorp/go-msgpack/v2): key and value type
+//     names, placement, choices, bucket size, hash family, seed, table size,
+//     entry and stash counts, creation time, the bucket load histogram, and
+//     a checksum of the entries. The "meta" key is written last, in the last
+//     transaction: a file without it is incomplete.
+//   - "entries" holds one record per entry, under an 8-byte big-endian
+//     sequence number (so records come back in the order they were saved,
+//     and bbolt appends instead of splitting pages). A record is the
+//     msgpack array [key, value, expiry, bucket]: expiry in Unix
+//     nanoseconds (0: never), bucket the index of the table bucket that
+//     held the entry (-1: the stash).
+//
+// Records are written in transactions of at most [TxBytes] bytes, so a large
+// store never needs one giant transaction. The checksum is xxHash64 (seed
+// 0) over the records' bytes in sequence order, each preceded by its length
+// as 4 little-endian bytes; bbolt checksums only its own meta pages, and
+// the checksum catches a flipped bit anywhere in the entries.
+//
+// # Atomicity
+//
+// [Create] writes to a temporary file beside the target (same directory,
+// so the rename cannot cross file systems); [Writer.Commit] syncs it,
+// closes it, renames it over the target and syncs the directory. A crash or
+// a kill at any moment before the rename leaves the previous snapshot
+// untouched, and after it the new one whole. A failed or abandoned write
+// removes its temporary file.
+//
+// # Errors
+//
+// Every failure wraps one of the sentinel errors below, and names the file.
+// Reading a damaged file never panics: bbolt may panic or fault on a
+// corrupt page, and [Open] and [Reader.ForEach] turn both into [ErrCorrupt].
+package snapshot

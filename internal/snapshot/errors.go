@@ -1,0 +1,27 @@
+package snapshot
+
+import "errors"
+
+// The sentinel errors. The store re-exports them under the same names.
+var (
+	// ErrNotFound: the file does not exist. It also matches fs.ErrNotExist.
+	ErrNotFound = errors.New("store: snapshot not found")
+	// ErrNotSnapshot: the file is not a bbolt database, or is one but not a
+	// twochoice snapshot.
+	ErrNotSnapshot = errors.New("store: not a twochoice snapshot")
+	// ErrCorrupt: the file is a snapshot but damaged: truncated, a flipped
+	// bit, an unfinished write, or records that disagree with the metadata.
+	ErrCorrupt = errors.New("store: snapshot corrupt")
+	// ErrNewerVersion: the file was written by a newer format version.
+	ErrNewerVersion = errors.New("store: snapshot from a newer format version")
+	// ErrTypeMismatch: the snapshot's key or value type is not the one asked for.
+	ErrTypeMismatch = errors.New("store: snapshot key or value type mismatch")
+	// ErrOptionsMismatch: options given to Open contradict the snapshot.
+	ErrOptionsMismatch = errors.New("store: options contradict the snapshot")
+	// ErrLocked: another process holds the file open for writing (bbolt's
+	// open timeout expired).
+	ErrLocked = errors.New("store: snapshot locked by another process")
+	// ErrNoSpace: the disk filled up while writing. It also matches
+	// syscall.ENOSPC.
+	ErrNoSpace = errors.New("store: no space left for the snapshot")
+)

@@ -1,0 +1,172 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/hashicorp/go-msgpack/v2/codec"
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// DefaultTimeout is how long Open waits for a file another process holds
+// open for writing.
+const DefaultTimeout = time.Second
+
+// Reader reads one snapshot.
+type Reader struct {
+	path string
+	db   *bolt.DB
+	meta Meta
+}
+
+// Open opens the snapshot at path read-only, checks its format and version
+// and reads its metadata. It waits up to timeout for a writer elsewhere to
+// let go of the file (0 means DefaultTimeout).
+func Open(path string, timeout time.Duration) (r *Reader, err error) {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("snapshot %s: %w (%w)", path, ErrNotFound, err)
+		}
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("snapshot %s: %w: not a regular file", path, ErrNotSnapshot)
+	}
+	r = &Reader{path: path}
+	defer r.guard(&err, debug.SetPanicOnFault(true))
+	db, err := bolt.Open(path, 0o444, &bolt.Options{ReadOnly: true, Timeout: timeout})
+	switch {
+	case err == nil:
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, fmt.Errorf("snapshot %s: %w (waited %v)", path, ErrLocked, timeout)
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch):
+		return nil, fmt.Errorf("snapshot %s: %w: not a bbolt database (%v)", path, ErrNotSnapshot, err)
+	default:
+		// A checksum failure on both meta pages, a file too short to map,
+		// and the like: a bbolt file that has been damaged.
+		return nil, fmt.Errorf("snapshot %s: %w: %v", path, ErrCorrupt, err)
+	}
+	r.db = db
+	if err := db.View(r.readMeta); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// guard turns a panic or a memory fault inside bbolt (which may happen on
+// a damaged file: a page that points nowhere, a file shorter than its
+// mapped pages) into ErrCorrupt. The function that reads defers it as
+//
+//	defer r.guard(&err, debug.SetPanicOnFault(true))
+//
+// so that faults panic (instead of killing the process) from its first
+// line on, and the goroutine's setting is restored afterwards.
+func (r *Reader) guard(err *error, oldFault bool) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("snapshot %s: %w: %v", r.path, ErrCorrupt, p)
+		if r.db != nil {
+			r.db.Close()
+			r.db = nil
+		}
+	}
+	debug.SetPanicOnFault(oldFault)
+}
+
+func (r *Reader) readMeta(tx *bolt.Tx) error {
+	mb := tx.Bucket(bucketMeta)
+	if mb == nil {
+		if tx.Bucket(bucketEntries) != nil {
+			return fmt.Errorf("snapshot %s: %w: no metadata (the write did not finish)", r.path, ErrCorrupt)
+		}
+		return fmt.Errorf("snapshot %s: %w: a bbolt database without twochoice metadata", r.path, ErrNotSnapshot)
+	}
+	if !bytes.Equal(mb.Get(keyFormat), []byte(FormatName)) {
+		return fmt.Errorf("snapshot %s: %w: format %q", r.path, ErrNotSnapshot, mb.Get(keyFormat))
+	}
+	v := mb.Get(keyVersion)
+	if len(v) != 4 {
+		return fmt.Errorf("snapshot %s: %w: bad version field", r.path, ErrCorrupt)
+	}
+	if ver := binary.BigEndian.Uint32(v); ver > Version {
+		return fmt.Errorf("snapshot %s: %w: version %d, this build reads up to %d", r.path, ErrNewerVersion, ver, Version)
+	}
+	raw := mb.Get(keyMeta)
+	if raw == nil {
+		return fmt.Errorf("snapshot %s: %w: no metadata record", r.path, ErrCorrupt)
+	}
+	if err := codec.NewDecoderBytes(raw, handle).Decode(&r.meta); err != nil {
+		return fmt.Errorf("snapshot %s: %w: metadata does not decode: %v", r.path, ErrCorrupt, err)
+	}
+	if tx.Bucket(bucketEntries) == nil {
+		return fmt.Errorf("snapshot %s: %w: no entries bucket", r.path, ErrCorrupt)
+	}
+	return nil
+}
+
+// Path returns the file's path.
+func (r *Reader) Path() string { return r.path }
+
+// Meta returns the snapshot's metadata.
+func (r *Reader) Meta() Meta { return r.meta }
+
+// ForEach calls fn with every record, in the order they were saved. The
+// slice is valid only during the call. After the last record it checks the
+// count and the checksum against the metadata; a mismatch is ErrCorrupt —
+// so a caller that builds something from the records must not use it
+// until ForEach has returned nil. An error from fn stops the walk and is
+// returned as is.
+func (r *Reader) ForEach(fn func(rec []byte) error) (err error) {
+	defer r.guard(&err, debug.SetPanicOnFault(true))
+	sum := xxhash.New()
+	var n uint64
+	err = r.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketEntries).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if len(k) != 8 || binary.BigEndian.Uint64(k) != n {
+				return fmt.Errorf("snapshot %s: %w: record %d out of sequence", r.path, ErrCorrupt, n)
+			}
+			if v == nil {
+				return fmt.Errorf("snapshot %s: %w: record %d is a bucket", r.path, ErrCorrupt, n)
+			}
+			checksumRecord(sum, v)
+			n++
+			if err := fn(v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if n != r.meta.Entries {
+		return fmt.Errorf("snapshot %s: %w: %d records, metadata says %d", r.path, ErrCorrupt, n, r.meta.Entries)
+	}
+	if got := sum.Sum64(); got != r.meta.Checksum {
+		return fmt.Errorf("snapshot %s: %w: checksum %#x, metadata says %#x", r.path, ErrCorrupt, got, r.meta.Checksum)
+	}
+	return nil
+}
+
+// Close releases the file.
+func (r *Reader) Close() error {
+	if r.db == nil {
+		return nil
+	}
+	err := r.db.Close()
+	r.db = nil
+	return err
+}

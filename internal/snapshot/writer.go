@@ -1,0 +1,199 @@
+package snapshot
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/hashicorp/go-msgpack/v2/codec"
+	bolt "go.etcd.io/bbolt"
+)
+
+// TxBytes bounds the record bytes written in one bbolt transaction.
+const TxBytes = 4 << 20
+
+// Writer writes one snapshot. Append records, then Commit; or Abort.
+type Writer struct {
+	path, tmp string
+	db        *bolt.DB
+	tx        *bolt.Tx
+	entries   *bolt.Bucket
+	txBytes   int
+	seq       uint64
+	sum       *xxhash.Digest
+	err       error
+	// arena holds copies of the records of the open transaction: bbolt
+	// keeps a reference to a value until the transaction commits, and the
+	// caller's Encoder reuses its buffer for the next record.
+	arena []byte
+}
+
+// Create starts a snapshot that Commit will move to path. The data goes to
+// a temporary file in path's directory until then.
+func Create(path string) (*Writer, error) {
+	var suffix [6]byte
+	if _, err := rand.Read(suffix[:]); err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	w := &Writer{path: path, tmp: path + ".tmp-" + hex.EncodeToString(suffix[:]), sum: xxhash.New()}
+	// NoSync: one fsync at the end (in Commit) instead of one per
+	// transaction; until the rename the file is only a draft.
+	db, err := bolt.Open(w.tmp, 0o644, &bolt.Options{NoSync: true, NoFreelistSync: true})
+	if err != nil {
+		os.Remove(w.tmp)
+		return nil, w.wrap("creating", err)
+	}
+	w.db = db
+	if err := w.begin(); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	return w, nil
+}
+
+// wrap names the file and the step, and adds ErrNoSpace when the disk is full.
+func (w *Writer) wrap(step string, err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("snapshot %s: %s: %w (%w)", w.path, step, ErrNoSpace, err)
+	}
+	return fmt.Errorf("snapshot %s: %s: %w", w.path, step, err)
+}
+
+func (w *Writer) begin() error {
+	tx, err := w.db.Begin(true)
+	if err != nil {
+		return w.wrap("starting a transaction", err)
+	}
+	b, err := tx.CreateBucketIfNotExists(bucketEntries)
+	if err != nil {
+		tx.Rollback()
+		return w.wrap("creating the entries bucket", err)
+	}
+	// Keys only ever grow, so pages can be packed full.
+	b.FillPercent = 1.0
+	w.tx, w.entries, w.txBytes = tx, b, 0
+	return nil
+}
+
+// Append adds one encoded record (from an Encoder). The bytes are copied.
+func (w *Writer) Append(rec []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	if len(w.arena)+8+len(rec) > cap(w.arena) {
+		w.arena = make([]byte, 0, max(1<<20, 8+len(rec)))
+	}
+	start := len(w.arena)
+	w.arena = binary.BigEndian.AppendUint64(w.arena, w.seq)
+	w.arena = append(w.arena, rec...)
+	key, val := w.arena[start:start+8], w.arena[start+8:]
+	if err := w.entries.Put(key, val); err != nil {
+		w.err = w.wrap("writing a record", err)
+		return w.err
+	}
+	w.seq++
+	checksumRecord(w.sum, rec)
+	w.txBytes += len(rec) + len(key)
+	if w.txBytes >= TxBytes {
+		err := w.tx.Commit()
+		w.tx, w.arena = nil, nil
+		if err != nil {
+			w.err = w.wrap("committing records", err)
+			return w.err
+		}
+		if err := w.begin(); err != nil {
+			w.err = err
+			return err
+		}
+	}
+	return nil
+}
+
+func checksumRecord(d *xxhash.Digest, rec []byte) {
+	var n [4]byte
+	binary.LittleEndian.PutUint32(n[:], uint32(len(rec)))
+	d.Write(n[:])
+	d.Write(rec)
+}
+
+// Records returns how many records were appended.
+func (w *Writer) Records() uint64 { return w.seq }
+
+// Commit writes the metadata (with the entry count and checksum filled in),
+// syncs the file, and renames it over the target. The Writer is done
+// afterwards, whether Commit succeeded or not; on failure the target is
+// untouched and the temporary file removed.
+func (w *Writer) Commit(m Meta) error {
+	if w.err != nil {
+		w.Abort()
+		return w.err
+	}
+	m.Version = Version
+	m.Entries = w.seq
+	m.Checksum = w.sum.Sum64()
+	var enc []byte
+	if err := codec.NewEncoderBytes(&enc, handle).Encode(&m); err != nil {
+		w.Abort()
+		return w.wrap("encoding the metadata", err)
+	}
+	mb, err := w.tx.CreateBucketIfNotExists(bucketMeta)
+	if err == nil {
+		var v [4]byte
+		binary.BigEndian.PutUint32(v[:], Version)
+		err = errors.Join(mb.Put(keyFormat, []byte(FormatName)), mb.Put(keyVersion, v[:]), mb.Put(keyMeta, enc))
+	}
+	if err == nil {
+		err = w.tx.Commit()
+		w.tx = nil
+	}
+	if err == nil {
+		err = w.db.Sync()
+	}
+	if err != nil {
+		w.Abort()
+		return w.wrap("writing the metadata", err)
+	}
+	err = w.db.Close()
+	w.db = nil
+	if err == nil {
+		err = os.Rename(w.tmp, w.path)
+	}
+	if err != nil {
+		w.Abort()
+		return w.wrap("closing", err)
+	}
+	// The rename is durable once the directory is synced.
+	if err := syncDir(filepath.Dir(w.path)); err != nil {
+		return w.wrap("syncing the directory", err)
+	}
+	return nil
+}
+
+// Abort drops the snapshot and removes its temporary file. It is safe to
+// call after Commit (it then does nothing).
+func (w *Writer) Abort() {
+	if w.tx != nil {
+		w.tx.Rollback()
+		w.tx = nil
+	}
+	if w.db != nil {
+		w.db.Close()
+		w.db = nil
+	}
+	os.Remove(w.tmp)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
