@@ -119,8 +119,8 @@ func (s *Store[K, V]) Set(k K, v V) {
 	if !t.set(k, v, h, tag) {
 		t.insert(k, v, h, tag)
 		s.count.Add(1)
-		if st.old == nil && s.pins == 0 {
-			if t.needsGrowth() {
+		if st.old == nil {
+			if s.pins == 0 && t.needsGrowth() {
 				s.grow(t)
 			} else {
 				s.prepare(t)
