@@ -99,7 +99,13 @@ func concurrentRun(t *testing.T, o Options) {
 					fail("All yielded stable key %s %d times", key(i), seen[key(i)])
 				}
 			}
-			_ = s.Stats()
+			st := s.Stats()
+			if st.Gets != st.Hits+st.Misses {
+				fail("stats: gets %d != hits %d + misses %d", st.Gets, st.Hits, st.Misses)
+			}
+			if r := s.Load(); r.Entries < 0 || len(r.Histogram) != r.BucketSize+1 {
+				fail("load report: %+v", r)
+			}
 			_ = fmt.Sprint(s.Len())
 		}
 	}()

@@ -393,3 +393,36 @@ func TestCand2MatchesGenerator(t *testing.T) {
 		}
 	}
 }
+
+// TestGrowthUsesPreparedTable: the next table is allocated a chunk per
+// write only near the threshold, and the growth takes that table.
+func TestGrowthUsesPreparedTable(t *testing.T) {
+	s := newTestStore[int, int](t, Options{Seed: 4})
+	i := 0
+	for s.tabs.Load().cur.n < 3*chunkSize { // big enough for several chunks
+		s.Set(i, i)
+		i++
+	}
+	for s.tabs.Load().old != nil {
+		s.Set(i, i)
+		i++
+	}
+	cur := s.tabs.Load().cur
+	if s.prep != nil {
+		t.Fatalf("next table prepared right after a growth, at %d of %d entries", cur.entries, cur.maxEntries)
+	}
+	var prepared *table[int, int]
+	for s.tabs.Load().cur == cur {
+		s.Set(i, i)
+		i++
+		if s.prep != nil {
+			prepared = s.prep
+			if s.prep.ready == 0 {
+				t.Fatal("prepared table without a chunk")
+			}
+		}
+	}
+	if prepared == nil || s.tabs.Load().cur != prepared || prepared.ready != len(prepared.chunks) {
+		t.Fatalf("growth did not take the prepared table (prepared %v)", prepared != nil)
+	}
+}
