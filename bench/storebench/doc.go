@@ -1,0 +1,6 @@
+// Package storebench measures package store against the maps and caches Go
+// programs use today: a Go map behind a sync.RWMutex, a plain Go map where
+// only one goroutine writes, and otter v2. It lives outside the library so
+// that no peer enters the library's import graph. The benchmarks are in
+// storebench_test.go; the README gives the commands and the figures.
+package storebench

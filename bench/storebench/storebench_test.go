@@ -1,0 +1,324 @@
+package storebench
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/maypok86/otter/v2"
+	"github.com/twochoice/twochoice/internal/testkeys"
+	"github.com/twochoice/twochoice/store"
+)
+
+// cache is what the Get benchmarks need from each peer.
+type cache interface {
+	Get(k string) (int64, bool)
+	Set(k string, v int64)
+}
+
+type twochoice struct{ s *store.Store[string, int64] }
+
+func (c twochoice) Get(k string) (int64, bool) { return c.s.Get(k) }
+func (c twochoice) Set(k string, v int64)      { c.s.Set(k, v) }
+
+// lockedMap is the baseline: a Go map guarded by a sync.RWMutex.
+type lockedMap struct {
+	mu sync.RWMutex
+	m  map[string]int64
+}
+
+func (c *lockedMap) Get(k string) (int64, bool) {
+	c.mu.RLock()
+	v, ok := c.m[k]
+	c.mu.RUnlock()
+	return v, ok
+}
+
+func (c *lockedMap) Set(k string, v int64) {
+	c.mu.Lock()
+	c.m[k] = v
+	c.mu.Unlock()
+}
+
+type otterCache struct{ c *otter.Cache[string, int64] }
+
+func (c otterCache) Get(k string) (int64, bool) { return c.c.GetIfPresent(k) }
+func (c otterCache) Set(k string, v int64)      { c.c.Set(k, v) }
+
+// peers builds each cache, empty, sized for n keys where the cache needs a
+// size (otter is a bounded cache; it gets room for all n).
+var peers = []struct {
+	name string
+	make func(n int) cache
+}{
+	{"twochoice", func(int) cache {
+		s, err := store.New[string, int64](store.Options{Seed: 1})
+		if err != nil {
+			panic(err)
+		}
+		return twochoice{s}
+	}},
+	{"rwmap", func(int) cache { return &lockedMap{m: make(map[string]int64)} }},
+	{"otter", func(n int) cache {
+		return otterCache{otter.Must(&otter.Options[string, int64]{MaximumSize: n + n/4, InitialCapacity: n})}
+	}},
+}
+
+// workload is the Get benchmarks' data: n real-looking keys and a Zipf
+// 1.0 access sequence over them (ranks shuffled onto keys, so the hot keys
+// are not the first inserted).
+type workload struct {
+	keys   []string
+	access []int32
+}
+
+var (
+	wlOnce sync.Once
+	wl     workload
+)
+
+func getWorkload(b *testing.B) workload {
+	wlOnce.Do(func() {
+		n := 1 << 20
+		if testing.Short() {
+			n = 1 << 12
+		}
+		keys := testkeys.Synthetic(n, 1)
+		perm := rand.New(rand.NewPCG(2, 3)).Perm(n)
+		access := Zipf(n, 1<<22, 1.0, 4)
+		for i, r := range access {
+			access[i] = int32(perm[r])
+		}
+		wl = workload{keys, access}
+	})
+	return wl
+}
+
+// BenchmarkGet: Get of present keys, 2^20 keys (1M), Zipf 1.0, on 1 and 2
+// goroutines. ns/op is wall time per Get over all goroutines, so lower is
+// better and a perfect 2-goroutine scaling halves it.
+//
+//	go test -c -o /tmp/storebench.test ./bench/storebench
+//	for i in $(seq 10); do flock /tmp/twochoice-bench.lock \
+//	  /tmp/storebench.test -test.run '^$' -test.bench 'Get' -test.count 1 >> get.txt; done
+func BenchmarkGet(b *testing.B) {
+	w := getWorkload(b)
+	for _, p := range peers {
+		c := p.make(len(w.keys))
+		for i, k := range w.keys {
+			c.Set(k, int64(i))
+		}
+		for _, g := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/goroutines=%d", p.name, g), func(b *testing.B) {
+				b.ReportAllocs()
+				runGoroutines(b, g, func(from, to int) {
+					mask := len(w.access) - 1
+					var sum int64
+					for i := from; i < to; i++ {
+						k := w.keys[w.access[i&mask]]
+						v, ok := c.Get(k)
+						if !ok {
+							panic("missing key " + k)
+						}
+						sum += v
+					}
+					sink.Add(sum)
+				})
+			})
+		}
+	}
+}
+
+var sink syncInt
+
+type syncInt struct {
+	mu sync.Mutex
+	v  int64
+}
+
+func (s *syncInt) Add(v int64) { s.mu.Lock(); s.v += v; s.mu.Unlock() }
+
+// runGoroutines splits b.N operations over g goroutines, each starting at
+// a different place in the access sequence, and times them together.
+func runGoroutines(b *testing.B, g int, work func(from, to int)) {
+	// Collect the garbage of the set-up first, so no peer is timed while
+	// the collector finishes another's.
+	runtime.GC()
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	per := b.N / g
+	for j := range g {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			from := j * 1234567
+			work(from, from+per+boolInt(j == 0)*(b.N-per*g))
+		}()
+	}
+	b.ResetTimer()
+	close(start)
+	wg.Wait()
+}
+
+func boolInt(x bool) int {
+	if x {
+		return 1
+	}
+	return 0
+}
+
+// setKeys returns the keys of the Set benchmarks: 10M, or 100K with -short.
+var (
+	setOnce sync.Once
+	setKeys []string
+)
+
+func getSetKeys() []string {
+	setOnce.Do(func() {
+		n := 10_000_000
+		if testing.Short() {
+			n = 100_000
+		}
+		setKeys = testkeys.Synthetic(n, 5)
+	})
+	return setKeys
+}
+
+// BenchmarkSetGrowing: Set of 10M new keys into an empty, growing store,
+// against a Go map (no lock: one goroutine) and the RWMutex map. One op is
+// all 10M keys; the metric ns/key is what to compare.
+func BenchmarkSetGrowing(b *testing.B) {
+	keys := getSetKeys()
+	run := func(b *testing.B, insert func()) {
+		b.ReportAllocs()
+		for range b.N {
+			runtime.GC()
+			b.StartTimer()
+			insert()
+			b.StopTimer()
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(keys)), "ns/key")
+	}
+	b.Run("twochoice", func(b *testing.B) {
+		b.StopTimer()
+		run(b, func() {
+			s, _ := store.New[string, int64](store.Options{Seed: 1})
+			for i, k := range keys {
+				s.Set(k, int64(i))
+			}
+		})
+	})
+	b.Run("map", func(b *testing.B) {
+		b.StopTimer()
+		run(b, func() {
+			m := make(map[string]int64)
+			for i, k := range keys {
+				m[k] = int64(i)
+			}
+		})
+	})
+	b.Run("rwmap", func(b *testing.B) {
+		b.StopTimer()
+		run(b, func() {
+			m := &lockedMap{m: make(map[string]int64)}
+			for i, k := range keys {
+				m.Set(k, int64(i))
+			}
+		})
+	})
+}
+
+// BenchmarkSetLatency times every Set while a store (and a Go map) grows
+// from empty to 10M keys, and reports the worst and the tail. Timing each
+// call adds about 40 ns to it; the worst case is what this is for.
+func BenchmarkSetLatency(b *testing.B) {
+	keys := getSetKeys()
+	lat := make([]time.Duration, len(keys))
+	report := func(b *testing.B) {
+		slices.Sort(lat)
+		q := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Nanoseconds()) }
+		b.ReportMetric(q(0.5), "p50-ns")
+		b.ReportMetric(q(0.999), "p99.9-ns")
+		b.ReportMetric(q(0.99999), "p99.999-ns")
+		b.ReportMetric(float64(lat[len(lat)-1].Nanoseconds()), "max-ns")
+	}
+	b.Run("twochoice", func(b *testing.B) {
+		for range b.N {
+			s, _ := store.New[string, int64](store.Options{Seed: 1})
+			for i, k := range keys {
+				t0 := time.Now()
+				s.Set(k, int64(i))
+				lat[i] = time.Since(t0)
+			}
+		}
+		report(b)
+	})
+	b.Run("map", func(b *testing.B) {
+		for range b.N {
+			m := make(map[string]int64)
+			for i, k := range keys {
+				t0 := time.Now()
+				m[k] = int64(i)
+				lat[i] = time.Since(t0)
+			}
+		}
+		report(b)
+	})
+}
+
+// BenchmarkMemory reports the heap bytes per entry of 1M string→int64
+// entries (the keys are built before and not counted). One op builds one
+// structure; the metric bytes/entry is what to compare.
+func BenchmarkMemory(b *testing.B) {
+	n := 1_000_000
+	if testing.Short() {
+		n = 10_000
+	}
+	keys := testkeys.Synthetic(n, 6)
+	measure := func(b *testing.B, build func() any) {
+		var keep any
+		var before, after runtime.MemStats
+		for range b.N {
+			keep = nil
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			keep = build()
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+		}
+		runtime.KeepAlive(keep)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(n), "bytes/entry")
+	}
+	b.Run("twochoice", func(b *testing.B) {
+		measure(b, func() any {
+			s, _ := store.New[string, int64](store.Options{Seed: 1})
+			for i, k := range keys {
+				s.Set(k, int64(i))
+			}
+			return s
+		})
+	})
+	b.Run("map", func(b *testing.B) {
+		measure(b, func() any {
+			m := make(map[string]int64)
+			for i, k := range keys {
+				m[k] = int64(i)
+			}
+			return m
+		})
+	})
+	b.Run("otter", func(b *testing.B) {
+		measure(b, func() any {
+			c := otter.Must(&otter.Options[string, int64]{MaximumSize: n + n/4})
+			for i, k := range keys {
+				c.Set(k, int64(i))
+			}
+			return c
+		})
+	})
+}

@@ -1,0 +1,55 @@
+package store
+
+// Buckets are allocated in chunks of chunkSize, 208 KiB for string→int64
+// entries. A growth needs the whole new table before it can move a key
+// into it, and allocating a table of millions of buckets in one call
+// stalled the Set that triggered it for tens to hundreds of milliseconds:
+// zeroing hundreds of megabytes, and the garbage collector charging the
+// allocating goroutine with marking work in proportion. So the store
+// prepares the next table while the current one approaches its threshold,
+// one chunk per write (Store.prepare), and the growth itself allocates
+// nothing big. A lookup pays one more load: the chunk's slice header, from
+// a small array that stays in cache.
+const (
+	chunkBits = 10
+	chunkSize = 1 << chunkBits
+)
+
+// bucket returns bucket i.
+func (t *table[K, V]) bucket(i uint64) *bucketOf[K, V] {
+	return &t.chunks[i>>chunkBits][i&(chunkSize-1)]
+}
+
+// allocNext allocates the next chunk, if any is missing.
+func (t *table[K, V]) allocNext() {
+	if t.ready < len(t.chunks) {
+		lo := uint64(t.ready) * chunkSize
+		t.chunks[t.ready] = make([]bucketOf[K, V], min(chunkSize, t.n-lo))
+		t.ready++
+	}
+}
+
+// allocRest allocates every missing chunk.
+func (t *table[K, V]) allocRest() {
+	for t.ready < len(t.chunks) {
+		t.allocNext()
+	}
+}
+
+// prepare, called by a write that added a key and did not start a
+// growth, allocates one chunk of the table the current one t will grow
+// into, once t is within prepWindow entries of its threshold; by the time
+// it gets there the next table is whole. Starting late keeps the next
+// table's memory from being held long before it is used. The caller holds
+// s.mu.
+func (s *Store[K, V]) prepare(t *table[K, V]) {
+	if s.prep == nil {
+		next := nextSize(&s.opts, t.n)
+		chunks := int64((next + chunkSize - 1) / chunkSize)
+		if next == t.n || t.maxEntries-t.entries > 2*chunks+64 {
+			return
+		}
+		s.prep = newTable[K, V](&s.opts, next, &s.tot, false)
+	}
+	s.prep.allocNext()
+}

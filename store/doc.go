@@ -1,0 +1,111 @@
+// Package store is a generic, concurrent key-value map on a bucketed
+// balanced-allocation hash table, that reports how its keys spread over
+// the buckets next to what the theory predicts.
+//
+//	s, err := store.New[string, int](store.Options{})
+//	s.Set("a", 1)
+//	v, ok := s.Get("a")
+//	fmt.Println(s.Load()) // the load report
+//
+// # Terms
+//
+// The terms of package bucket apply: a slot holds one entry; a bucket is
+// BucketSize slots (8 by default); the table is n buckets; a key's
+// candidates are the d buckets its hash names under the placement rule;
+// a part is one of the d ranges of buckets under Halves and GoLeft; a
+// bucket's load is the number of entries in it; the stash holds the keys
+// whose candidates were all full. And:
+//
+//   - The hash of a key is one 64-bit word from the store's hash family
+//     and seed ([hashfn]). Its candidate stream gives the candidates (see
+//     [hashfn.Generator]); its 7 lowest bits are the key's tag; bit 7 is the
+//     coin that breaks ties between two candidates.
+//   - The control word of a bucket holds one byte per slot: 0 for empty,
+//     0x80 | tag for full.
+//   - The sync word of a bucket is its reader-writer lock, a stash hint and
+//     the bucket's hit and miss counters, packed in 64 bits.
+//   - Utilization is entries / (n × BucketSize).
+//
+// # Layout
+//
+// A bucket is its control word, its sync word and 8 slots of key and value
+// side by side, with no padding between them: 16 bytes of header per 8
+// slots, so a string→int64 bucket is 208 bytes and the header shares a
+// cache line with the first slots. Buckets are allocated in chunks of 1024
+// (chunk.go), so that the next table can be allocated a chunk at a time
+// before a growth needs it.
+//
+// # Invariant
+//
+// A key lives in one of its d candidate buckets or in the stash, once.
+// A lookup therefore reads at most d buckets, and the stash only when the
+// stash hint of its first candidate is set. The invariant checker in the
+// tests asserts it, with the rest of the table's bookkeeping, after every
+// test.
+//
+// # Lookup
+//
+// Get hashes the key once and visits its candidates in order. For each it
+// loads the control word atomically and compares the tag with all slots at
+// once (a SWAR zero-byte test, as in Go's Swiss map); only if a tag matches
+// does it take the bucket's read lock, compare the full key (a hash
+// collision never returns a wrong value) and copy the value out. A miss
+// and a candidate without a matching tag cost no write to memory.
+//
+// # Insertion
+//
+// Set looks the key up among its candidates and updates it in place if it
+// is there. A new key goes to the candidate the rule picks
+// ([bucket.Placement.Choose]): the least loaded, ties broken by the rule
+// (leftmost under GoLeft, a coin from the key's hash otherwise, so the
+// placement is reproducible from the seed). If all candidates are full it
+// goes to the stash, and the stash hint of its first candidate goes up.
+// Keys never move within a table: there is no probing and no cuckoo
+// displacement, and a deleted slot is simply empty again.
+//
+// # Growth
+//
+// When the entries pass the rule's utilization threshold (0.80 for go-left
+// with d = 2 and buckets of 8, 0.75 for d-choice: the largest u at which
+// the fluid limit sends at most 1e-4 of the keys to the stash; grow.go has
+// the table for every rule, d and C), or the stash passes its bound, the
+// table grows by a factor 3/2: a freshly grown table is then at least two
+// thirds full, which keeps the heap per entry below a Go map's. Keys move
+// to the new table incrementally, a few old buckets per write, so no caller
+// waits for a whole rehash; during the move a lookup checks the old table
+// and then the new one, and keys only move forward. Each old bucket is
+// moved in 8 passes, by tag bits, so that keys arrive in the new table in
+// an order the theory describes (moving whole buckets at once left grown
+// tables measurably less balanced than the fluid limit; see grow.go).
+//
+// # Concurrency
+//
+// All methods are safe for concurrent use. Writers (Set, Delete, Clear and
+// the growth steps they carry) are serialized by the store's mutex, and
+// take a bucket's exclusive lock only for the instant they change it.
+// Readers never take the store's mutex and never write a shared cache
+// line: a Get writes only to the sync word of a bucket where its tag
+// matched, and counts its hit or miss there. Why not optimistic
+// (seqlock) reads: keys and values of any type, strings among them, span
+// several words, and a torn string header may be dereferenced before a
+// version check could reject it, which is not memory-safe in Go.
+//
+// # Iteration and views
+//
+// All visits the table bucket by bucket, copying each bucket's entries
+// under its read lock: a consistent view of one bucket at a time, with no
+// bucket held while the loop body runs. It first finishes a growth under
+// way (in small batches) and keeps the table from growing until the loop
+// ends. The load report takes the same per-bucket view, reading each
+// bucket's control word. A bounded cache, snapshots and a debug page can
+// build on the same visit: each bucket has room in its sync word and
+// beside its slots for per-slot metadata, and bucket-at-a-time visits need
+// no store-wide pause.
+//
+// # Caveats
+//
+//   - Stats costs O(buckets): counters live in the buckets.
+//   - BucketSize below 8 saves no memory.
+//   - Key types other than strings, integers and byte arrays are hashed
+//     through hash/maphash, reproducible only within one process.
+package store

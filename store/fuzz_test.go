@@ -1,0 +1,115 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"testing"
+
+	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/hashfn"
+)
+
+// FuzzStore decodes the fuzz input into options and a list of operations
+// and checks every result against a Go map, as the Swiss map's FuzzTable
+// does; the invariant checker runs at the end. The first bytes choose the
+// rule, d, bucket size, family and seed, so every rule and family is
+// fuzzed; small buckets and a small key space make the stash, deletes,
+// reinserts and growths frequent. The seed corpus runs as a normal test.
+//
+//	go test -fuzz FuzzStore ./store
+func FuzzStore(f *testing.F) {
+	for _, rule := range bucket.Placements() {
+		for _, kind := range hashfn.Kinds() {
+			for _, c := range []byte{1, 2, 8} {
+				d := byte(2)
+				if rule == bucket.OneChoice {
+					d = 1
+				}
+				ops := make([]byte, 0, 600)
+				for i := range 200 {
+					ops = append(ops, byte(i*7), byte(i*13), byte(i*31+int(c)))
+				}
+				f.Add(append([]byte{byte(rule), d, c, byte(kind), 42}, ops...))
+			}
+		}
+	}
+	f.Add([]byte{byte(bucket.DoubleHash), 8, 3, 1, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{byte(bucket.GoLeft), 5, 1, 0, 3, 255, 255, 255, 0, 0, 0, 3, 3, 3})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 5 {
+			return
+		}
+		rule := bucket.Placement(data[0] % byte(len(bucket.Placements())))
+		d := int(data[1]%hashfn.MaxChoices) + 1
+		if rule == bucket.OneChoice {
+			d = 1
+		} else if d == 1 {
+			d = 2 // Placement 0 with Choices 1 would mean one choice
+		}
+		o := Options{
+			Placement:  rule,
+			Choices:    d,
+			BucketSize: int(data[2]%slotsPerBucket) + 1,
+			Hash:       hashfn.Kind(data[3] % 2),
+			Seed:       uint64(data[4]) + 1,
+		}
+		runOps(t, o, data[5:])
+	})
+}
+
+// runOps applies the operations in ops to a string-keyed store and a Go
+// map, and fails at the first difference. Each operation is 3 bytes: an
+// opcode and a 16-bit key (from a space of 512 keys) that also gives the
+// value.
+func runOps(t *testing.T, o Options, ops []byte) {
+	s := newTestStore[string, uint32](t, o)
+	ref := make(map[string]uint32)
+	for i := 0; i+3 <= len(ops); i += 3 {
+		op := ops[i] % 16
+		n := binary.LittleEndian.Uint16(ops[i+1:])
+		k := fmt.Sprintf("key-%d", n%512)
+		v := uint32(n) | uint32(i)<<16
+		switch {
+		case op < 7:
+			s.Set(k, v)
+			ref[k] = v
+		case op < 11:
+			got, ok := s.Get(k)
+			want, wok := ref[k]
+			if ok != wok || got != want {
+				t.Fatalf("op %d: Get(%q) = %d, %v; want %d, %v", i/3, k, got, ok, want, wok)
+			}
+		case op < 14:
+			_, wok := ref[k]
+			if got := s.Delete(k); got != wok {
+				t.Fatalf("op %d: Delete(%q) = %v, want %v", i/3, k, got, wok)
+			}
+			delete(ref, k)
+		case op == 14:
+			if s.Len() != len(ref) {
+				t.Fatalf("op %d: Len = %d, want %d", i/3, s.Len(), len(ref))
+			}
+			if n%64 == 0 {
+				s.Clear()
+				clear(ref)
+			}
+		default:
+			got := maps.Collect(s.All())
+			if !maps.Equal(got, ref) {
+				t.Fatalf("op %d: All yields %d entries, want %d", i/3, len(got), len(ref))
+			}
+		}
+	}
+	if s.Len() != len(ref) {
+		t.Fatalf("Len = %d, want %d", s.Len(), len(ref))
+	}
+	for k, want := range ref {
+		if got, ok := s.Get(k); !ok || got != want {
+			t.Fatalf("Get(%q) = %d, %v at the end; want %d", k, got, ok, want)
+		}
+	}
+	if got := maps.Collect(s.All()); !maps.Equal(got, ref) {
+		t.Fatalf("All yields %d entries at the end, want %d", len(got), len(ref))
+	}
+}

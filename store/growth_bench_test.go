@@ -1,0 +1,52 @@
+package store
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/twochoice/twochoice/internal/testkeys"
+)
+
+// BenchmarkGrowthFactor compares growth factors on the Set of new keys into
+// a growing store (ns/key) and the heap per entry at the end, against a Go
+// map in the same run: the measurement behind the choice of 3/2 in grow.go.
+func BenchmarkGrowthFactor(b *testing.B) {
+	n := 2_000_000
+	if testing.Short() {
+		n = 20_000
+	}
+	keys := testkeys.Synthetic(n, 5)
+	for _, f := range [][2]uint64{{3, 2}, {2, 1}} {
+		b.Run(fmt.Sprintf("factor=%d÷%d", f[0], f[1]), func(b *testing.B) {
+			defer func(a, c uint64) { growthNum, growthDen = a, c }(growthNum, growthDen)
+			growthNum, growthDen = f[0], f[1]
+			var before, after runtime.MemStats
+			for range b.N {
+				b.StopTimer()
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				b.StartTimer()
+				s, _ := New[string, int64](Options{Seed: 1})
+				for i, k := range keys {
+					s.Set(k, int64(i))
+				}
+				b.StopTimer()
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				runtime.KeepAlive(s)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/key")
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(n), "bytes/entry")
+		})
+	}
+	b.Run("map", func(b *testing.B) {
+		for range b.N {
+			m := make(map[string]int64)
+			for i, k := range keys {
+				m[k] = int64(i)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/key")
+	})
+}

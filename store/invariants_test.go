@@ -1,0 +1,204 @@
+package store
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/twochoice/twochoice/hashfn"
+)
+
+// newTestStore builds a store and registers the invariant checker to run
+// when the test ends, as bbolt's tests run db.MustCheck.
+func newTestStore[K comparable, V any](tb testing.TB, o Options) *Store[K, V] {
+	tb.Helper()
+	s, err := New[K, V](o)
+	if err != nil {
+		tb.Fatalf("New(%+v): %v", o, err)
+	}
+	tb.Cleanup(func() {
+		if err := s.checkInvariants(); err != nil {
+			tb.Errorf("invariants (options %+v): %v", s.opts, err)
+		}
+	})
+	return s
+}
+
+// checkInvariants verifies the table's structure; call it when no other
+// goroutine uses the store. It checks:
+//   - every key sits in one of its candidate buckets of its table, or in
+//     that table's stash, under the tag of its hash, and appears once;
+//   - no slot past BucketSize is used, and every empty slot is zeroed (so
+//     the table holds no stale references);
+//   - every stash hint counts the stashed keys whose first candidate it is
+//     (or is saturated);
+//   - every table's entry count matches its contents, and the store's
+//     count matches the tables;
+//   - during a growth, the old buckets already passed are empty;
+//   - no bucket lock is held.
+func (s *Store[K, V]) checkInvariants() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.tabs.Load()
+	seen := make(map[K]string)
+	total := int64(0)
+	for name, t := range map[string]*table[K, V]{"cur": st.cur, "old": st.old} {
+		if t == nil {
+			continue
+		}
+		n, err := t.check(s, name, seen)
+		if err != nil {
+			return err
+		}
+		total += n
+	}
+	if st.old != nil {
+		n := int(st.old.n)
+		full := s.next / n // passes done over every bucket
+		visited := make(map[uint64]bool)
+		for x := full * n; x < s.next; x++ {
+			i := s.moveOrder(x)
+			if visited[i] {
+				return fmt.Errorf("old bucket %d visited twice in pass %d (move order is not a permutation)", i, full)
+			}
+			visited[i] = true
+		}
+		for i := range st.old.n {
+			done := full
+			if visited[i] {
+				done++
+			}
+			c := ctrl(st.old.bucket(i).ctrl.Load())
+			for p := 0; p < min(done, movePasses); p++ {
+				if m := passMask(c, p); m != 0 {
+					return fmt.Errorf("old bucket %d: pass %d done but control word %#x keeps slots %#x", i, p, uint64(c), m)
+				}
+			}
+		}
+	}
+	if got := s.count.Load(); got != total {
+		return fmt.Errorf("Len counts %d entries, the tables hold %d", got, total)
+	}
+	return nil
+}
+
+func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int64, error) {
+	var c [hashfn.MaxChoices]uint64
+	n := int64(0)
+	for i := range t.n {
+		b := t.bucket(i)
+		if w := b.sync.v.Load(); w&(readerMask|writerBit) != 0 {
+			return 0, fmt.Errorf("%s bucket %d: lock held (word %#x)", name, i, w)
+		}
+		cw := ctrl(b.ctrl.Load())
+		if inUse := t.capMask >> 7 * 0xff; uint64(cw)&^inUse != 0 { // every byte of the first BucketSize
+			return 0, fmt.Errorf("%s bucket %d: control word %#x uses slots past BucketSize %d", name, i, uint64(cw), t.size)
+		}
+		for j := range slotsPerBucket {
+			cb := uint8(uint64(cw) >> (8 * j))
+			sl := &b.slots[j]
+			if cb == 0 {
+				// The old table keeps the slots it moved (grow.go's
+				// mover); the current one zeroes what it empties.
+				if name == "cur" && !reflect.ValueOf(sl).Elem().IsZero() {
+					return 0, fmt.Errorf("%s bucket %d slot %d: empty but not zeroed", name, i, j)
+				}
+				continue
+			}
+			if cb&0x80 == 0 {
+				return 0, fmt.Errorf("%s bucket %d slot %d: bad control byte %#x", name, i, j, cb)
+			}
+			h := s.hash(sl.key)
+			if tagOf(h) != cb {
+				return 0, fmt.Errorf("%s bucket %d slot %d: key %v has tag %#x, control byte %#x", name, i, j, sl.key, tagOf(h), cb)
+			}
+			ok := false
+			for _, ci := range t.candidates(h, &c) {
+				ok = ok || ci == i
+			}
+			if !ok {
+				return 0, fmt.Errorf("%s bucket %d: key %v is not in a candidate (candidates %v)", name, i, sl.key, c[:t.d])
+			}
+			if where, dup := seen[sl.key]; dup {
+				return 0, fmt.Errorf("key %v twice: %s and %s bucket %d", sl.key, where, name, i)
+			}
+			seen[sl.key] = fmt.Sprintf("%s bucket %d", name, i)
+			n++
+		}
+	}
+	hints := make(map[uint64]uint64)
+	for _, e := range t.stash.entries() {
+		if where, dup := seen[e.key]; dup {
+			return 0, fmt.Errorf("key %v twice: %s and %s stash", e.key, where, name)
+		}
+		seen[e.key] = name + " stash"
+		hints[t.candidates(s.hash(e.key), &c)[0]]++
+		n++
+	}
+	if got := int64(t.stash.len()); got != int64(len(t.stash.entries())) {
+		return 0, fmt.Errorf("%s stash: size %d, holds %d", name, got, len(t.stash.entries()))
+	}
+	for i := range t.n {
+		got, want := t.bucket(i).sync.hint(), hints[i]
+		if got != min(want, hintMax) && got != hintMax {
+			return 0, fmt.Errorf("%s bucket %d: stash hint %d, %d stashed keys have it first", name, i, got, want)
+		}
+	}
+	if got := t.entries; got != n {
+		return 0, fmt.Errorf("%s table counts %d entries, holds %d", name, got, n)
+	}
+	return n, nil
+}
+
+// The checker must be able to fail: break a store in each way it checks.
+func TestInvariantCheckerCatchesCorruption(t *testing.T) {
+	build := func() *Store[string, int] {
+		s, err := New[string, int](Options{Seed: 7, BucketSize: 2, Choices: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 100 {
+			s.Set(fmt.Sprint("k", i), i)
+		}
+		if err := s.checkInvariants(); err != nil {
+			t.Fatalf("healthy store fails: %v", err)
+		}
+		return s
+	}
+	fullSlot := func(s *Store[string, int]) (*bucketOf[string, int], int) {
+		t := s.tabs.Load().cur
+		for i := range t.n {
+			if m := ctrl(t.bucket(i).ctrl.Load()).full(); m != 0 {
+				return t.bucket(i), slotOf(m)
+			}
+		}
+		panic("no full slot")
+	}
+	for name, breakIt := range map[string]func(s *Store[string, int]){
+		"wrong tag": func(s *Store[string, int]) {
+			b, j := fullSlot(s)
+			b.ctrl.Store(uint64(ctrl(b.ctrl.Load()).withSlot(j, tagOf(s.hash(b.slots[j].key))^1)))
+		},
+		"wrong bucket": func(s *Store[string, int]) {
+			b, j := fullSlot(s)
+			b.slots[j].key = "not placed here"
+			b.ctrl.Store(uint64(ctrl(b.ctrl.Load()).withSlot(j, tagOf(s.hash("not placed here")))))
+		},
+		"count":     func(s *Store[string, int]) { s.count.Add(1) },
+		"lock held": func(s *Store[string, int]) { b, _ := fullSlot(s); b.sync.rlock() },
+		"stale slot": func(s *Store[string, int]) {
+			b, j := fullSlot(s)
+			b.ctrl.Store(uint64(ctrl(b.ctrl.Load()).withSlot(j, 0)))
+		},
+		"stash hint":   func(s *Store[string, int]) { b, _ := fullSlot(s); b.sync.addHint(1) },
+		"past the end": func(s *Store[string, int]) { b, _ := fullSlot(s); b.ctrl.Store(b.ctrl.Load() | 0x80<<56) },
+	} {
+		s := build()
+		breakIt(s)
+		if err := s.checkInvariants(); err == nil {
+			t.Errorf("%s: corruption not caught", name)
+		} else {
+			t.Logf("%s: %v", name, err)
+		}
+	}
+}

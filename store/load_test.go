@@ -1,0 +1,144 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/hashfn"
+	"github.com/twochoice/twochoice/internal/stats"
+	"github.com/twochoice/twochoice/internal/testkeys"
+)
+
+// TestGrownTableFollowsFluidLimit fills stores through many growths and
+// checks the load report: every share of buckets at load ≥ k within 5
+// binomial standard deviations (plus 3 buckets, for the far tail where
+// finite tables sit a little under the limit) of the fluid limit. This is
+// what the move order of grow.go is for: moving whole buckets fails it.
+func TestGrownTableFollowsFluidLimit(t *testing.T) {
+	n := 100_000
+	switch {
+	case *longTests:
+		n = 1_000_000
+	case testing.Short():
+		n = 30_000
+	}
+	keys := testkeys.Synthetic(n, seedFor(t))
+	for _, o := range []Options{
+		{Placement: bucket.GoLeft, Choices: 2},
+		{Placement: bucket.DChoice, Choices: 2, Hash: hashfn.Tabulation},
+		{Placement: bucket.Halves, Choices: 3, BucketSize: 4},
+		{Placement: bucket.DoubleHash, Choices: 2},
+		{Placement: bucket.GoLeft, Choices: 4, BucketSize: 2},
+	} {
+		o.Seed = 17
+		t.Run(name(o), func(t *testing.T) {
+			s := newTestStore[string, int](t, o)
+			for i, k := range keys {
+				s.Set(k, i)
+			}
+			r := s.Load()
+			if r.Entries != n || s.Stats().Grows < 5 {
+				t.Fatalf("entries %d, stats %+v", r.Entries, s.Stats())
+			}
+			if bad := fluidMisfits(r); len(bad) > 0 {
+				t.Errorf("%v\n%s", bad, r)
+			}
+		})
+	}
+}
+
+// fluidMisfits returns what in r is too far from the fluid limit.
+func fluidMisfits(r *Report) []string {
+	var bad []string
+	for k := 1; k <= r.BucketSize; k++ {
+		got := r.ShareAtLeast[k] * float64(r.Buckets)
+		want := r.FluidShareAtLeast[k] * float64(r.Buckets)
+		sigma := stats.BinomialSigma(r.Buckets, r.FluidShareAtLeast[k])
+		if !stats.Within(got, want, sigma, 5) && math.Abs(got-want) > 3 {
+			bad = append(bad, fmt.Sprintf("load ≥ %d: %.0f buckets, fluid limit %.1f (σ %.1f)", k, got, want, sigma))
+		}
+	}
+	for j, p := range r.Parts {
+		if p.FluidShareAtLeast != nil && math.Abs(p.MeanLoad-p.FluidMeanLoad) > 0.02*p.FluidMeanLoad {
+			bad = append(bad, fmt.Sprintf("part %d: mean load %.4f, fluid limit %.4f", j, p.MeanLoad, p.FluidMeanLoad))
+		}
+	}
+	return bad
+}
+
+// The check must be able to fail: a table filled by one choice is far from
+// the two-choice limit.
+func TestFluidCheckCatchesWrongRule(t *testing.T) {
+	s := newTestStore[int, int](t, Options{Choices: 1, Seed: 3})
+	for i := range 20000 {
+		s.Set(i, i)
+	}
+	r := s.Load()
+	if bad := fluidMisfits(r); len(bad) > 0 {
+		t.Fatalf("one choice against its own limit: %v\n%s", bad, r)
+	}
+	o := s.opts
+	s.opts.Placement, s.opts.Choices = bucket.DChoice, 2
+	wrong := s.report(r.hist, r.Stash, r.Buckets, 0)
+	s.opts = o
+	if bad := fluidMisfits(wrong); len(bad) == 0 {
+		t.Fatalf("a one-choice table passed as two-choice:\n%s", wrong)
+	}
+}
+
+func TestReportFields(t *testing.T) {
+	s := newTestStore[string, int](t, Options{Seed: 8})
+	empty := s.Load()
+	if empty.Entries != 0 || empty.FluidShareAtLeast != nil || len(empty.Histogram) != 9 || empty.Histogram[0] != uint64(empty.Buckets) {
+		t.Fatalf("empty report: %+v", empty)
+	}
+	_ = empty.String()
+	for i, k := range testkeys.Synthetic(5000, 2) {
+		s.Set(k, i)
+	}
+	s.Delete("obj3")
+	r := s.Load()
+	if r.Entries != 4999 || r.Buckets != s.Stats().Buckets || r.Seed != 8 || r.Placement != bucket.GoLeft || len(r.Parts) != 2 {
+		t.Fatalf("report: %+v", r)
+	}
+	var sum, keys uint64
+	for k, c := range r.Histogram {
+		sum += c
+		keys += uint64(k) * c
+	}
+	if sum != uint64(r.Buckets) || int(keys)+r.Stash != r.Entries {
+		t.Fatalf("histogram %v does not add up to %d buckets and %d entries", r.Histogram, r.Buckets, r.Entries)
+	}
+	if r.Parts[0].Entries+r.Parts[1].Entries != keys || r.Parts[0].Entries <= r.Parts[1].Entries {
+		t.Fatalf("go-left parts: %d and %d keys (the left part holds more)", r.Parts[0].Entries, r.Parts[1].Entries)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	// The names the inspect command and the debug page share.
+	for _, f := range []string{"entries", "buckets", "bucket_size", "placement", "choices", "hash", "seed",
+		"histogram", "stash", "max_load", "share_at_least", "fluid_share_at_least"} {
+		if _, ok := m[f]; !ok {
+			t.Errorf("JSON lacks %q: %s", f, b)
+		}
+	}
+	if m["placement"] != "goleft" || m["hash"] != "xxhash" {
+		t.Errorf("placement %v, hash %v", m["placement"], m["hash"])
+	}
+	out := r.String()
+	for _, want := range []string{"4999 entries", "goleft, d = 2", "seed 8", "fluid limit", "part 1 (fluid limit)", "deletes: 1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("String lacks %q:\n%s", want, out)
+		}
+	}
+	t.Logf("\n%s", out)
+}

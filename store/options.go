@@ -1,0 +1,95 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/hashfn"
+)
+
+// Options configures a [Store]. The zero value is valid and means the
+// defaults: an unbounded store under [bucket.GoLeft] with 2 choices, buckets
+// of 8 slots, seeded xxHash64 and a random seed.
+type Options struct {
+	// MaxEntries bounds the store: 0 means unbounded (the table grows).
+	// Bounded caches that evict are not available yet; New rejects a
+	// positive value with ErrBounded.
+	MaxEntries int
+
+	// Placement is the rule that picks a new key's bucket among its
+	// candidates. Its zero value, bucket.OneChoice, means the default
+	// bucket.GoLeft unless Choices is 1: to run the one-choice baseline,
+	// set Choices to 1.
+	Placement bucket.Placement
+
+	// Choices is d, the number of candidate buckets of a key: 1 to 8,
+	// default 2. bucket.OneChoice takes exactly 1.
+	Choices int
+
+	// BucketSize is the number of slots per bucket: 1 to 8, default 8.
+	// Every bucket reserves room for 8 slots (the tags of a bucket fill one
+	// 64-bit word), so a smaller size saves no memory: it is there to
+	// study the rules, not to save space.
+	BucketSize int
+
+	// Hash is the hash family; the zero value is hashfn.XXHash.
+	Hash hashfn.Kind
+
+	// Seed picks the hash function of the family. 0 means a random seed
+	// for this store; [Store.Seed] and the load report give the seed in use,
+	// and a store built with that seed places every key the same way
+	// (except for key types hashed by the maphash fallback, see [New]).
+	Seed uint64
+}
+
+// Sentinel errors, for errors.Is.
+var (
+	// ErrOptions is returned by New for options it cannot use.
+	ErrOptions = errors.New("store: invalid options")
+	// ErrBounded is returned by New for MaxEntries > 0: bounded caches
+	// (eviction among a key's candidates, TTLs) are the next step and not
+	// available yet.
+	ErrBounded = errors.New("store: bounded caches (MaxEntries > 0) are not available yet")
+)
+
+// Defaults.
+const (
+	DefaultChoices    = 2
+	DefaultBucketSize = slotsPerBucket
+	DefaultPlacement  = bucket.GoLeft
+)
+
+// resolve returns o with the defaults filled in, or an error that wraps
+// ErrOptions (or ErrBounded) and says what is wrong.
+func (o Options) resolve() (Options, error) {
+	switch {
+	case o.MaxEntries < 0:
+		return o, fmt.Errorf("%w: MaxEntries %d is negative", ErrOptions, o.MaxEntries)
+	case o.MaxEntries > 0:
+		return o, ErrBounded
+	}
+	if o.Choices == 0 {
+		o.Choices = DefaultChoices
+	}
+	if o.Placement == bucket.OneChoice && o.Choices != 1 {
+		o.Placement = DefaultPlacement
+	}
+	if err := o.Placement.CheckChoices(o.Choices); err != nil {
+		return o, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	if o.BucketSize == 0 {
+		o.BucketSize = DefaultBucketSize
+	}
+	if o.BucketSize < 1 || o.BucketSize > slotsPerBucket {
+		return o, fmt.Errorf("%w: BucketSize %d (want 1 to %d)", ErrOptions, o.BucketSize, slotsPerBucket)
+	}
+	if !o.Hash.Valid() {
+		return o, fmt.Errorf("%w: %w: %d", ErrOptions, hashfn.ErrUnknownKind, uint8(o.Hash))
+	}
+	for o.Seed == 0 {
+		o.Seed = rand.Uint64()
+	}
+	return o, nil
+}

@@ -1,0 +1,204 @@
+package store
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/twochoice/twochoice/hashfn"
+)
+
+// Store is a concurrent key-value map on a bucketed balanced-allocation
+// table. Its methods are safe for concurrent use by any number of
+// goroutines. See the package documentation for how it works.
+type Store[K comparable, V any] struct {
+	opts Options // resolved: no zero fields, the seed in use
+	fn   hashfn.Func
+	hash func(K) uint64
+
+	// tabs is the current table and, while the table grows, the old one.
+	// Readers load it once per lookup; writers replace it under mu.
+	tabs atomic.Pointer[tables[K, V]]
+
+	tot counters // hits and misses drained from the buckets
+
+	// mu serializes writers (Set, Delete, Clear, growth steps) and guards
+	// the fields below. Get never takes it.
+	mu   sync.Mutex
+	next int          // during a growth: visits to old buckets made (see movePasses)
+	step int          // during a growth: old buckets to move per write
+	pins int          // visitors (All, Load) that need the table not to grow
+	prep *table[K, V] // the next table, being allocated (chunk.go)
+
+	sets, deletes, grows uint64
+
+	count atomic.Int64 // entries, in both tables; atomic so Len needs no lock
+}
+
+// tables is what a lookup needs to see at one instant: the current table
+// and, during a growth, the old one. It is replaced, never changed.
+type tables[K comparable, V any] struct {
+	cur, old *table[K, V]
+}
+
+// New returns an empty store. The zero Options means the defaults; options
+// that cannot be used get an error wrapping ErrOptions (or ErrBounded for
+// MaxEntries > 0), never a panic.
+//
+// Keys of a string kind, of an integer kind or arrays of bytes are hashed
+// by the chosen family without allocating. Other comparable key types
+// (structs, floats, pointers, interfaces) are first hashed with
+// hash/maphash.Comparable under a per-process seed and then by the family:
+// still seeded by Options.Seed, but reproducible only within one process,
+// and an interface key whose dynamic type is not comparable panics as it
+// would in a Go map.
+func New[K comparable, V any](o Options) (*Store[K, V], error) {
+	o, err := o.resolve()
+	if err != nil {
+		return nil, err
+	}
+	fn, err := hashfn.New(o.Hash, o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store[K, V]{opts: o, fn: fn, hash: newHasher[K](fn)}
+	s.tabs.Store(&tables[K, V]{cur: s.emptyTable()})
+	return s, nil
+}
+
+func (s *Store[K, V]) emptyTable() *table[K, V] {
+	n := sizeAtLeast(&s.opts, initialBuckets*uint64(s.opts.Choices))
+	return newTable[K, V](&s.opts, n, &s.tot, true)
+}
+
+// Options returns the options in use: defaults filled in and the seed
+// that was drawn when Options.Seed was 0.
+func (s *Store[K, V]) Options() Options { return s.opts }
+
+// Seed returns the seed of the store's hash function.
+func (s *Store[K, V]) Seed() uint64 { return s.opts.Seed }
+
+// Get returns the value stored for k and whether there is one.
+//
+// It takes no store-wide lock and writes to no shared cache line: it
+// checks the tags of k's candidates without locking, takes the read lock of
+// a bucket only where a tag matches, and counts the hit or miss in that
+// bucket's own sync word.
+func (s *Store[K, V]) Get(k K) (V, bool) {
+	h := s.hash(k)
+	tag := tagOf(h)
+	for {
+		st := s.tabs.Load()
+		if st.old != nil {
+			if v, ok, _ := st.old.get(k, h, tag); ok {
+				return v, true
+			}
+		}
+		v, ok, first := st.cur.get(k, h, tag)
+		if ok {
+			return v, true
+		}
+		// Keys move from the old table to the new one; if the tables
+		// changed while we looked, k may have moved past us: look again.
+		if s.tabs.Load() == st {
+			st.cur.countMiss(first)
+			return v, false
+		}
+	}
+}
+
+// Set stores v for k, replacing any value k had.
+func (s *Store[K, V]) Set(k K, v V) {
+	h := s.hash(k)
+	tag := tagOf(h)
+	s.mu.Lock()
+	st := s.tabs.Load()
+	if st.old != nil {
+		st = s.migrateFor(st, h)
+	}
+	t := st.cur
+	if !t.set(k, v, h, tag) {
+		t.insert(k, v, h, tag)
+		s.count.Add(1)
+		if st.old == nil {
+			if s.pins == 0 && t.needsGrowth() {
+				s.grow(t)
+			} else {
+				s.prepare(t)
+			}
+		}
+	}
+	s.sets++
+	s.mu.Unlock()
+}
+
+// Delete removes k and reports whether it was there.
+func (s *Store[K, V]) Delete(k K) bool {
+	h := s.hash(k)
+	tag := tagOf(h)
+	s.mu.Lock()
+	st := s.tabs.Load()
+	if st.old != nil {
+		st = s.migrateFor(st, h)
+	}
+	deleted := st.cur.delete(k, h, tag)
+	if deleted {
+		s.count.Add(-1)
+		s.deletes++
+	}
+	s.mu.Unlock()
+	return deleted
+}
+
+// Len returns the number of entries.
+func (s *Store[K, V]) Len() int { return int(s.count.Load()) }
+
+// Clear removes every entry and shrinks the table back to its initial
+// size. Counters (Stats) keep counting across a Clear.
+func (s *Store[K, V]) Clear() {
+	s.mu.Lock()
+	st := s.tabs.Load()
+	s.tabs.Store(&tables[K, V]{cur: s.emptyTable()})
+	s.count.Store(0)
+	s.next, s.step = 0, 0
+	s.prep = nil
+	s.mu.Unlock()
+	// Outside the lock: no writer can reach the old tables any more, and
+	// draining their counters takes time proportional to their size.
+	for _, t := range []*table[K, V]{st.old, st.cur} {
+		if t != nil {
+			for i := range t.n {
+				s.tot.drainAll(&t.bucket(i).sync, i)
+			}
+		}
+	}
+}
+
+// pin finishes any growth under way and keeps the table from growing until
+// unpin, so that a visitor walking it bucket by bucket sees every key that
+// stays in the store exactly once. It moves the remaining old buckets in
+// batches of pinBatch, releasing the writers' lock between batches, so
+// writers wait at most for one batch. While pinned, keys that find their
+// candidates full go to the stash; the table grows at the first write
+// after unpin.
+func (s *Store[K, V]) pin() *table[K, V] {
+	for {
+		s.mu.Lock()
+		st := s.tabs.Load()
+		if st.old == nil {
+			s.pins++
+			s.mu.Unlock()
+			return st.cur
+		}
+		s.advance(st, pinBatch)
+		s.mu.Unlock()
+	}
+}
+
+// pinBatch is the number of old buckets pin moves per hold of the lock.
+const pinBatch = 64
+
+func (s *Store[K, V]) unpin() {
+	s.mu.Lock()
+	s.pins--
+	s.mu.Unlock()
+}

@@ -1,0 +1,347 @@
+package store
+
+import (
+	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/hashfn"
+)
+
+// table is one array of n buckets with its candidate generator and stash.
+// A store has one table, and two while it grows (see grow.go).
+type table[K comparable, V any] struct {
+	// The buckets, in chunks of chunkSize (the last may be shorter), so
+	// that a growth can allocate the next table a chunk at a time instead
+	// of in one call that stalls its caller (chunk.go).
+	chunks  [][]bucketOf[K, V]
+	n       uint64 // buckets
+	ready   int    // chunks allocated
+	gen     hashfn.Generator
+	rule    bucket.Placement
+	d       int
+	size    int    // BucketSize: the slots of a bucket in use
+	capMask uint64 // the high bits of the first size control bytes
+
+	// maxEntries and stashBound are the growth thresholds (grow.go).
+	maxEntries int64
+	stashBound int
+
+	// For the two-choice fast path (cand2): the scheme, and the first
+	// bucket and size of each part (Parts), or n (Independent, Double).
+	scheme hashfn.Scheme
+	lo     [2]uint64
+	span   [2]uint64
+	pow2   bool
+
+	stash   stash[K, V]
+	entries int64     // keys in the buckets and the stash; guarded by the store's mutex
+	tot     *counters // the store's totals, where bucket counters drain
+}
+
+// newTable returns a table of n buckets; with alloc false its chunks are
+// not allocated yet (see allocNext).
+func newTable[K comparable, V any](o *Options, n uint64, tot *counters, alloc bool) *table[K, V] {
+	gen, err := o.Placement.Generator(n, o.Choices)
+	if err != nil {
+		// Sizes come from sizeAtLeast, which only returns sizes the
+		// rule accepts: reaching this is a bug in this package.
+		panic("store: " + err.Error())
+	}
+	t := &table[K, V]{}
+	t.setup(o, gen, tot)
+	t.chunks = make([][]bucketOf[K, V], (n+chunkSize-1)/chunkSize)
+	if alloc {
+		t.allocRest()
+	}
+	return t
+}
+
+// setup fills in everything but the buckets.
+func (t *table[K, V]) setup(o *Options, gen hashfn.Generator, tot *counters) {
+	n := gen.Buckets()
+	t.n = n
+	t.gen = gen
+	t.rule = o.Placement
+	t.d = o.Choices
+	t.size = o.BucketSize
+	t.capMask = capMaskOf(o.BucketSize)
+	t.tot = tot
+	t.maxEntries, t.stashBound = thresholds(o, n)
+	t.scheme = gen.Scheme()
+	t.span = [2]uint64{n, n}
+	t.pow2 = n&(n-1) == 0
+	if t.scheme == hashfn.Parts && t.d == 2 {
+		for k := range 2 {
+			lo, hi := gen.PartBounds(k)
+			t.lo[k], t.span[k] = lo, hi-lo
+		}
+	}
+}
+
+// cand2 returns the two candidates of hash h, as gen.Fill would (a test
+// checks it), without Fill's loop and switch: the Get fast path for d = 2.
+func (t *table[K, V]) cand2(h uint64) (uint64, uint64) {
+	w0, w1 := uint32(h), uint32(h>>32)
+	if t.scheme != hashfn.Double {
+		return t.lo[0] + hashfn.Reduce(w0, t.span[0]), t.lo[1] + hashfn.Reduce(w1, t.span[1])
+	}
+	n := t.span[0]
+	c := hashfn.Reduce(w0, n)
+	var step uint64
+	if t.pow2 {
+		step = 2*hashfn.Reduce(w1, n/2) + 1
+	} else {
+		step = 1 + hashfn.Reduce(w1, n-1)
+	}
+	c1 := c + step
+	if c1 >= n {
+		c1 -= n
+	}
+	return c, c1
+}
+
+// candidates fills c with the key's candidates and returns them.
+func (t *table[K, V]) candidates(h uint64, c *[hashfn.MaxChoices]uint64) []uint64 {
+	t.gen.Fill(h, c[:])
+	return c[:t.d]
+}
+
+// get looks a key up: each candidate in order, checking tags without a
+// lock and taking a bucket's read lock only on a tag match, then the stash
+// if the first candidate's hint says a stashed key may be there. It also
+// returns the first candidate, where Store.Get counts a miss.
+func (t *table[K, V]) get(k K, h uint64, tag uint8) (v V, ok bool, first uint64) {
+	if t.d == 2 {
+		return t.get2(k, h, tag)
+	}
+	var c [hashfn.MaxChoices]uint64
+	cs := t.candidates(h, &c)
+	for _, i := range cs {
+		b := t.bucket(i)
+		if ctrl(b.ctrl.Load()).match(tag) == 0 {
+			continue
+		}
+		var w uint64
+		if v, ok, w = b.get(k, tag); ok {
+			if w>>hitShift&counterMask >= drainAt {
+				t.tot.drainHits(&b.sync, i)
+			}
+			return v, true, c[0]
+		}
+	}
+	if t.stash.len() > 0 && t.bucket(c[0]).sync.hint() != 0 {
+		if v, ok = t.stash.get(k); ok {
+			t.tot.stashHit(c[0])
+			return v, true, c[0]
+		}
+	}
+	return v, false, c[0]
+}
+
+// get2 is get for two candidates. It loads both control words before
+// looking at either, so when the key is in the second candidate its cache
+// miss overlaps the first one's instead of following it (the read lock's
+// atomic add would otherwise wait for it).
+func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool, first uint64) {
+	c0, c1 := t.cand2(h)
+	b0, b1 := t.bucket(c0), t.bucket(c1)
+	m0 := ctrl(b0.ctrl.Load()).match(tag)
+	m1 := ctrl(b1.ctrl.Load()).match(tag)
+	var w uint64
+	if m0 != 0 {
+		if v, ok, w = b0.get(k, tag); ok {
+			if w>>hitShift&counterMask >= drainAt {
+				t.tot.drainHits(&b0.sync, c0)
+			}
+			return v, true, c0
+		}
+	}
+	if m1 != 0 {
+		if v, ok, w = b1.get(k, tag); ok {
+			if w>>hitShift&counterMask >= drainAt {
+				t.tot.drainHits(&b1.sync, c1)
+			}
+			return v, true, c0
+		}
+	}
+	if t.stash.len() > 0 && b0.sync.hint() != 0 {
+		if v, ok = t.stash.get(k); ok {
+			t.tot.stashHit(c0)
+			return v, true, c0
+		}
+	}
+	return v, false, c0
+}
+
+// countMiss counts a lookup that found nothing on its first candidate.
+func (t *table[K, V]) countMiss(first uint64) {
+	w := &t.bucket(first).sync
+	if w.countMiss()>>missShift&counterMask >= drainAt {
+		t.tot.drainMisses(w, first)
+	}
+}
+
+// Writers' operations. The store's mutex serializes them, so they read
+// slots and the stash without locks; they take a bucket's exclusive lock
+// only to change it.
+
+// set updates k if the table holds it and reports whether it did.
+func (t *table[K, V]) set(k K, v V, h uint64, tag uint8) bool {
+	var c [hashfn.MaxChoices]uint64
+	for _, i := range t.candidates(h, &c) {
+		b := t.bucket(i)
+		if j := b.find(k, tag); j >= 0 {
+			b.update(j, v)
+			return true
+		}
+	}
+	if t.stash.len() > 0 && t.stash.has(k) {
+		t.stash.put(k, v)
+		return true
+	}
+	return false
+}
+
+// insert places a key the table does not hold: in the candidate the rule
+// picks, or in the stash when every candidate is full.
+func (t *table[K, V]) insert(k K, v V, h uint64, tag uint8) {
+	var c [hashfn.MaxChoices]uint64
+	cs := t.candidates(h, &c)
+	i := cs[t.choose(cs, h, nil)]
+	b := t.bucket(i)
+	if e := ctrl(b.ctrl.Load()).empty(t.capMask); e != 0 {
+		b.put(slotOf(e), k, v, tag)
+	} else {
+		t.stash.put(k, v)
+		t.bucket(cs[0]).sync.addHint(+1)
+	}
+	t.entries++
+}
+
+// choose returns the index in cs of the candidate the rule picks, given
+// the candidates' control words (pending, if not nil, has the ones that
+// insertBatch changed but has not published).
+func (t *table[K, V]) choose(cs []uint64, h uint64, pending *batch) int {
+	var loads [hashfn.MaxChoices]uint32
+	for j, i := range cs {
+		if pending != nil {
+			loads[j] = uint32(pending.ctrlOf(t, i).load())
+		} else {
+			loads[j] = t.load(i)
+		}
+	}
+	switch t.d {
+	case 1:
+		return 0
+	case 2:
+		// Choose2 reads the coin's top bit: bit 7 of the hash, beside
+		// the tag's bits 0–6, so placement follows from the seed.
+		return t.rule.Choose2(loads[0], loads[1], h<<56)
+	}
+	// Choose reads 32 coin bits: they come from an extension word of the
+	// hash that no candidate uses (candidates use words 1 to 3).
+	return t.rule.Choose(loads[:t.d], hashfn.Extend(h, coinExtension))
+}
+
+type ctrlReader interface{ ctrlAt(uint64) ctrl }
+
+// batch collects the control words that insertBatch changed but has not
+// published yet.
+type batch struct {
+	idx     [slotsPerBucket]uint64
+	ctrl    [slotsPerBucket]ctrl
+	n       int
+	touched uint64 // keeps the prefetching loads from being optimized away
+}
+
+func (p *batch) ctrlOf(t ctrlReader, i uint64) ctrl {
+	for j := range p.n {
+		if p.idx[j] == i {
+			return p.ctrl[j]
+		}
+	}
+	return t.ctrlAt(i)
+}
+
+func (p *batch) set(i uint64, c ctrl) {
+	for j := range p.n {
+		if p.idx[j] == i {
+			p.ctrl[j] = c
+			return
+		}
+	}
+	p.idx[p.n], p.ctrl[p.n] = i, c
+	p.n++
+}
+
+func (t *table[K, V]) ctrlAt(i uint64) ctrl { return ctrl(t.bucket(i).ctrl.Load()) }
+
+// insertBatch inserts up to 8 keys the table does not hold, with their
+// hashes, as insert would one after the other, but publishes the control
+// words only at the end. A growth moves keys with it: an atomic store is a
+// full barrier on common CPUs, so publishing each key's tag right after
+// writing its slot would make every slot write wait for its cache miss;
+// writing all slots first lets the misses overlap. Publishing late is safe
+// for the same reason put needs no lock: no reader reads a slot whose tag
+// it has not seen.
+func (t *table[K, V]) insertBatch(es []slot[K, V], hs []uint64) {
+	var (
+		p     batch
+		cands [slotsPerBucket][hashfn.MaxChoices]uint64
+		touch uint64
+	)
+	// First every key's candidates, touching their control words: these
+	// loads do not depend on one another, so their cache misses overlap.
+	for x := range es {
+		for _, i := range t.candidates(hs[x], &cands[x]) {
+			touch |= t.bucket(i).ctrl.Load()
+		}
+	}
+	p.touched = touch
+	for x := range es {
+		h := hs[x]
+		cs := cands[x][:t.d]
+		i := cs[t.choose(cs, h, &p)]
+		cw := p.ctrlOf(t, i)
+		if e := cw.empty(t.capMask); e != 0 {
+			j := slotOf(e)
+			t.bucket(i).slots[j] = es[x]
+			p.set(i, cw.withSlot(j, tagOf(h)))
+		} else {
+			t.stash.put(es[x].key, es[x].val)
+			t.bucket(cs[0]).sync.addHint(+1)
+		}
+	}
+	for j := range p.n {
+		t.bucket(p.idx[j]).ctrl.Store(uint64(p.ctrl[j]))
+	}
+	t.entries += int64(len(es))
+}
+
+// coinExtension is the Extend word whose top half breaks ties among more
+// than two candidates; candidates 2 to 7 use extension words 1 to 3.
+const coinExtension = hashfn.MaxChoices/2 + 1
+
+// delete removes k if the table holds it and reports whether it did.
+func (t *table[K, V]) delete(k K, h uint64, tag uint8) bool {
+	var c [hashfn.MaxChoices]uint64
+	cs := t.candidates(h, &c)
+	for _, i := range cs {
+		b := t.bucket(i)
+		if j := b.find(k, tag); j >= 0 {
+			b.remove(j)
+			t.entries--
+			return true
+		}
+	}
+	if t.stash.len() > 0 && t.stash.has(k) {
+		t.stash.remove(k)
+		t.bucket(cs[0]).sync.addHint(-1)
+		t.entries--
+		return true
+	}
+	return false
+}
+
+// load returns the number of keys in bucket i.
+func (t *table[K, V]) load(i uint64) uint32 {
+	return uint32(ctrl(t.bucket(i).ctrl.Load()).load())
+}
