@@ -29,8 +29,10 @@
 // of infinite capacity, which misses only the first request for each key.
 // They are never a competitor in a hit-ratio table.
 //
-// twochoice itself joins the peers, one adapter per placement rule, once its
-// store lands (see the marked place in [Peers]).
+// twochoice itself joins them in twochoice.go: "twochoice" is the unbounded
+// store (go-left, two choices), a throughput peer of the maps; and, once the
+// store has its cache mode, "twochoice-<rule>" for each placement rule is a
+// bounded cache with MaxEntries = capacity.
 //
 // # Configuration
 //

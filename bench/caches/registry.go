@@ -17,15 +17,7 @@ type Peer[K Key, V any] struct {
 
 // Peers returns every cache the harness compares, in report order.
 func Peers[K Key, V any]() []Peer[K, V] {
-	return []Peer[K, V]{
-		// ------------------------------------------------------------
-		// twochoice goes here, first: one bounded adapter per placement
-		// rule ("twochoice-one", "twochoice-dchoice", "twochoice-halves",
-		// "twochoice-goleft", "twochoice-double"), each a store.Store in
-		// cache mode with MaxEntries = Options.Capacity, in a file
-		// twochoice.go of this package. It waits for the store and cache
-		// issues (4 and 5); until then the harness measures the peers.
-		// ------------------------------------------------------------
+	return append(twochoicePeers[K, V](), []Peer[K, V]{
 		{"otter", true, NewOtter[K, V]},
 		{"ristretto", true, NewRistretto[K, V]},
 		{"lru", true, NewLRU[K, V]},
@@ -33,7 +25,7 @@ func Peers[K Key, V any]() []Peer[K, V] {
 		{"2q", true, New2Q[K, V]},
 		{"map", false, NewMap[K, V]},
 		{"syncmap", false, NewSyncMap[K, V]},
-	}
+	}...)
 }
 
 // Lookup returns the peer with the given name.
