@@ -19,7 +19,7 @@ const benchBalls = 1 << 22
 // target: at most 3). One op is max(1, 2^22/n) runs; use a small fixed
 // -benchtime such as 3x (a run at 2^36 places 6.9·10^10 balls).
 func BenchmarkLevels(b *testing.B) {
-	sizes := []int{12, 14, 16, 18, 20, 24, 30, 36}
+	sizes := []int{12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 26, 28, 30, 36}
 	if testing.Short() {
 		sizes = []int{12}
 	}
