@@ -126,6 +126,7 @@ const levelsBatch = 256
 type levelsChain struct {
 	rule   bucket.Placement
 	d      int
+	n      uint64
 	cands  int // ranks per ball the chain reads: 1 with one part, else d
 	parts  []levelPart
 	partOf [8]int // part of candidate j
@@ -137,10 +138,15 @@ type levelsChain struct {
 	slow bool
 	// noBlocks turns block mode off (see blocks.go), for tests.
 	noBlocks bool
+	// sorted is the state of sorted mode (sorted.go), which small parts
+	// run in; noSorted turns it off, for tests.
+	sorted   sortedBins
+	noSorted bool
+	pairs    *pairTable // the rule's decisions, with two parts
 }
 
 func newLevelsChain(rule bucket.Placement, d int, n uint64) *levelsChain {
-	c := &levelsChain{rule: rule, d: d}
+	c := &levelsChain{rule: rule, d: d, n: n}
 	np := uint64(rule.Parts(d))
 	for j := range np {
 		// The same split as hashfn's Parts scheme: part j is
@@ -161,6 +167,9 @@ func newLevelsChain(rule bucket.Placement, d int, n uint64) *levelsChain {
 		return c
 	}
 	c.cands = d
+	if d == 2 {
+		c.pairs = newPairTable(rule)
+	}
 	var coinBits uint
 	switch {
 	case rule == bucket.GoLeft:
@@ -173,11 +182,32 @@ func newLevelsChain(rule bucket.Placement, d int, n uint64) *levelsChain {
 	return c
 }
 
-// throw places m balls: by blocks while blocks pay (large parts), ball by
-// ball otherwise.
+// reset makes c a new chain for rule, d and n bins, keeping its memory, if
+// it was made for the same; it reports whether it was.
+func (c *levelsChain) reset(rule bucket.Placement, d int, n uint64) bool {
+	if c.rule != rule || c.d != d || c.n != n {
+		return false
+	}
+	for j := range c.parts {
+		p := &c.parts[j]
+		clear(p.atLeast)
+		p.atLeast[0] = p.size
+		p.lo, p.hi = 0, 0
+	}
+	c.src.spare, c.src.left = 0, 0
+	c.sorted.on, c.sorted.off = false, false
+	return true
+}
+
+// throw places m balls: in sorted mode on small parts, by blocks while
+// blocks pay on large ones, ball by ball on the counts otherwise.
 func (c *levelsChain) throw(m uint64, g *stream) {
 	d := c.cands
 	for m > 0 {
+		if c.sortedFits() {
+			m -= c.throwSorted(m, g)
+			continue
+		}
 		if c.blockWidth() > 0 {
 			m -= c.throwBlocks(m, g)
 			continue
@@ -195,6 +225,9 @@ func (c *levelsChain) throw(m uint64, g *stream) {
 			i = c.fast2(c.r[0][:b], c.r[1][:b], coins)
 		}
 		c.general(i, coins)
+	}
+	if c.sorted.on {
+		c.syncSorted()
 	}
 }
 
