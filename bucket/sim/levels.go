@@ -143,6 +143,7 @@ type levelsChain struct {
 	sorted   sortedBins
 	noSorted bool
 	pairs    *pairTable // the rule's decisions, with two parts
+	acc      []float64  // block mode's scratch (sureCategories)
 }
 
 func newLevelsChain(rule bucket.Placement, d int, n uint64) *levelsChain {
