@@ -163,11 +163,14 @@ func (rs *rankSource) fillMax(g *stream, r []uint64) {
 // shifts by k on amd64), and the coin's top bit is bit 32 of u, which
 // neither rank reads.
 func split2(u, size uint64) (r0, r1, coin uint64) {
-	return (u >> 32) * size >> 32, (u & (1<<32 - 1)) * size >> 32, u << 31
+	return (u >> 32) * size >> 32, uint64(uint32(u)) * size >> 32, u << 31
 }
 
 // maxRank is max(a, b) for a, b < 2^63 without a branch: the compiler
 // compiles the max builtin to a conditional move in some loops and to a
 // branch in others, and which of two random ranks is larger is a coin flip
 // to a branch predictor.
-func maxRank(a, b uint64) uint64 { return a ^ ((a ^ b) & -((a - b) >> 63)) }
+func maxRank(a, b uint64) uint64 {
+	d := a - b // negative as an int64 exactly when a < b, both being below 2^63
+	return a - d&uint64(int64(d)>>63)
+}

@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/twochoice/twochoice/bucket"
+import (
+	"sync"
+
+	"github.com/twochoice/twochoice/bucket"
+)
 
 // Sorted mode: the levels chain on small parts, with each part's bins kept
 // in an array sorted by load.
@@ -29,10 +33,14 @@ import "github.com/twochoice/twochoice/bucket"
 // the run, and the counts path, which takes any load, goes on from the
 // counts.
 
-// sortedMax is the most bins a part may have for sorted mode (one byte
-// each: at most 8 MiB for 8 parts). Below it sorted mode beats block mode
-// at m = n; above it the array outgrows the 2 MiB L2 cache and blocks win.
-const sortedMax = 1 << 20
+// sortedMax is the most bins a part may have for sorted mode: one byte
+// each, so at most 128 KiB a part and 1 MiB for 8 parts, whatever n is.
+// Measured at m = n (BenchmarkLevels): up to parts of 2^17 bins sorted
+// mode is the faster, by up to 3× on two-part rules; at 2^18 both modes
+// cost the same; from 2^19 block mode (blocks.go), whose cost per ball
+// falls as parts grow, wins, while sorted mode slows as the array leaves
+// the L2 cache.
+const sortedMax = 1 << 17
 
 // sortedBins is the sorted mode's state for all the parts of a chain.
 type sortedBins struct {
@@ -41,8 +49,8 @@ type sortedBins struct {
 	bins []uint8
 	// next[j<<8|l], l ≥ 1, is base[j] + atLeast_j[l]: the position of part
 	// j's fullest bin with load < l, the one a ball raising a bin to l
-	// raises. Indexed by part and byte, so a masked index needs no bounds
-	// check.
+	// raises. Indexed by part and byte, so that fused2 finds the counter
+	// from one table entry and a masked index needs no bounds check.
 	next [8 << 8]uint32
 	base [8]uint32
 	// on: bins and next hold the chain's state; the parts' counts are
@@ -188,21 +196,21 @@ func (s *sortedBins) fused1(g *stream, m uint64, k uint) uint64 {
 	bins := s.bins
 	next := (*[256]uint32)(s.next[:256])
 	sh := (64 - k) & 63
-	x := g.s
-	for i := range m {
+	x0 := g.s
+	x, end := x0, x0+m*golden
+	for x != end {
 		x += golden
-		r := mix(x) >> sh
-		e := bins[r] + 1
+		e := bins[mix(x)>>sh] + 1
 		if e == 0 {
-			g.s = x - golden
-			return i
+			x -= golden
+			break
 		}
 		p := next[e]
 		bins[p] = e
 		next[e] = p + 1
 	}
 	g.s = x
-	return m
+	return drawn(x0, x)
 }
 
 // fusedMax2 places up to m two-candidate balls in one part (DChoice with
@@ -212,22 +220,22 @@ func (s *sortedBins) fused1(g *stream, m uint64, k uint) uint64 {
 func (s *sortedBins) fusedMax2(g *stream, m uint64, size uint64) uint64 {
 	bins := s.bins
 	next := (*[256]uint32)(s.next[:256])
-	x := g.s
-	for i := range m {
+	x0 := g.s
+	x, end := x0, x0+m*golden
+	for x != end {
 		x += golden
 		u := mix(x)
-		r := maxRank(u>>32, u&(1<<32-1)) * size >> 32
-		e := bins[r] + 1
+		e := bins[maxRank(u>>32, uint64(uint32(u)))*size>>32] + 1
 		if e == 0 {
-			g.s = x - golden
-			return i
+			x -= golden
+			break
 		}
 		p := next[e]
 		bins[p] = e
 		next[e] = p + 1
 	}
 	g.s = x
-	return m
+	return drawn(x0, x)
 }
 
 // fused2 places up to m balls with one candidate in each of two parts of
@@ -236,8 +244,9 @@ func (s *sortedBins) fusedMax2(g *stream, m uint64, size uint64) uint64 {
 func (s *sortedBins) fused2(g *stream, m uint64, t *pairTable, size uint64) uint64 {
 	bins := s.bins
 	next := (*[512]uint32)(s.next[:512])
-	x := g.s
-	for i := range m {
+	x0 := g.s
+	x, end := x0, x0+m*golden
+	for x != end {
 		x += golden
 		u := mix(x)
 		r0, r1, _ := split2(u, size)
@@ -245,8 +254,8 @@ func (s *sortedBins) fused2(g *stream, m uint64, t *pairTable, size uint64) uint
 		// split2's coin bit is bit 32 of u; it goes to bit 16 of the index.
 		q := t[(u>>16&(1<<16)|uint64(a)<<8|uint64(b))&(2<<16-1)]
 		if uint8(q) == 0 {
-			g.s = x - golden
-			return i
+			x -= golden
+			break
 		}
 		q &= 511
 		p := next[q]
@@ -254,7 +263,7 @@ func (s *sortedBins) fused2(g *stream, m uint64, t *pairTable, size uint64) uint
 		next[q] = p + 1
 	}
 	g.s = x
-	return m
+	return drawn(x0, x)
 }
 
 // A pairTable holds Choose2's answers for two candidates of loads a and b
@@ -265,9 +274,22 @@ func (s *sortedBins) fused2(g *stream, m uint64, t *pairTable, size uint64) uint
 // its instruction count, and one load from the table replaces Choose2's
 // dozen instructions, the select of the winner's load and the index
 // arithmetic around them. The decisions are still Choose2's, made once per
-// pair of loads and coin when the chain is made. The table takes 256 KiB;
-// a run at m = n touches a few of its cache lines (loads 0 to 5).
+// pair of loads and coin (pairTableOf). The table takes 256 KiB; a run at
+// m = n touches a few of its cache lines (loads 0 to 5).
 type pairTable [2 << 16]uint16
+
+// pairTables holds each rule's pairTable, made on first use: a table
+// depends on the rule alone and is never written after, so every chain of
+// every run shares it (making one calls Choose2 2^17 times).
+var pairTables sync.Map // bucket.Placement → *pairTable
+
+func pairTableOf(rule bucket.Placement) *pairTable {
+	if t, ok := pairTables.Load(rule); ok {
+		return t.(*pairTable)
+	}
+	t, _ := pairTables.LoadOrStore(rule, newPairTable(rule))
+	return t.(*pairTable)
+}
 
 func newPairTable(rule bucket.Placement) *pairTable {
 	t := new(pairTable)
@@ -289,24 +311,66 @@ func newPairTable(rule bucket.Placement) *pairTable {
 // 255.
 func (c *levelsChain) placeSorted(coins []uint64) int {
 	s := &c.sorted
+	b := len(coins)
+	switch c.cands {
+	case 1:
+		return s.place1(c.r[0][:b])
+	case 2:
+		return s.place2(c.pairs, c.r[0][:b], c.r[1][:b], coins)
+	}
 	d := c.cands
 	var loads [8]uint32
 	for i, coin := range coins {
 		for j := range d {
 			loads[j] = uint32(s.bins[uint64(s.base[j])+c.r[j][i]])
 		}
-		k := 0
-		if d > 1 {
-			k = c.rule.Choose(loads[:d], coin)
-		}
+		k := c.rule.Choose(loads[:d], coin)
 		e := uint8(loads[k]) + 1
 		if e == 0 {
 			return i
 		}
-		q := c.partOf[k]<<8 | int(e)
+		q := k<<8 | int(e)
 		p := s.next[q]
 		s.bins[p] = e
 		s.next[q] = p + 1
 	}
-	return len(coins)
+	return b
+}
+
+// place1 is fused1 and fusedMax2 for ranks drawn a batch at a time (one
+// part: the rank is the largest of the ball's candidates').
+func (s *sortedBins) place1(r []uint64) int {
+	bins := s.bins
+	next := (*[256]uint32)(s.next[:256])
+	for i, x := range r {
+		e := bins[x] + 1
+		if e == 0 {
+			return i
+		}
+		p := next[e]
+		bins[p] = e
+		next[e] = p + 1
+	}
+	return len(r)
+}
+
+// place2 is fused2 for ranks and coins drawn a batch at a time.
+func (s *sortedBins) place2(t *pairTable, r0, r1, coins []uint64) int {
+	bins := s.bins
+	next := (*[512]uint32)(s.next[:512])
+	base1 := uint64(s.base[1])
+	r1 = r1[:len(r0)]
+	coins = coins[:len(r0)]
+	for i, x := range r0 {
+		a, b := bins[x], bins[base1+r1[i]]
+		q := t[(coins[i]>>63<<16|uint64(a)<<8|uint64(b))&(2<<16-1)]
+		if uint8(q) == 0 {
+			return i
+		}
+		q &= 511
+		p := next[q]
+		bins[p] = uint8(q)
+		next[q] = p + 1
+	}
+	return len(r0)
 }
