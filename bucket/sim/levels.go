@@ -137,8 +137,8 @@ type levelsChain struct {
 	src    rankSource
 	r      [8][levelsBatch]uint64 // r[j][i]: rank of ball i's candidate j
 	coins  [levelsBatch]uint64
-	// slow turns the fast loops off, for tests: both loops must give the
-	// same counts from the same ranks.
+	// slow turns sorted mode and the fast loops off, for tests: every
+	// ball-by-ball loop must give the same counts from the same ranks.
 	slow bool
 	// noBlocks turns block mode off (see blocks.go), for tests.
 	noBlocks bool
