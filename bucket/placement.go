@@ -154,18 +154,17 @@ func (p Placement) Choose(loads []uint32, coin uint64) int {
 // Choose2 is Choose for two candidates with loads a and b, written so the
 // compiler inlines it in hot loops. It returns 0 or 1, as Choose would.
 //
-// It has no data-dependent branch: the compiler turns both ifs into
-// conditional moves (the first tests the rule, which a loop never changes).
-// Which of two random candidates is emptier is a coin flip to a branch
-// predictor, and in a simulation loop the mispredicts cost more than the
-// rest of the ball.
+// It has no data-dependent branch. Which of two random candidates is
+// emptier is a coin flip to a branch predictor, and in a simulation loop
+// the mispredicts cost more than the rest of the ball. So the tie is found
+// and applied with arithmetic, not with an if on a == b, which the compiler
+// compiles to a conditional move in some loops and to a branch in others.
+// The one if tests the rule, which a loop never changes.
 func (p Placement) Choose2(a, b uint32, coin uint64) int {
-	k := int((uint64(b) - uint64(a)) >> 63) // 1 when b < a
 	if p == GoLeft || p == OneChoice {
 		coin = 0
 	}
-	if a == b {
-		k = int(coin >> 63)
-	}
-	return k
+	lt := (uint64(b) - uint64(a)) >> 63 // 1 when b < a
+	eq := (uint64(a^b) - 1) >> 63       // 1 when a == b (a^b < 2^32)
+	return int(lt | coin>>63&eq)
 }

@@ -91,3 +91,14 @@ func TestGeometricLaw(t *testing.T) {
 		}
 	}
 }
+
+// logFactorial agrees with math.Lgamma on both sides of its table.
+func TestLogFactorial(t *testing.T) {
+	for _, k := range []float64{0, 1, 2, 10, 100, 255, 256, 257, 1000, 12345, 1 << 20, 1<<40 + 17} {
+		want, _ := math.Lgamma(k + 1)
+		got := logFactorial(k)
+		if d := math.Abs(got - want); d > 1e-15*max(1, math.Abs(want)) {
+			t.Errorf("ln %v! = %.17g, Lgamma says %.17g (off by %.3g)", k, got, want, d)
+		}
+	}
+}

@@ -148,7 +148,7 @@ func (c *levelsChain) throwBlocks(m uint64, g *stream) uint64 {
 			}
 		}
 		if n > 0 {
-			cats = mergeCategories(c.sureCategories(sets, sure, cats[:0]))
+			cats = c.sureCategories(sets, sure, cats[:0])
 			c.addMultinomial(g, n, cats)
 			placed += n
 		}
@@ -160,7 +160,11 @@ func (c *levelsChain) throwBlocks(m uint64, g *stream) uint64 {
 	return placed
 }
 
-// sureCategories lists where a sure ball lands, with probabilities.
+// sureCategories lists where a sure ball lands, with probabilities, by
+// part and then level. The probability of each pair of sure levels is
+// added straight into the level the rule picks (into acc), so that a
+// place a ball can land is listed once and the multinomial takes one
+// binomial per place.
 func (c *levelsChain) sureCategories(sets [2][]interval, sure [2]uint64, cats []category) []category {
 	share := func(k, i int) float64 { return float64(sets[k][i].hi-sets[k][i].lo) / float64(sure[k]) }
 	p0 := &c.parts[c.partOf[0]]
@@ -173,50 +177,58 @@ func (c *levelsChain) sureCategories(sets [2][]interval, sure [2]uint64, cats []
 		return cats
 	}
 	p1 := &c.parts[c.partOf[1]]
-	for i := range sets[0] {
+	// acc[k][i]: the chance that candidate k wins at its i-th sure level.
+	n0, n1 := len(sets[0]), len(sets[1])
+	acc := c.acc[:0]
+	acc = append(acc, make([]float64, n0+n1)...)
+	c.acc = acc
+	for i := range n0 {
 		a := share(0, i)
 		if a == 0 {
 			continue
 		}
-		for j := range sets[1] {
+		for j := range n1 {
 			b := share(1, j)
 			if b == 0 {
 				continue
 			}
 			la, lb := uint32(p0.lo+i), uint32(p1.lo+j)
-			// Each pair of levels is decided by the rule; a tie under a
-			// coin rule is decided once per coin, half the weight each.
-			for coin, weight := range [2]float64{0.5, 0.5} {
-				k := c.rule.Choose2(la, lb, uint64(coin)<<63)
-				l := int(la)
-				if k == 1 {
-					l = int(lb)
-				}
-				cats = append(cats, category{c.partOf[k], l, a * b * weight})
+			// Each pair of levels is decided by the rule. The coin only
+			// breaks ties (bucket.Placement.Choose2), so a tie is decided
+			// once per value of the coin's top bit, half the weight each.
+			w := a * b
+			coins := uint64(1)
+			if la == lb {
+				w *= 0.5
+				coins = 2
 			}
+			for coin := range coins {
+				if c.rule.Choose2(la, lb, coin<<63) == 0 {
+					acc[i] += w
+				} else {
+					acc[n0+j] += w
+				}
+			}
+		}
+	}
+	if c.partOf[0] == c.partOf[1] {
+		// One part: both candidates' sure levels are the same levels.
+		for i := range n0 {
+			acc[i] += acc[n0+i]
+		}
+		n1 = 0
+	}
+	for i, w := range acc[:n0] {
+		if w > 0 {
+			cats = append(cats, category{c.partOf[0], p0.lo + i, w})
+		}
+	}
+	for j, w := range acc[n0 : n0+n1] {
+		if w > 0 {
+			cats = append(cats, category{c.partOf[1], p1.lo + j, w})
 		}
 	}
 	return cats
-}
-
-// mergeCategories adds up the probabilities of equal (part, level) pairs,
-// so that the multinomial takes one binomial per place a ball can land.
-func mergeCategories(cats []category) []category {
-	out := cats[:0]
-	for _, ct := range cats {
-		merged := false
-		for i := range out {
-			if out[i].j == ct.j && out[i].l == ct.l {
-				out[i].p += ct.p
-				merged = true
-				break
-			}
-		}
-		if !merged {
-			out = append(out, ct)
-		}
-	}
-	return out
 }
 
 // addMultinomial throws n sure balls into the categories: counts by

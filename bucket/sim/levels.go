@@ -21,14 +21,18 @@ import (
 // the same bin: candidates are drawn with replacement, as in the
 // balls-into-bins papers and as with independent hashes.
 //
-// Speed. Loads crowd into a few values (at m = n with two choices, 0 to 4),
-// so the fast loops (fast1, fast2) read a window of the lowest levels of
-// each part and count a candidate's load with two branch-free compares
-// against a snapshot of the counts, taking a rarely taken branch only for
-// ranks near a moving count or deep in the tail. Ranks are drawn a batch
-// ahead ([rankSource]). A part whose loads spread wider than the window
-// (one choice at a large load factor) goes through the general loop, which
-// scans or bisects the full counts; large parts go by blocks (blocks.go).
+// Speed. Small parts (up to sortedMax bins) keep their bins sorted by load
+// in a byte array, so a candidate's load is one byte load (sorted.go);
+// large parts go by blocks (blocks.go). In between the two, and with
+// Config.BallByBall on large parts, balls go one by one on the counts:
+// loads crowd into a few values (at m = n with two choices, 0 to 4), so
+// the fast loops (fast1, fast2) read a window of the lowest levels of each
+// part and count a candidate's load with two branch-free compares against
+// a snapshot of the counts, taking a rarely taken branch only for ranks
+// near a moving count or deep in the tail. Ranks are drawn a batch ahead
+// ([rankSource]). A part whose loads spread wider than the window (one
+// choice at a large load factor) goes through the general loop, which
+// scans or bisects the full counts.
 
 // levelPart is the chain's state for one part.
 type levelPart struct {
@@ -126,21 +130,28 @@ const levelsBatch = 256
 type levelsChain struct {
 	rule   bucket.Placement
 	d      int
+	n      uint64
 	cands  int // ranks per ball the chain reads: 1 with one part, else d
 	parts  []levelPart
 	partOf [8]int // part of candidate j
 	src    rankSource
 	r      [8][levelsBatch]uint64 // r[j][i]: rank of ball i's candidate j
 	coins  [levelsBatch]uint64
-	// slow turns the fast loops off, for tests: both loops must give the
-	// same counts from the same ranks.
+	// slow turns sorted mode and the fast loops off, for tests: every
+	// ball-by-ball loop must give the same counts from the same ranks.
 	slow bool
 	// noBlocks turns block mode off (see blocks.go), for tests.
 	noBlocks bool
+	// sorted is the state of sorted mode (sorted.go), which small parts
+	// run in; noSorted turns it off, for tests.
+	sorted   sortedBins
+	noSorted bool
+	pairs    *pairTable // the rule's decisions, with two parts
+	acc      []float64  // block mode's scratch (sureCategories)
 }
 
 func newLevelsChain(rule bucket.Placement, d int, n uint64) *levelsChain {
-	c := &levelsChain{rule: rule, d: d}
+	c := &levelsChain{rule: rule, d: d, n: n}
 	np := uint64(rule.Parts(d))
 	for j := range np {
 		// The same split as hashfn's Parts scheme: part j is
@@ -161,6 +172,9 @@ func newLevelsChain(rule bucket.Placement, d int, n uint64) *levelsChain {
 		return c
 	}
 	c.cands = d
+	if d == 2 {
+		c.pairs = pairTableOf(rule)
+	}
 	var coinBits uint
 	switch {
 	case rule == bucket.GoLeft:
@@ -173,11 +187,33 @@ func newLevelsChain(rule bucket.Placement, d int, n uint64) *levelsChain {
 	return c
 }
 
-// throw places m balls: by blocks while blocks pay (large parts), ball by
-// ball otherwise.
+// reset makes c a new chain for rule, d and n bins, keeping its memory, if
+// it was made for the same; it reports whether it was.
+func (c *levelsChain) reset(rule bucket.Placement, d int, n uint64) bool {
+	if c.rule != rule || c.d != d || c.n != n {
+		return false
+	}
+	for j := range c.parts {
+		p := &c.parts[j]
+		clear(p.atLeast)
+		p.atLeast[0] = p.size
+		p.lo, p.hi = 0, 0
+	}
+	c.src.spare, c.src.left = 0, 0
+	c.sorted.on, c.sorted.off = false, false
+	return true
+}
+
+// throw places m balls: in sorted mode on small parts (sorted.go), by
+// blocks while blocks pay on large ones (blocks.go), ball by ball on the
+// counts otherwise.
 func (c *levelsChain) throw(m uint64, g *stream) {
 	d := c.cands
 	for m > 0 {
+		if c.sortedFits() {
+			m -= c.throwSorted(m, g)
+			continue
+		}
 		if c.blockWidth() > 0 {
 			m -= c.throwBlocks(m, g)
 			continue
@@ -195,6 +231,9 @@ func (c *levelsChain) throw(m uint64, g *stream) {
 			i = c.fast2(c.r[0][:b], c.r[1][:b], coins)
 		}
 		c.general(i, coins)
+	}
+	if c.sorted.on {
+		c.syncSorted()
 	}
 }
 

@@ -9,9 +9,11 @@ import "math/bits"
 // Two ways, both exact:
 //   - split: when every part has the same power-of-two size 2^k and one
 //     64-bit word holds all d ranks and the coin bits (d·k + coin bits ≤ 64),
-//     rank j is bits [64-(j+1)k, 64-jk) of one word, and the coin is the
-//     bits below: disjoint bits of a uniform word are independent uniforms.
-//     This covers every size of the published sweep.
+//     the ranks and the coin are disjoint bits of one word: disjoint bits
+//     of a uniform word are independent uniforms. With d = 2 ([split2])
+//     rank j is the top k bits of 32-bit half j and the coin is bit 32;
+//     otherwise rank j is bits [64-(j+1)k, 64-jk) and the coin the bits
+//     below. This covers every size of the published sweep.
 //   - exact: otherwise each rank is its own word reduced by Lemire's
 //     multiply-shift with rejection ([stream.below]), and the coin comes
 //     from its own word.
@@ -70,12 +72,10 @@ func (rs *rankSource) fill(g *stream, r *[8][levelsBatch]uint64, c []uint64) {
 	switch d {
 	case 2:
 		r0, r1 := r[0][:len(c)], r[1][:len(c)]
+		size := rs.sizes[0]
 		for i := range c {
 			s += golden
-			u := mix(s)
-			r0[i] = u >> sh
-			r1[i] = (u << k) >> sh
-			c[i] = u << dk
+			r0[i], r1[i], c[i] = split2(mix(s), size)
 		}
 	default:
 		for i := range c {
@@ -126,10 +126,11 @@ func (rs *rankSource) fillMax(g *stream, r []uint64) {
 				r[i] = mix(s) >> sh
 			}
 		case 2:
+			size := rs.sizes[0]
 			for i := range r {
 				s += golden
-				u := mix(s)
-				r[i] = max(u>>sh, (u<<k)>>sh)
+				r0, r1, _ := split2(mix(s), size)
+				r[i] = maxRank(r0, r1)
 			}
 		default:
 			for i := range r {
@@ -153,4 +154,23 @@ func (rs *rankSource) fillMax(g *stream, r []uint64) {
 		}
 		r[i] = x
 	}
+}
+
+// split2 splits a uniform word u into the ranks of two candidates in parts
+// of size = 2^k bins, k ≤ 31 (32 without a coin), and a coin word: rank j
+// is the top k bits of 32-bit half j, computed as half·size >> 32 (exact
+// for a power of two, and with constant shifts, which cost less than
+// shifts by k on amd64), and the coin's top bit is bit 32 of u, which
+// neither rank reads.
+func split2(u, size uint64) (r0, r1, coin uint64) {
+	return (u >> 32) * size >> 32, uint64(uint32(u)) * size >> 32, u << 31
+}
+
+// maxRank is max(a, b) for a, b < 2^63 without a branch: the compiler
+// compiles the max builtin to a conditional move in some loops and to a
+// branch in others, and which of two random ranks is larger is a coin flip
+// to a branch predictor.
+func maxRank(a, b uint64) uint64 {
+	d := a - b // negative as an int64 exactly when a < b, both being below 2^63
+	return a - d&uint64(int64(d)>>63)
 }

@@ -57,3 +57,13 @@ func (g *stream) below(n uint64) uint64 {
 	}
 	return hi
 }
+
+// drawn is the number of words a stream drew from state x0 to state x. The
+// sorted-mode loops count balls by the stream's state alone, one variable
+// fewer for the compiler to keep in a register: the state moves by golden
+// per word, and golden is odd, so multiplying the distance by golden's
+// inverse modulo 2^64 gives the number of words.
+func drawn(x0, x uint64) uint64 { return (x - x0) * goldenInverse }
+
+// goldenInverse · golden = 1 modulo 2^64.
+const goldenInverse = 0x939c72e4af1e62cf

@@ -260,11 +260,16 @@ func TestProductKeys(t *testing.T) {
 	}
 }
 
-// The same seed gives the same result whatever the number of workers, and
-// RunOne replays one run of it.
+// The same seed gives the same result whatever the number of workers (each
+// reusing its memory from run to run), and RunOne replays one run of it.
 func TestDeterministicAcrossWorkers(t *testing.T) {
-	for _, e := range []Engine{Levels, Array} {
-		c := Config{Rule: bucket.Halves, Bins: 5000, Balls: 7000, Runs: 7, Seed: 9, Engine: e}
+	for _, c := range []Config{
+		{Rule: bucket.Halves, Bins: 5000, Balls: 7000, Runs: 7, Seed: 9, Engine: Levels},
+		{Rule: bucket.Halves, Bins: 5000, Balls: 7000, Runs: 7, Seed: 9, Engine: Array},
+		{Rule: bucket.GoLeft, Bins: 1 << 12, Runs: 7, Seed: 9, Engine: Levels},
+		{Rule: bucket.DChoice, Bins: 1 << 12, Balls: 1 << 14, Runs: 7, Seed: 9, Engine: Levels},
+	} {
+		e := fmt.Sprintf("%v %v n=%d", c.Rule, c.Engine, c.Bins)
 		c.Workers = 1
 		one := run(t, c)
 		c.Workers = 3
@@ -272,7 +277,7 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		if !one.Hist.Equal(three.Hist) || fmt.Sprint(one.MaxLoads) != fmt.Sprint(three.MaxLoads) {
 			t.Fatalf("%v: 1 worker %v %v, 3 workers %v %v", e, one.Hist.Parts, one.MaxLoads, three.Hist.Parts, three.MaxLoads)
 		}
-		sum := bucket.NewHistogram(2)
+		sum := bucket.NewHistogram(len(one.Hist.Parts))
 		for r := range c.Runs {
 			h, err := RunOne(context.Background(), c, r)
 			if err != nil {
@@ -287,7 +292,7 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 			t.Fatalf("%v: replayed runs do not add up to the result", e)
 		}
 		c.BallByBall = true
-		if e == Levels {
+		if c.Engine == Levels {
 			// Blocks do not run at this size: the same counts either way.
 			if bb := run(t, c); !bb.Hist.Equal(one.Hist) {
 				t.Fatalf("ball by ball differs where no block runs")

@@ -137,9 +137,9 @@ func fluidTable(w io.Writer, rows []*fluidRow) error {
 	for k := 1; k < top; k++ {
 		line := []string{strconv.Itoa(k)}
 		for _, r := range rows {
-			line = append(line, fmtShare(at(r.ShareAtLeast, k)))
+			line = append(line, fmtLimit(at(r.ShareAtLeast, k)))
 			for _, p := range r.PartShareAtLeast {
-				line = append(line, fmtShare(at(p, k)))
+				line = append(line, fmtLimit(at(p, k)))
 			}
 		}
 		table = append(table, line)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -13,9 +14,15 @@ func TestFluidCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
-	for _, want := range []string{"0.761594", "0.229505", "6.0473e-06", "1.3346e-12", "0.771675", "5.1524e-08", "1.2229e-21", "61.12%"} {
+	for _, want := range []string{"0.761594", "0.229505", "6.0473e-06", "1.3346e-12", "0.771675", "5.1524e-08", "1.2229e-21", "61.12%", "<1e-300"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	// go-left's s_8 is under the solver's floor: not a 0 in the table.
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "8" && slices.Contains(f, "0") {
+			t.Errorf("a share under the floor printed as 0: %q", line)
 		}
 	}
 	code, out, _ = runCLI("fluid", "--rule", "goleft", "--d", "2", "--load", "1", "--format", "json")

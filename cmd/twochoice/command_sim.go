@@ -318,7 +318,7 @@ func simShareRows(rows []*simRow, long bool) ([]string, [][]string) {
 			if k < len(r.ShareAtLeast) {
 				s = fmtShare(r.ShareAtLeast[k])
 			}
-			line = append(line, s, fmtShare(at(r.fluid.ShareAtLeast, k)))
+			line = append(line, s, fmtLimit(at(r.fluid.ShareAtLeast, k)))
 		}
 		out = append(out, line)
 	}

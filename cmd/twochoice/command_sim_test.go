@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/twochoice/twochoice/bucket/fluid"
 )
 
 func TestSimTable(t *testing.T) {
@@ -165,5 +167,23 @@ func TestPublishedRuns(t *testing.T) {
 	}
 	if total != 9448 {
 		t.Fatalf("%d runs, want 9448", total)
+	}
+}
+
+// A fluid share under the solver's floor shows as "<1e-300" in the table,
+// not as 0: the limit is not zero there, only too small to report.
+func TestSimTableBelowFloor(t *testing.T) {
+	row := &simRow{Rule: "goleft", ShareAtLeast: []float64{1, 0.77, 0.22, 0.004}, fluid: &fluid.Result{ShareAtLeast: []float64{1, 0.77, 0.22}}}
+	_, lines := simShareRows([]*simRow{row}, false)
+	if got := lines[2]; got[1] != fmtShare(0.004) || got[2] != "<1e-300" {
+		t.Fatalf("row k = 3: %q, want the sim share and <1e-300", got)
+	}
+	if got := lines[1][2]; got != fmtShare(0.22) {
+		t.Fatalf("row k = 2: fluid %q", got)
+	}
+	// CSV keeps the number.
+	_, long := simShareRows([]*simRow{row}, true)
+	if got := long[2][9]; got != "0" {
+		t.Fatalf("csv share_fluid at k = 3: %q, want 0", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/bucket/fluid"
 )
 
 // parseRules parses a comma-separated list of placement rules.
@@ -39,4 +40,18 @@ func fmtShare(x float64) string {
 		return fmt.Sprintf("%.6f", x)
 	}
 	return fmt.Sprintf("%.4e", x)
+}
+
+// belowFloor is how a table shows a fluid-limit share the solver does not
+// report: it gives every share down to fluid.DefaultFloor and none below,
+// so a missing share is under that floor, not zero.
+var belowFloor = fmt.Sprintf("<%g", fluid.DefaultFloor)
+
+// fmtLimit prints a share of the fluid limit for a table, belowFloor when
+// the solver reported none (JSON and CSV keep the number, 0).
+func fmtLimit(x float64) string {
+	if x < fluid.DefaultFloor {
+		return belowFloor
+	}
+	return fmtShare(x)
 }
