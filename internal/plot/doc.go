@@ -1,5 +1,5 @@
 // Package plot draws the project's charts: series of points and lines over
-// a linear x axis and a linear or logarithmic y axis, as SVG text or as a
+// a linear or logarithmic x axis and a linear or logarithmic y axis, as SVG text or as a
 // PNG image. It uses the standard library alone (the PNG's text comes from
 // a small bitmap font kept in font.go), so library packages such as the
 // store's debug page can draw with it.
