@@ -24,6 +24,8 @@ const (
 
 // Series is one named set of points.
 type Series struct {
+	// Name labels the series in the legend; a series without one has no
+	// legend entry (the points drawn over a line of the same colour, say).
 	Name  string
 	X, Y  []float64
 	Style Style
@@ -249,6 +251,9 @@ func (c *Chart) draw(cv canvas, l *layout) {
 				cv.dot(qx, qy, 3.5, col)
 			}
 			px, py, have = qx, qy, true
+		}
+		if s.Name == "" {
+			continue // no legend entry
 		}
 		lx := l.right + 14
 		if s.Style == Line {

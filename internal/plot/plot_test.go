@@ -143,3 +143,18 @@ func TestLogX(t *testing.T) {
 		t.Fatal("no tick label 20000")
 	}
 }
+
+// A series without a name draws its points but takes no legend entry.
+func TestUnnamedSeries(t *testing.T) {
+	c := &Chart{Series: []Series{
+		{Name: "lru", X: []float64{1, 2}, Y: []float64{3, 4}, Style: Line},
+		{X: []float64{1, 2}, Y: []float64{3, 4}, Style: Points},
+	}}
+	var b bytes.Buffer
+	if err := c.SVG(&b); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "<circle"); n != 2 {
+		t.Fatalf("%d circles, want the 2 points and no legend dot", n)
+	}
+}
