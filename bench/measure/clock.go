@@ -19,10 +19,10 @@ import (
 //go:linkname nanotime runtime.nanotime
 func nanotime() int64
 
-// timerOverhead returns what two back-to-back clock reads measure with
+// TimerOverhead returns what two back-to-back clock reads measure with
 // nothing between them: the median of many tries. A sample of one call
 // measures the call plus this, so it is subtracted from every sample.
-func timerOverhead() int64 {
+func TimerOverhead() int64 {
 	const tries = 20_001
 	d := make([]int64, tries)
 	for i := range d {

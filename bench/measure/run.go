@@ -54,6 +54,11 @@ type Config struct {
 	Measures Measures
 	// SampleEvery is the latency sampling stride (0: 64).
 	SampleEvery int
+	// Warmup is the number of requests of a generated workload's hit-ratio
+	// replay that are not counted; the replay counts as many again. 0
+	// means max(2^19, 4 × the largest capacity). A trace or key file is
+	// replayed whole, every request counted.
+	Warmup int
 	// Progress, if set, is told the share of the work done and what runs;
 	// it is called from several goroutines.
 	Progress func(frac float64, detail string)
@@ -122,7 +127,7 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: %d goroutines", ErrConfig, slices.Min(c.Threads))
 	case c.Measures&MeasureThroughput != 0 && c.Duration <= 0:
 		return fmt.Errorf("%w: duration %v", ErrConfig, c.Duration)
-	case c.Rounds < 1 || c.SampleEvery < 1:
+	case c.Rounds < 1 || c.SampleEvery < 1 || c.Warmup < 0:
 		return fmt.Errorf("%w: %d rounds, sampling 1 in %d", ErrConfig, c.Rounds, c.SampleEvery)
 	}
 	return nil
@@ -190,7 +195,11 @@ func run[K caches.Key](ctx context.Context, c Config, newSource func(Spec, uint6
 	slices.Sort(capacities)
 	capacities = slices.Compact(capacities)
 	maxCap := slices.Max(capacities)
-	if err := src.build(maxCap); err != nil {
+	warmup := c.Warmup
+	if warmup == 0 {
+		warmup = max(minReplayWarmup, 4*maxCap)
+	}
+	if err := src.build(warmup); err != nil {
 		return nil, err
 	}
 	res := &Result{Config: c, Machine: ThisMachine(), Workload: src.name, DistinctKeys: src.distinct, Capacities: capacities,
@@ -296,7 +305,7 @@ func run[K caches.Key](ctx context.Context, c Config, newSource func(Spec, uint6
 
 	tp := map[key][]ThroughputResult{}
 	if c.Measures&MeasureThroughput != 0 {
-		res.TimerOverhead = timerOverhead()
+		res.TimerOverhead = TimerOverhead()
 		streams := map[int][]Stream[K]{}
 		for _, t := range c.Threads {
 			if streams[t], err = src.streams(t); err != nil {

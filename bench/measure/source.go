@@ -36,8 +36,7 @@ type source[K caches.Key] struct {
 // Lengths of the generated streams.
 const (
 	// minReplayWarmup is the least warm-up of a generator's hit-ratio
-	// replay; it is at least 4× the largest capacity too, and the replay
-	// counts as many requests again.
+	// replay by default (see Config.Warmup).
 	minReplayWarmup = 1 << 19
 	// streamLen is the length of each goroutine's stream in a timed run
 	// (it wraps around), up to 16 goroutines; beyond, 2^24 in all.
@@ -138,11 +137,11 @@ func newStringSource(sp Spec, seed uint64) (*source[string], error) {
 	return nil, fmt.Errorf("%w: %v has integer keys", ErrWorkload, sp.Kind)
 }
 
-// build makes a generator's requests, once the largest capacity is known:
-// a replay of 2·max(2^19, 4·maxCapacity) requests, the first half warm-up,
-// and (unless set already) one stream per goroutine, each from its own
-// seed. A file's requests are read already, and build does nothing.
-func (s *source[K]) build(maxCapacity int) error {
+// build makes a generator's requests: a replay of 2·warmup requests, the
+// first half not counted, and (unless set already) one stream per
+// goroutine, each from its own seed. A file's requests are read already,
+// and build does nothing.
+func (s *source[K]) build(warmup int) error {
 	if s.gen == nil {
 		return nil
 	}
@@ -152,7 +151,7 @@ func (s *source[K]) build(maxCapacity int) error {
 		return err
 	}
 	s.name = w.Name()
-	s.warmup = int64(max(minReplayWarmup, 4*maxCapacity))
+	s.warmup = int64(warmup)
 	if s.replay, err = s.arena.collect(w, int(2*s.warmup)); err != nil {
 		return err
 	}
