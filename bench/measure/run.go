@@ -308,7 +308,7 @@ func run[K caches.Key](ctx context.Context, c Config, newSource func(Spec, uint6
 		res.TimerOverhead = TimerOverhead()
 		streams := map[int][]Stream[K]{}
 		for _, t := range c.Threads {
-			if streams[t], err = src.streams(t); err != nil {
+			if streams[t], err = src.streams(t, streamLength(t, c.Duration)); err != nil {
 				return nil, err
 			}
 		}

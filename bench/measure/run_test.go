@@ -198,21 +198,33 @@ func TestStreams(t *testing.T) {
 	if err := src.build(1 << 20); err != nil {
 		t.Fatal(err)
 	}
-	st, _ := src.streams(3)
+	st, _ := src.streams(3, streamLen)
 	if len(st) != 3 || len(st[0].Reqs) != streamLen || !slices.Equal(st[0].Reqs, src.replay[:streamLen]) {
 		t.Fatalf("stream 0 is not the start of the replay")
 	}
 	if slices.Equal(st[1].Reqs[:100], st[2].Reqs[:100]) || slices.Equal(st[0].Reqs[:100], st[1].Reqs[:100]) {
 		t.Fatal("goroutines share a stream")
 	}
-	again, _ := src.streams(3)
+	again, _ := src.streams(3, streamLen)
 	if !slices.Equal(again[2].Reqs, st[2].Reqs) {
 		t.Fatal("stream 2 differs between two calls")
 	}
 	off := offsets(make([]workload.Request[uint64], 10))
-	st, _ = off(3)
+	st, _ = off(3, 0)
 	if st[0].Start != 0 || st[1].Start != 3 || st[2].Start != 6 {
 		t.Fatalf("starts %d %d %d", st[0].Start, st[1].Start, st[2].Start)
+	}
+}
+
+func TestStreamLength(t *testing.T) {
+	for _, c := range []struct {
+		g    int
+		d    time.Duration
+		want int
+	}{{1, time.Millisecond, 1 << 20}, {2, time.Second, 1 << 22}, {1, time.Hour, 1 << 23}, {64, time.Second, 1 << 19}, {4096, time.Second, 1 << 16}} {
+		if got := streamLength(c.g, c.d); got != c.want {
+			t.Errorf("streamLength(%d, %v) = %d, want %d", c.g, c.d, got, c.want)
+		}
 	}
 }
 

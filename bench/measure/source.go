@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/twochoice/twochoice/bench/caches"
 	"github.com/twochoice/twochoice/bench/workload"
@@ -19,8 +20,9 @@ type source[K caches.Key] struct {
 	// counted.
 	replay []workload.Request[K]
 	warmup int64
-	// streams returns the timed runs' streams for g goroutines.
-	streams func(g int) ([]Stream[K], error)
+	// streams returns the timed runs' streams for g goroutines, each of n
+	// requests for a generator (a file's are the whole file).
+	streams func(g, n int) ([]Stream[K], error)
 	// keys returns n distinct keys for the memory fills.
 	keys func(n int) []K
 	// distinct is the number of distinct keys of the workload: all keys a
@@ -39,7 +41,7 @@ const (
 	// replay by default (see Config.Warmup).
 	minReplayWarmup = 1 << 19
 	// streamLen is the length of each goroutine's stream in a timed run
-	// (it wraps around), up to 16 goroutines; beyond, 2^24 in all.
+	// of 250 ms or less (it wraps around); see streamLength.
 	streamLen = 1 << 20
 )
 
@@ -54,11 +56,14 @@ func streamSeed(seed uint64, g int) uint64 {
 	return hashfn.Mix(seed + uint64(g)*0x9e3779b97f4a7c15)
 }
 
-func perGoroutine(g int) int {
-	if g <= 16 {
-		return streamLen
-	}
-	return max(1<<16, (16*streamLen)/g)
+// streamLength returns the length of each of g streams for timed runs of
+// duration d: 2^20 requests per 250 ms, so that a fast cache replays its
+// stream a few times at most (a stream replayed many times is easier on a
+// cache than the workload it stands for), up to 2^23 a stream and 2^25 in
+// all (512 MiB of integer requests), and at least 2^16.
+func streamLength(g int, d time.Duration) int {
+	n := streamLen * min(max(int(d/(250*time.Millisecond)), 1), 8)
+	return max(1<<16, min(n, (32*streamLen)/g))
 }
 
 // newUintSource builds the source of a workload with integer keys.
@@ -158,8 +163,7 @@ func (s *source[K]) build(warmup int) error {
 	if s.streams != nil {
 		return nil
 	}
-	s.streams = func(g int) ([]Stream[K], error) {
-		n := perGoroutine(g)
+	s.streams = func(g, n int) ([]Stream[K], error) {
 		out := make([]Stream[K], g)
 		for i := range out {
 			if i == 0 && len(s.replay) >= n {
@@ -202,8 +206,8 @@ func (s *source[K]) fromFile(reqs []workload.Request[K]) error {
 func distinctOf(n uint64) int { return int(min(n, math.MaxInt)) }
 
 // offsets returns streams over reqs that start g equal parts apart.
-func offsets[K caches.Key](reqs []workload.Request[K]) func(g int) ([]Stream[K], error) {
-	return func(g int) ([]Stream[K], error) {
+func offsets[K caches.Key](reqs []workload.Request[K]) func(g, n int) ([]Stream[K], error) {
+	return func(g, _ int) ([]Stream[K], error) {
 		out := make([]Stream[K], g)
 		for i := range out {
 			out[i] = Stream[K]{Reqs: reqs, Start: int(int64(i) * int64(len(reqs)) / int64(g))}

@@ -3,21 +3,27 @@ package report
 import (
 	"fmt"
 	"image/color"
-	"slices"
 
 	"github.com/twochoice/twochoice/bench/measure"
 	"github.com/twochoice/twochoice/internal/plot"
 )
 
 // HitRatioChart draws hit ratio against capacity, one line per bounded
-// cache, with the ceiling of an unbounded cache and, for Zipf, the best
-// expected hit ratio (the C most popular keys) as grey lines. The x axis
-// is logarithmic when the capacities span a factor of 20 or more.
+// cache and, for Zipf, the best expected hit ratio (the C most popular
+// keys) as a dark grey line; the title gives the ceiling, the hit ratio of
+// an unbounded cache (as a line it would squash the others when far above
+// them). The x axis is logarithmic when the capacities span a factor of
+// 20 or more.
 func HitRatioChart(res *measure.Result, title string) *plot.Chart {
 	if title == "" {
 		title = "hit ratio: " + res.Workload
 	}
-	ch := &plot.Chart{Title: title, XLabel: "capacity (entries)", YLabel: "hit ratio (%)"}
+	if res.Config.Measures&measure.MeasureHitRatio != 0 {
+		title += fmt.Sprintf(" (unbounded: %.1f%%)", 100*res.Ceiling)
+	}
+	// Wider than the default, for five-digit capacities under the x axis
+	// beside a legend of cache names.
+	ch := &plot.Chart{Title: title, XLabel: "capacity (entries)", YLabel: "hit ratio (%)", Width: 960, Height: 540}
 	caps := res.Capacities
 	if len(caps) > 0 && caps[len(caps)-1] >= 20*caps[0] {
 		ch.LogX = true
@@ -47,12 +53,6 @@ func HitRatioChart(res *measure.Result, title string) *plot.Chart {
 		if len(s.X) <= 16 {
 			ch.Series = append(ch.Series, pts)
 		}
-	}
-	grey := color.RGBA{0x99, 0x99, 0x99, 0xff}
-	if res.Config.Measures&measure.MeasureHitRatio != 0 && len(caps) > 0 {
-		s := plot.Series{Name: fmt.Sprintf("unbounded %.1f%%", 100*res.Ceiling), Style: plot.Line, Color: grey,
-			X: []float64{float64(caps[0]), float64(slices.Max(caps))}, Y: []float64{100 * res.Ceiling, 100 * res.Ceiling}}
-		ch.Series = append(ch.Series, s)
 	}
 	if len(res.TopShare) == len(caps) && len(caps) > 0 {
 		s := plot.Series{Name: "top-C keys", Style: plot.Line, Color: color.RGBA{0x44, 0x44, 0x44, 0xff}}

@@ -72,11 +72,11 @@ func TestTableAndChart(t *testing.T) {
 		}
 	}
 	ch := HitRatioChart(fake(), "")
-	if ch.LogX || len(ch.Series) != 3 || ch.Series[0].Name != "lru" || len(ch.Series[0].X) != 2 {
+	if ch.LogX || len(ch.Series) != 2 || ch.Series[0].Name != "lru" || len(ch.Series[0].X) != 2 {
 		t.Errorf("chart %+v", ch)
 	}
 	var svg bytes.Buffer
-	if err := ch.SVG(&svg); err != nil || !strings.Contains(svg.String(), "unbounded 80.0%") {
+	if err := ch.SVG(&svg); err != nil || !strings.Contains(svg.String(), "unbounded: 80.0%") {
 		t.Errorf("svg: %v", err)
 	}
 }
