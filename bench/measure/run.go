@@ -176,13 +176,26 @@ type key struct {
 	threads  int
 }
 
+// runner holds one comparison while it runs.
+type runner[K caches.Key] struct {
+	ctx        context.Context
+	c          Config
+	peers      []caches.Peer[K, Value]
+	src        *source[K]
+	capacities []int // resolved, increasing
+	pr         *progress
+
+	// Expected seconds of each piece of work, for the progress bar.
+	perReplay, perTimedRun float64
+}
+
 func run[K caches.Key](ctx context.Context, c Config, newSource func(Spec, uint64) (*source[K], error)) (*Result, error) {
 	peers, err := Peers[K](c.Caches)
 	if err != nil {
 		return nil, err
 	}
 	pr := &progress{report: c.Progress}
-	pr.set(0, "reading the workload")
+	pr.show("reading the workload")
 	src, err := newSource(c.Workload, c.Seed)
 	if err != nil {
 		return nil, err
@@ -194,153 +207,207 @@ func run[K caches.Key](ctx context.Context, c Config, newSource func(Spec, uint6
 	}
 	slices.Sort(capacities)
 	capacities = slices.Compact(capacities)
-	maxCap := slices.Max(capacities)
-	warmup := c.Warmup
-	if warmup == 0 {
-		warmup = max(minReplayWarmup, 4*maxCap)
-	}
-	if err := src.build(warmup); err != nil {
-		return nil, err
-	}
-	res := &Result{Config: c, Machine: ThisMachine(), Workload: src.name, DistinctKeys: src.distinct, Capacities: capacities,
-		ReplayRequests: int64(len(src.replay)), ReplayWarmup: src.warmup, SampleEvery: c.SampleEvery}
-	res.Ceiling = ceiling(src.replay, src.warmup)
-	if c.Workload.Kind == Zipf {
-		for _, cp := range capacities {
-			res.TopShare = append(res.TopShare, workload.ZipfTopShare(c.Workload.S, c.Workload.Keys, uint64(cp)))
-		}
-	}
+	r := &runner[K]{ctx: ctx, c: c, peers: peers, src: src, capacities: capacities, pr: pr}
+	res := &Result{Config: c, Machine: ThisMachine(), DistinctKeys: src.distinct, Capacities: capacities, SampleEvery: c.SampleEvery}
 
-	// The plan, with each part's expected seconds for the progress bar.
-	var hrJobs []hitratio.Job[K, Value]
-	for _, p := range peers {
-		if !p.Bounded {
-			hrJobs = append(hrJobs, hitratio.Job[K, Value]{Peer: p})
-			continue
+	// Only the memory fills do without the requests.
+	if c.Measures&(MeasureHitRatio|MeasureThroughput) != 0 {
+		warmup := c.Warmup
+		if warmup == 0 {
+			warmup = max(minReplayWarmup, 4*slices.Max(capacities))
 		}
-		for _, cp := range capacities {
-			hrJobs = append(hrJobs, hitratio.Job[K, Value]{Peer: p, Capacity: cp})
+		if err := src.build(warmup); err != nil {
+			return nil, err
 		}
-	}
-	par := runtime.GOMAXPROCS(0)
-	hrJob := float64(len(src.replay)) * 250e-9 / float64(par)
-	memFill := func(p caches.Peer[K, Value], cp int) float64 { return float64(2*cp)*400e-9 + 0.02 }
-	timed := c.Duration.Seconds() + 0.05
-	if c.Measures&MeasureHitRatio != 0 {
-		pr.total += hrJob * float64(len(hrJobs))
-	}
-	if c.Measures&MeasureMemory != 0 {
-		for _, p := range peers {
+		res.ReplayRequests, res.ReplayWarmup = int64(len(src.replay)), src.warmup
+		res.Ceiling = ceiling(src.replay, src.warmup)
+		if c.Workload.Kind == Zipf {
 			for _, cp := range capacities {
-				pr.total += memFill(p, cp)
+				res.TopShare = append(res.TopShare, workload.ZipfTopShare(c.Workload.S, c.Workload.Keys, uint64(cp)))
 			}
 		}
 	}
+	res.Workload = src.name
+	if res.Workload == "" { // a generator not built: name it from the spec
+		res.Workload = fmt.Sprintf("%v,seed=%d", c.Workload, c.Seed)
+	}
+
+	jobs := r.replayJobs()
+	runs := r.timedRuns()
+	r.perReplay = float64(len(src.replay)) * 250e-9 / float64(runtime.GOMAXPROCS(0))
+	r.perTimedRun = c.Duration.Seconds() + 0.05
+	if c.Measures&MeasureHitRatio != 0 {
+		pr.total += r.perReplay * float64(len(jobs))
+	}
+	if c.Measures&MeasureMemory != 0 {
+		for range peers {
+			for _, cp := range capacities {
+				pr.total += memoryWork(cp)
+			}
+		}
+	}
+	if c.Measures&MeasureThroughput != 0 {
+		pr.total += r.perTimedRun * float64(len(runs)*c.Rounds)
+	}
+
+	var hit map[key]float64
+	var mem map[key]MemoryResult
+	var loads map[key]*store.Report
+	var tp map[key][]ThroughputResult
+	if c.Measures&MeasureHitRatio != 0 {
+		if hit, err = r.hitRatios(jobs); err != nil {
+			return nil, err
+		}
+	}
+	if c.Measures&MeasureMemory != 0 {
+		if mem, loads, err = r.memory(); err != nil {
+			return nil, err
+		}
+	}
+	if c.Measures&MeasureThroughput != 0 {
+		res.TimerOverhead = TimerOverhead()
+		if tp, err = r.throughput(runs, res.TimerOverhead); err != nil {
+			return nil, err
+		}
+	}
+	pr.finish()
+	res.Rows = rows(c, capacities, peers, res.Workload, hit, mem, loads, tp)
+	return res, nil
+}
+
+// replayJobs returns the hit-ratio replays: each bounded cache at each
+// capacity, each unbounded one once.
+func (r *runner[K]) replayJobs() []hitratio.Job[K, Value] {
+	var jobs []hitratio.Job[K, Value]
+	for _, p := range r.peers {
+		if !p.Bounded {
+			jobs = append(jobs, hitratio.Job[K, Value]{Peer: p})
+			continue
+		}
+		for _, cp := range r.capacities {
+			jobs = append(jobs, hitratio.Job[K, Value]{Peer: p, Capacity: cp})
+		}
+	}
+	return jobs
+}
+
+// timedRuns returns the timed runs of one round in the order they run:
+// by goroutine count, then capacity, then cache, so that the caches take
+// turns; the unbounded caches once per goroutine count.
+func (r *runner[K]) timedRuns() []key {
 	var runs []key
-	for _, t := range c.Threads {
-		for _, cp := range capacities {
-			for _, p := range peers {
+	for _, t := range r.c.Threads {
+		for _, cp := range r.capacities {
+			for _, p := range r.peers {
 				if p.Bounded {
 					runs = append(runs, key{p.Name, cp, t})
 				}
 			}
 		}
-		for _, p := range peers {
+		for _, p := range r.peers {
 			if !p.Bounded {
 				runs = append(runs, key{p.Name, 0, t})
 			}
 		}
 	}
-	if c.Measures&MeasureThroughput != 0 {
-		pr.total += timed * float64(len(runs)*c.Rounds)
-	}
+	return runs
+}
 
+// memoryWork is the expected seconds of a memory fill.
+func memoryWork(capacity int) float64 { return float64(2*capacity)*400e-9 + 0.02 }
+
+// hitRatios runs the replays in parallel.
+func (r *runner[K]) hitRatios(jobs []hitratio.Job[K, Value]) (map[key]float64, error) {
+	open := func() (workload.Workload[K], error) {
+		return &cancelable[K]{ctx: r.ctx, w: workload.Replay(r.src.name, r.src.replay)}, nil
+	}
+	var mu sync.Mutex
+	n := 0
+	results, err := hitratio.Run(open, jobs, hitratio.Options{Warmup: r.src.warmup, Done: func() {
+		mu.Lock()
+		n++
+		r.pr.add(r.perReplay, fmt.Sprintf("hit ratio %d/%d", n, len(jobs)))
+		mu.Unlock()
+	}})
+	if ctxErr := r.ctx.Err(); ctxErr != nil {
+		return nil, ctxErr
+	}
+	if err != nil {
+		return nil, err
+	}
 	hit := map[key]float64{}
-	if c.Measures&MeasureHitRatio != 0 {
-		open := func() (workload.Workload[K], error) {
-			return &cancelable[K]{ctx: ctx, w: workload.Replay(src.name, src.replay)}, nil
+	for _, res := range results {
+		hit[key{res.Cache, res.Capacity, 0}] = res.HitRatio()
+	}
+	return hit, nil
+}
+
+// memory fills each cache to each capacity, one at a time, and takes the
+// twochoice store's load report.
+func (r *runner[K]) memory() (map[key]MemoryResult, map[key]*store.Report, error) {
+	mem := map[key]MemoryResult{}
+	loads := map[key]*store.Report{}
+	keys := r.src.keys(2 * slices.Max(r.capacities))
+	for _, cp := range r.capacities {
+		for _, p := range r.peers {
+			if err := r.ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+			r.pr.show(fmt.Sprintf("memory: %s at %d", p.Name, cp))
+			m, cache, err := Memory(p, cp, keys)
+			if err != nil {
+				return nil, nil, fmt.Errorf("measure: memory of %s at %d: %w", p.Name, cp, err)
+			}
+			if s := caches.Store(cache); s != nil {
+				loads[key{p.Name, cp, 0}] = s.Load()
+			}
+			cache.Close()
+			mem[key{p.Name, cp, 0}] = m
+			r.pr.add(memoryWork(cp), "")
 		}
-		var mu sync.Mutex
-		n := 0
-		results, err := hitratio.Run(open, hrJobs, hitratio.Options{Warmup: src.warmup, Done: func() {
-			mu.Lock()
-			n++
-			pr.add(hrJob, fmt.Sprintf("hit ratio %d/%d", n, len(hrJobs)))
-			mu.Unlock()
-		}})
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	}
+	return mem, loads, nil
+}
+
+// throughput makes the timed runs, round after round.
+func (r *runner[K]) throughput(runs []key, overhead int64) (map[key][]ThroughputResult, error) {
+	c := r.c
+	streams := map[int][]Stream[K]{}
+	for _, t := range c.Threads {
+		st, err := r.src.streams(t, streamLength(t, c.Duration))
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range results {
-			hit[key{r.Cache, r.Capacity, 0}] = r.HitRatio()
-		}
+		streams[t] = st
 	}
-
-	mem := map[key]MemoryResult{}
-	loads := map[key]*store.Report{}
-	if c.Measures&MeasureMemory != 0 {
-		keys := src.keys(2 * maxCap)
-		for _, cp := range capacities {
-			for _, p := range peers {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				pr.set(0, fmt.Sprintf("memory: %s at %d", p.Name, cp))
-				m, cache, err := Memory(p, cp, keys)
-				if err != nil {
-					return nil, fmt.Errorf("measure: memory of %s at %d: %w", p.Name, cp, err)
-				}
-				if s := caches.Store(cache); s != nil {
-					loads[key{p.Name, cp, 0}] = s.Load()
-				}
-				cache.Close()
-				mem[key{p.Name, cp, 0}] = m
-				pr.add(memFill(p, cp), "")
-			}
-		}
+	byName := map[string]caches.Peer[K, Value]{}
+	for _, p := range r.peers {
+		byName[p.Name] = p
 	}
-
 	tp := map[key][]ThroughputResult{}
-	if c.Measures&MeasureThroughput != 0 {
-		res.TimerOverhead = TimerOverhead()
-		streams := map[int][]Stream[K]{}
-		for _, t := range c.Threads {
-			if streams[t], err = src.streams(t, streamLength(t, c.Duration)); err != nil {
-				return nil, err
+	for round := range c.Rounds {
+		for i, k := range runs {
+			r.pr.show(fmt.Sprintf("round %d/%d, run %d/%d: %s", round+1, c.Rounds, i+1, len(runs), k.cache))
+			capacity := k.capacity
+			if capacity == 0 {
+				capacity = slices.Max(r.capacities)
 			}
-		}
-		byName := map[string]caches.Peer[K, Value]{}
-		for _, p := range peers {
-			byName[p.Name] = p
-		}
-		for r := range c.Rounds {
-			for i, k := range runs {
-				pr.set(0, fmt.Sprintf("round %d/%d, run %d/%d: %s", r+1, c.Rounds, i+1, len(runs), k.cache))
-				capacity := k.capacity
-				if capacity == 0 {
-					capacity = maxCap
-				}
-				st := streams[k.threads]
-				// 4 requests per entry, shared by the goroutines, fill a
-				// cache on the skewed workloads (a Zipf draw of 4·C
-				// requests holds more than C distinct keys for s ≤ 1.2).
-				warmup := min(len(st[0].Reqs), max(1<<17, 4*capacity)/len(st))
-				t, err := timedRun(ctx, byName[k.cache], k.capacity, st, ThroughputOptions{
-					Duration: c.Duration, Warmup: warmup, SampleEvery: c.SampleEvery, TimerOverhead: res.TimerOverhead})
-				if err != nil {
-					return nil, fmt.Errorf("measure: timed run of %s (capacity %d, %d goroutines): %w", k.cache, k.capacity, k.threads, err)
-				}
-				tp[k] = append(tp[k], t)
-				pr.add(timed, "")
+			st := streams[k.threads]
+			// 4 requests per entry, shared by the goroutines: on Zipf
+			// s = 1 over 1M keys they hold about 1.3 C distinct keys at
+			// C = 10% of the keys and 2 C at 1%. A more skewed workload
+			// may leave a large cache short of full when timing starts.
+			warmup := min(len(st[0].Reqs), max(1<<17, 4*capacity)/len(st))
+			t, err := timedRun(r.ctx, byName[k.cache], k.capacity, st, ThroughputOptions{
+				Duration: c.Duration, Warmup: warmup, SampleEvery: c.SampleEvery, TimerOverhead: overhead})
+			if err != nil {
+				return nil, fmt.Errorf("measure: timed run of %s (capacity %d, %d goroutines): %w", k.cache, k.capacity, k.threads, err)
 			}
+			tp[k] = append(tp[k], t)
+			r.pr.add(r.perTimedRun, "")
 		}
 	}
-	pr.set(1, "done")
-	res.Rows = rows(c, capacities, peers, src.name, hit, mem, loads, tp)
-	return res, nil
+	return tp, nil
 }
 
 // timedRun makes a cache for one timed run and closes it after.
@@ -505,14 +572,19 @@ func (p *progress) add(sec float64, detail string) {
 	p.emit()
 }
 
-// set changes the detail; frac = 1 marks the end.
-func (p *progress) set(frac float64, detail string) {
+// show changes the detail.
+func (p *progress) show(detail string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.detail = detail
-	if frac >= 1 {
-		p.done = p.total
-	}
+	p.emit()
+}
+
+// finish marks all the work done.
+func (p *progress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done, p.detail = p.total, "done"
 	p.emit()
 }
 
