@@ -96,6 +96,9 @@ type Options struct {
 	// counting (see Replay). Zero counts every request, as the ARC paper's
 	// tables do.
 	Warmup int64
+	// Done, if set, is called after each job ends, from the job's
+	// goroutine (so it must be safe for concurrent use): a progress hook.
+	Done func()
 }
 
 // Run replays the workload that open returns against each job's cache,
@@ -120,6 +123,9 @@ func Run[K caches.Key, V any](open func() (workload.Workload[K], error), jobs []
 			results[i], errs[i] = runJob(open, j, o.Warmup)
 			if errs[i] != nil {
 				errs[i] = fmt.Errorf("hitratio: %s at capacity %d: %w", j.Peer.Name, j.Capacity, errs[i])
+			}
+			if o.Done != nil {
+				o.Done()
 			}
 		})
 	}

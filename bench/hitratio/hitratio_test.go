@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/twochoice/twochoice/bench/caches"
@@ -157,9 +158,13 @@ func TestRunIsDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	many, err := Run(open, jobs, Options{Parallel: 3})
+	var done atomic.Int32
+	many, err := Run(open, jobs, Options{Parallel: 3, Done: func() { done.Add(1) }})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if int(done.Load()) != len(jobs) {
+		t.Errorf("Done called %d times for %d jobs", done.Load(), len(jobs))
 	}
 	for i, j := range jobs {
 		if one[i] != many[i] {

@@ -42,7 +42,8 @@
 //
 // [Open] reads any of them from a file, decompressing Zstandard
 // (recognised by its magic number, whatever the file's name) in-process and
-// as a stream, so a trace is never held in memory as text.
+// as a stream, so a trace is never held in memory as text. [OpenTrace]
+// opens a block trace of either format, telling which by its first line.
 //
 // # Errors
 //

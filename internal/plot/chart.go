@@ -24,6 +24,8 @@ const (
 
 // Series is one named set of points.
 type Series struct {
+	// Name labels the series in the legend; a series without one has no
+	// legend entry (the points drawn over a line of the same colour, say).
 	Name  string
 	X, Y  []float64
 	Style Style
@@ -37,7 +39,11 @@ type Series struct {
 type Chart struct {
 	Title, XLabel, YLabel string
 	// LogY makes the y axis logarithmic, down to MinY (0 means 1e-300).
-	LogY          bool
+	LogY bool
+	// LogX makes the x axis logarithmic; points with x ≤ 0 are left out.
+	// Its ticks are at 1, 2 and 5 times powers of ten, labelled in plain
+	// numbers (cache capacities from 1,000 to 1,000,000, say).
+	LogX          bool
 	MinY          float64
 	Series        []Series
 	Width, Height int
@@ -96,11 +102,14 @@ var (
 type layout struct {
 	w, h                  float64
 	left, right, top, bot float64 // plot area
-	x0, x1, y0, y1        float64 // data range (y in log10 when LogY)
-	logY                  bool
+	x0, x1, y0, y1        float64 // data range (x, y in log10 when LogX, LogY)
+	logX, logY            bool
 }
 
 func (l *layout) px(x float64) float64 {
+	if l.logX {
+		x = math.Log10(x)
+	}
 	return l.left + (x-l.x0)/(l.x1-l.x0)*(l.right-l.left)
 }
 
@@ -116,7 +125,7 @@ func (l *layout) plottable(x, y float64) bool {
 	if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
 		return false
 	}
-	return !l.logY || y > 0 && math.Log10(y) >= l.y0-1e-9
+	return (!l.logY || y > 0 && math.Log10(y) >= l.y0-1e-9) && (!l.logX || x > 0)
 }
 
 func (c *Chart) layout() (*layout, error) {
@@ -139,7 +148,7 @@ func (c *Chart) layout() (*layout, error) {
 	for _, s := range c.Series {
 		legend = max(legend, len([]rune(s.Name)))
 	}
-	l := &layout{w: float64(w), h: float64(h), logY: c.LogY,
+	l := &layout{w: float64(w), h: float64(h), logX: c.LogX, logY: c.LogY,
 		left: 96, right: float64(w) - float64(48+legend*glyphAdvance*textScale), top: 34, bot: float64(h) - 52}
 	if l.right-l.left < 100 {
 		return nil, fmt.Errorf("%w: %d pixels wide leaves no room for the plot", ErrChart, w)
@@ -160,6 +169,12 @@ func (c *Chart) layout() (*layout, error) {
 				}
 				y = math.Log10(y)
 			}
+			if c.LogX {
+				if x <= 0 {
+					continue
+				}
+				x = math.Log10(x)
+			}
 			x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), max(y1, y)
 		}
 	}
@@ -168,6 +183,9 @@ func (c *Chart) layout() (*layout, error) {
 	}
 	if x1 == x0 {
 		x0, x1 = x0-1, x1+1
+		if c.LogX {
+			x0, x1 = x0+0.5, x1-0.5 // a decade around the one value
+		}
 	}
 	if c.LogY {
 		y0, y1 = math.Floor(y0), math.Ceil(y1)
@@ -196,7 +214,7 @@ func (c *Chart) draw(cv canvas, l *layout) {
 			cv.text(l.left-6, y+4, trimFloat(e), 'r', false, black)
 		}
 	}
-	for _, x := range xTicks(l.x0, l.x1) {
+	for _, x := range xTicks(l) {
 		px := l.px(x)
 		cv.line(px, l.bot, px, l.bot+5, black, 1)
 		cv.text(px, l.bot+18, trimFloat(x), 'm', false, black)
@@ -234,6 +252,9 @@ func (c *Chart) draw(cv canvas, l *layout) {
 			}
 			px, py, have = qx, qy, true
 		}
+		if s.Name == "" {
+			continue // no legend entry
+		}
 		lx := l.right + 14
 		if s.Style == Line {
 			cv.line(lx, ly, lx+22, ly, col, 2)
@@ -266,7 +287,28 @@ func yTicks(l *layout) []float64 {
 	return niceTicks(l.y0, l.y1)
 }
 
-func xTicks(a, b float64) []float64 { return niceTicks(a, b) }
+// xTicks returns the x tick positions in data units: round numbers, or
+// on a log axis 1, 2 and 5 times powers of ten (only the powers when the
+// axis spans more than three decades).
+func xTicks(l *layout) []float64 {
+	if !l.logX {
+		return niceTicks(l.x0, l.x1)
+	}
+	mults := []float64{1, 2, 5}
+	if l.x1-l.x0 > 3 {
+		mults = mults[:1]
+	}
+	var t []float64
+	for e := math.Floor(l.x0); e <= math.Ceil(l.x1); e++ {
+		for _, m := range mults {
+			x := m * math.Pow(10, e)
+			if lx := math.Log10(x); lx >= l.x0-1e-9 && lx <= l.x1+1e-9 {
+				t = append(t, x)
+			}
+		}
+	}
+	return t
+}
 
 // niceTicks returns round numbers spanning [a, b], at most about ten.
 func niceTicks(a, b float64) []float64 {

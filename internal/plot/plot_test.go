@@ -107,3 +107,54 @@ func TestTicks(t *testing.T) {
 		}
 	}
 }
+
+// A log x axis places 1, 2 and 5 times powers of ten, evenly per decade,
+// and leaves out points at x ≤ 0.
+func TestLogX(t *testing.T) {
+	c := &Chart{LogX: true, Series: []Series{{Name: "hit ratio", X: []float64{0, 1000, 10000, 100000}, Y: []float64{5, 30, 50, 70}, Style: Points}}}
+	l, err := c.layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(l.x0-3) > 1e-12 || math.Abs(l.x1-5) > 1e-12 {
+		t.Fatalf("x range %v..%v in log10, want 3..5", l.x0, l.x1)
+	}
+	want := []float64{1000, 2000, 5000, 10000, 20000, 50000, 100000}
+	got := xTicks(l)
+	if len(got) != len(want) {
+		t.Fatalf("ticks %v, want %v", got, want)
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-6*want[i] {
+			t.Fatalf("ticks %v, want %v", got, want)
+		}
+	}
+	if d1, d2 := l.px(10000)-l.px(1000), l.px(100000)-l.px(10000); math.Abs(d1-d2) > 1e-9 {
+		t.Fatalf("decades %v and %v pixels wide", d1, d2)
+	}
+	var b bytes.Buffer
+	if err := c.SVG(&b); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "<circle"); n != 4 { // 3 points and the legend's
+		t.Fatalf("%d circles, want 4 (the point at x = 0 left out)", n)
+	}
+	if !strings.Contains(b.String(), ">20000<") {
+		t.Fatal("no tick label 20000")
+	}
+}
+
+// A series without a name draws its points but takes no legend entry.
+func TestUnnamedSeries(t *testing.T) {
+	c := &Chart{Series: []Series{
+		{Name: "lru", X: []float64{1, 2}, Y: []float64{3, 4}, Style: Line},
+		{X: []float64{1, 2}, Y: []float64{3, 4}, Style: Points},
+	}}
+	var b bytes.Buffer
+	if err := c.SVG(&b); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "<circle"); n != 2 {
+		t.Fatalf("%d circles, want the 2 points and no legend dot", n)
+	}
+}

@@ -1,0 +1,64 @@
+package measure
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Capacity is the size of a bounded cache: a number of entries, or a share
+// of the workload's distinct keys (so that one default suits a Zipf
+// workload over a million keys and a trace of a few thousand blocks).
+type Capacity struct {
+	Entries int     // entries, when Share is 0
+	Share   float64 // a fraction of the distinct keys, in (0, 1]
+}
+
+// Entries returns a capacity of n entries.
+func Entries(n int) Capacity { return Capacity{Entries: n} }
+
+// ParseCapacities reads a comma-separated list of capacities, each a
+// number of entries ("10000") or a percentage of the distinct keys ("1%",
+// "0.5%"). Errors wrap ErrConfig.
+func ParseCapacities(s string) ([]Capacity, error) {
+	var out []Capacity
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if p, ok := strings.CutSuffix(f, "%"); ok {
+			v, err := strconv.ParseFloat(p, 64)
+			if err != nil || !(v > 0 && v <= 100) {
+				return nil, fmt.Errorf("%w: capacity %q: want a percentage in (0, 100]", ErrConfig, f)
+			}
+			out = append(out, Capacity{Share: v / 100})
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%w: capacity %q: want a number of entries ≥ 1 or a percentage such as 1%%", ErrConfig, f)
+		}
+		out = append(out, Capacity{Entries: n})
+	}
+	return out, nil
+}
+
+// String returns "10000" or "1%".
+func (c Capacity) String() string {
+	if c.Share > 0 {
+		return strconv.FormatFloat(100*c.Share, 'g', -1, 64) + "%"
+	}
+	return strconv.Itoa(c.Entries)
+}
+
+// resolve returns the capacity in entries for a workload of distinct keys:
+// a share is rounded to the nearest entry, and at least 1.
+func (c Capacity) resolve(distinct int) int {
+	if c.Share == 0 {
+		return c.Entries
+	}
+	return max(1, int(math.Round(c.Share*float64(distinct))))
+}
+
+func (c Capacity) valid() bool {
+	return c.Share == 0 && c.Entries >= 1 || c.Share > 0 && c.Share <= 1
+}

@@ -1,0 +1,291 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/twochoice/twochoice/bench/caches"
+	"github.com/twochoice/twochoice/bench/measure"
+)
+
+// Options configure Generate.
+type Options struct {
+	// Dir receives bench-results.md and the charts.
+	Dir string
+	// Traces is the folder of OLTP.lis.zst and P12.lis.zst; empty means
+	// $TWOCHOICE_TRACES, or ../shared/traces.
+	Traces string
+	// Seed seeds the Zipf runs.
+	Seed uint64
+	// Progress, if set, is told the share done and what runs.
+	Progress func(frac float64, detail string)
+	// Log, if set, receives a line as each part ends.
+	Log io.Writer
+}
+
+// The comparisons of the README.
+var (
+	// oltpCapacities are those of the reference table in
+	// ../shared/traces/README.md, and more between them for the chart.
+	oltpCapacities = []int{1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000, 11000, 12000, 13000, 14000, 15000}
+	oltpTable      = []int{1000, 2000, 5000, 10000, 15000}
+	// p12Capacities go from 0.03% to 16% of P12's 3.15 million blocks.
+	p12Capacities = []int{1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000}
+	// The timed runs: Zipf s = 1 over 1M keys, a cache of 10% of them.
+	zipfKeys          = uint64(1_000_000)
+	throughputCap     = 100_000
+	throughputRounds  = 5
+	throughputSeconds = time.Second
+	memoryCapacities  = []int{10_000, 100_000, 1_000_000}
+)
+
+// oltpReference is the table of ../shared/traces/README.md: hit ratios in
+// percent on OLTP at oltpTable's capacities.
+var oltpReference = map[string][]float64{
+	"lru":   {32.83, 42.47, 53.65, 60.70, 64.63},
+	"arc":   {39.12, 46.15, 55.12, 61.97, 65.55},
+	"2q":    {39.24, 45.87, 54.98, 62.05, 65.96},
+	"otter": {40.36, 46.05, 53.73, 57.98, 60.59},
+}
+
+// Generate runs the README's comparisons and writes Dir/bench-results.md
+// (the README's results section) and Dir/hitratio-oltp.svg and
+// Dir/hitratio-p12.svg: hit ratio against capacity on the OLTP and P12
+// traces for every bounded cache, the timed runs of every cache on Zipf
+// keys (medians of interleaved rounds), and memory per entry. It takes
+// several minutes; the traces must be present.
+func Generate(ctx context.Context, o Options) error {
+	if o.Traces == "" {
+		o.Traces = os.Getenv("TWOCHOICE_TRACES")
+	}
+	if o.Traces == "" {
+		o.Traces = filepath.Join("..", "shared", "traces")
+	}
+	oltp, p12 := filepath.Join(o.Traces, "OLTP.lis.zst"), filepath.Join(o.Traces, "P12.lis.zst")
+	for _, p := range []string{oltp, p12} {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("report: the README's comparisons need the ARC traces (set TWOCHOICE_TRACES to their folder): %w", err)
+		}
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	var bounded, all []string
+	for _, p := range caches.Peers[uint64, measure.Value]() {
+		all = append(all, p.Name)
+		if p.Bounded {
+			bounded = append(bounded, p.Name)
+		}
+	}
+	// Each part's share of the progress bar, from its expected time.
+	parts := []struct {
+		name   string
+		weight float64
+		cfg    measure.Config
+	}{
+		{"OLTP", 1, measure.Config{Workload: measure.Spec{Kind: measure.Trace, Path: oltp}, Caches: bounded,
+			Capacities: entries(oltpCapacities), Measures: measure.MeasureHitRatio}},
+		{"P12", 8, measure.Config{Workload: measure.Spec{Kind: measure.Trace, Path: p12}, Caches: bounded,
+			Capacities: entries(p12Capacities), Measures: measure.MeasureHitRatio}},
+		{"timed runs", 4, measure.Config{Workload: measure.Spec{Kind: measure.Zipf, S: 1, Keys: zipfKeys}, Seed: o.Seed, Caches: all,
+			Capacities: entries([]int{throughputCap}), Threads: threads(), Duration: throughputSeconds, Rounds: throughputRounds,
+			Measures: measure.MeasureThroughput | measure.MeasureHitRatio}},
+		{"memory", 1, measure.Config{Workload: measure.Spec{Kind: measure.Zipf, S: 1, Keys: zipfKeys}, Seed: o.Seed, Caches: all,
+			Capacities: entries(memoryCapacities), Measures: measure.MeasureMemory}},
+	}
+	var total, done float64
+	for _, p := range parts {
+		total += p.weight
+	}
+	results := make([]*measure.Result, len(parts))
+	start := time.Now()
+	for i, p := range parts {
+		cfg := p.cfg
+		cfg.Progress = func(f float64, d string) {
+			if o.Progress != nil {
+				o.Progress((done+f*p.weight)/total, p.name+": "+d)
+			}
+		}
+		t := time.Now()
+		res, err := measure.Run(ctx, cfg)
+		if err != nil {
+			return fmt.Errorf("report: %s: %w", p.name, err)
+		}
+		results[i] = res
+		done += p.weight
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "report: %s done in %v\n", p.name, time.Since(t).Round(time.Second))
+		}
+	}
+
+	oltpChart := filepath.Join(o.Dir, "hitratio-oltp.svg")
+	p12Chart := filepath.Join(o.Dir, "hitratio-p12.svg")
+	if err := HitRatioChart(results[0], "hit ratio on OLTP (ARC trace, 914,145 requests)").WriteFile(oltpChart); err != nil {
+		return err
+	}
+	if err := HitRatioChart(results[1], "hit ratio on P12 (ARC trace, 13,208,930 requests)").WriteFile(p12Chart); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	writeMarkdown(&b, results, filepath.ToSlash(oltpChart), filepath.ToSlash(p12Chart), time.Since(start))
+	return os.WriteFile(filepath.Join(o.Dir, "bench-results.md"), b.Bytes(), 0o644)
+}
+
+func entries(ns []int) []measure.Capacity {
+	out := make([]measure.Capacity, len(ns))
+	for i, n := range ns {
+		out[i] = measure.Entries(n)
+	}
+	return out
+}
+
+// threads is 1, 2 and GOMAXPROCS.
+func threads() []int {
+	t := []int{1, 2}
+	if n := runtime.GOMAXPROCS(0); n > 2 {
+		t = append(t, n)
+	}
+	return t
+}
+
+// writeMarkdown prints the README's results section.
+func writeMarkdown(w io.Writer, results []*measure.Result, oltpChart, p12Chart string, took time.Duration) {
+	oltp, p12, tp, mem := results[0], results[1], results[2], results[3]
+	fmt.Fprintf(w, "Measured on %s, in %v (`scripts/bench-report`).\n", oltp.Machine, took.Round(time.Minute))
+	fmt.Fprint(w, "\nThe two traces come from the collection of the ARC paper: Nimrod Megiddo and Dharmendra S. Modha,\n"+
+		"\"ARC: A Self-Tuning, Low Overhead Replacement Cache\", USENIX FAST 2003, pp. 115-130. One goroutine\n"+
+		"replays each trace from an empty cache, every request counted; a read that misses inserts its block.\n")
+
+	fmt.Fprintf(w, "\n#### Hit ratio on OLTP\n\n![hit ratio against capacity on OLTP](%s)\n\n", oltpChart)
+	fmt.Fprint(w, "Measured / reference (`../shared/traces/README.md`) where there is one:\n\n")
+	hitTable(w, oltp, oltpTable, oltpReference)
+	fmt.Fprintf(w, "\nAn unbounded cache gets %.2f%%.\n", 100*oltp.Ceiling)
+
+	fmt.Fprintf(w, "\n#### Hit ratio on P12\n\n![hit ratio against capacity on P12](%s)\n\n", p12Chart)
+	hitTable(w, p12, p12.Capacities, nil)
+	fmt.Fprintf(w, "\nAn unbounded cache gets %.2f%%.\n", 100*p12.Ceiling)
+
+	c := tp.Config
+	fmt.Fprintf(w, "\n#### Throughput\n\n%s, a cache of %s entries (10%% of the keys; the unbounded ones hold every key seen). "+
+		"Each goroutine replays its own stream of pre-generated requests, a read that misses Sets its key; the figures are "+
+		"medians of %d rounds of %v per cache, the caches taking turns. Latency: 1 request in %d timed, %d ns of clock "+
+		"overhead subtracted. \"vs map\" is the throughput over that of the map with a `sync.RWMutex` on as many goroutines; "+
+		"the hit ratio is that of the timed run's reads.\n\n",
+		tp.Workload, thousands(throughputCap), c.Rounds, c.Duration, tp.SampleEvery, tp.TimerOverhead)
+	throughputTable(w, tp)
+
+	fmt.Fprint(w, "\n#### Memory\n\nLive heap per entry (`uint64` keys and values) of a cache holding C entries: a bounded cache "+
+		"after 2C distinct keys (full, and remembering what its policy keeps of evicted keys), an unbounded one after C.\n\n")
+	memoryTable(w, mem)
+}
+
+func hitTable(w io.Writer, res *measure.Result, capacities []int, ref map[string][]float64) {
+	fmt.Fprint(w, "| cache |")
+	for _, cp := range capacities {
+		fmt.Fprintf(w, " %s |", thousands(cp))
+	}
+	fmt.Fprint(w, "\n|---|"+strings.Repeat("---|", len(capacities))+"\n")
+	var names []string
+	hit := map[string]map[int]float64{}
+	for _, r := range res.Rows {
+		if r.HitRatio == nil || r.Capacity == 0 {
+			continue
+		}
+		if hit[r.Cache] == nil {
+			names = append(names, r.Cache)
+			hit[r.Cache] = map[int]float64{}
+		}
+		hit[r.Cache][r.Capacity] = 100 * *r.HitRatio
+	}
+	for _, n := range names {
+		fmt.Fprintf(w, "| %s |", n)
+		for i, cp := range capacities {
+			h, ok := hit[n][cp]
+			switch {
+			case !ok:
+				fmt.Fprint(w, " - |")
+			case ref[n] != nil:
+				fmt.Fprintf(w, " %.2f%% / %.2f%% |", h, ref[n][i])
+			default:
+				fmt.Fprintf(w, " %.2f%% |", h)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func throughputTable(w io.Writer, res *measure.Result) {
+	fmt.Fprint(w, "| cache | goroutines | Mreq/s | vs map | hit ratio (timed) | Get p50 | Get p99 | Get p99.9 | Set p50 | Set p99 | Set p99.9 | GC CPU | allocs/req |\n")
+	fmt.Fprint(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	mapOps := map[int]float64{}
+	for _, r := range res.Rows {
+		if r.Cache == "map" && r.OpsPerSec != nil {
+			mapOps[r.Threads] = *r.OpsPerSec
+		}
+	}
+	for _, r := range res.Rows {
+		if r.Threads == 0 || r.OpsPerSec == nil {
+			continue
+		}
+		vs := "-"
+		if m := mapOps[r.Threads]; m > 0 {
+			vs = fmt.Sprintf("%.2f", *r.OpsPerSec/m)
+		}
+		name := r.Cache
+		if r.Capacity == 0 {
+			name += " (unbounded)"
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, r.Threads, fmtMops(r.OpsPerSec), vs,
+			fmtPct1(r.RunHitRatio), fmtNS(r.P50NS), fmtNS(r.P99NS), fmtNS(r.P999NS), fmtNS(r.SetP50NS), fmtNS(r.SetP99NS), fmtNS(r.SetP999NS),
+			fmtPct1(r.GCCPUFraction), fmtF(r.AllocsPerOp, 2))
+	}
+}
+
+func memoryTable(w io.Writer, res *measure.Result) {
+	fmt.Fprint(w, "| bytes per entry |")
+	for _, cp := range res.Capacities {
+		fmt.Fprintf(w, " %s |", thousands(cp))
+	}
+	fmt.Fprint(w, "\n|---|"+strings.Repeat("---|", len(res.Capacities))+"\n")
+	var names []string
+	bpe := map[string]map[int]float64{}
+	for _, r := range res.Rows {
+		if r.BytesPerEntry == nil {
+			continue
+		}
+		if bpe[r.Cache] == nil {
+			names = append(names, r.Cache)
+			bpe[r.Cache] = map[int]float64{}
+		}
+		bpe[r.Cache][r.Capacity] = *r.BytesPerEntry
+	}
+	for _, n := range names {
+		fmt.Fprintf(w, "| %s |", n)
+		for _, cp := range res.Capacities {
+			if v, ok := bpe[n][cp]; ok {
+				fmt.Fprintf(w, " %.1f |", v)
+			} else {
+				fmt.Fprint(w, " - |")
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// thousands prints 15000 as "15,000".
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	var parts []string
+	for len(s) > 3 {
+		parts = append([]string{s[len(s)-3:]}, parts...)
+		s = s[:len(s)-3]
+	}
+	return strings.Join(append([]string{s}, parts...), ",")
+}

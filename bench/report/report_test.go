@@ -1,0 +1,93 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twochoice/twochoice/bench/measure"
+)
+
+func f(x float64) *float64 { return &x }
+
+// fake is a small result of every measure for two caches.
+func fake() *measure.Result {
+	res := &measure.Result{
+		Config:     measure.Config{Seed: 3, Threads: []int{1, 2}, Duration: time.Second, Rounds: 5, Measures: measure.MeasureAll},
+		Workload:   "zipf(s=1,n=1000,seed=3)",
+		Capacities: []int{1000, 15000}, Ceiling: 0.8, TimerOverhead: 30, SampleEvery: 64,
+	}
+	for _, cp := range []int{1000, 15000} {
+		for _, t := range []int{1, 2} {
+			res.Rows = append(res.Rows, measure.Row{Cache: "lru", Capacity: cp, Threads: t, HitRatio: f(0.3283), OpsPerSec: f(2e6 * float64(t)),
+				P50NS: f(95), P99NS: f(1500), P999NS: f(2.5e6), BytesPerEntry: f(110.04), GCCPUFraction: f(0.05), AllocsPerOp: f(0.4)})
+		}
+	}
+	for _, t := range []int{1, 2} {
+		res.Rows = append(res.Rows, measure.Row{Cache: "map", Threads: t, HitRatio: f(0.8), OpsPerSec: f(1e7)})
+	}
+	for _, cp := range []int{1000, 15000} {
+		res.Rows = append(res.Rows, measure.Row{Cache: "map", Capacity: cp, BytesPerEntry: f(24)})
+	}
+	return res
+}
+
+func TestMarkdown(t *testing.T) {
+	var b bytes.Buffer
+	res := fake()
+	hitTable(&b, res, []int{1000, 15000}, map[string][]float64{"lru": {32.83, 64.63}})
+	want := "| cache | 1,000 | 15,000 |\n|---|---|---|\n| lru | 32.83% / 32.83% | 32.83% / 64.63% |\n"
+	if b.String() != want {
+		t.Errorf("hit table:\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	throughputTable(&b, res)
+	for _, want := range []string{"| lru | 1 | 2.00 | 0.20 | - | 95ns | 1.50µs | 2.50ms |", "| map (unbounded) | 2 | 10.00 | 1.00 |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("throughput table lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	memoryTable(&b, res)
+	if !strings.Contains(b.String(), "| lru | 110.0 | 110.0 |") || !strings.Contains(b.String(), "| map | 24.0 | 24.0 |") {
+		t.Errorf("memory table:\n%s", b.String())
+	}
+	if thousands(1234567) != "1,234,567" || thousands(15) != "15" {
+		t.Error("thousands")
+	}
+}
+
+func TestTableAndChart(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteTable(&b, fake()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"map (unbounded)", "80.00%", "32.83%", "110.0", "2.50ms", "5.0%", "--seed 3"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	ch := HitRatioChart(fake(), "")
+	if ch.LogX || len(ch.Series) != 2 || ch.Series[0].Name != "lru" || len(ch.Series[0].X) != 2 {
+		t.Errorf("chart %+v", ch)
+	}
+	var svg bytes.Buffer
+	if err := ch.SVG(&svg); err != nil || !strings.Contains(svg.String(), "unbounded: 80.0%") {
+		t.Errorf("svg: %v", err)
+	}
+}
+
+func TestGenerateNeedsTraces(t *testing.T) {
+	dir := t.TempDir()
+	err := Generate(context.Background(), Options{Dir: filepath.Join(dir, "docs"), Traces: dir})
+	if err == nil || !strings.Contains(err.Error(), "OLTP.lis.zst") || !strings.Contains(err.Error(), "TWOCHOICE_TRACES") {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "docs")); !os.IsNotExist(err) {
+		t.Fatal("wrote into the folder before failing")
+	}
+}

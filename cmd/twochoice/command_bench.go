@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twochoice/twochoice/bench/caches"
+	"github.com/twochoice/twochoice/bench/measure"
+	"github.com/twochoice/twochoice/bench/report"
+	"github.com/twochoice/twochoice/internal/cli"
+)
+
+func init() {
+	register(command{"bench", "compare twochoice with the caches Go programs use, on real or generated keys", runBench})
+}
+
+const benchSynopsis = `bench [flags]
+
+Measures every cache on one workload, in the same run: the hit ratio at each
+capacity (one goroutine replays the requests; a read that misses inserts
+its key), the live heap per entry of a full cache, and, at each goroutine
+count, requests per second over --duration with Get and Set latency
+percentiles, the garbage collector's share of the CPU and allocations per
+request. A request is a read (Get, and Set when it misses) or a write.
+
+With no flags it compares the default caches on Zipf s = 1.0 over 1M keys
+at capacities of 1% and 10% of the keys, on 1, 2 and GOMAXPROCS goroutines,
+in well under a minute. Figures from one run on a busy machine are noisy:
+to quote them, run several times and take medians.
+
+Workloads: zipf and uniform (over --keys keys), scan (keys 0 … N-1 in
+order, over and over), trace:FILE (an ARC or LIRS block trace), keys:FILE
+(one key a line), weighted:FILE ("key<TAB>weight" lines, drawn in
+proportion to the weights). Files may be compressed with zstd.
+
+Caches: CACHES; "all" for every one.
+The unbounded ones (map, syncmap, twochoice) never evict: their hit ratio
+is the ceiling, and their speed the baseline.
+
+--report DIR runs the README's comparisons instead (OLTP and P12 traces
+from ../shared/traces, or $TWOCHOICE_TRACES; several minutes) and writes
+DIR/bench-results.md and its charts; scripts/bench-report puts them in the
+README.
+
+Examples:
+  twochoice bench
+  twochoice bench --workload trace:../shared/traces/OLTP.lis.zst --capacity 1000,5000,15000 --plot oltp.svg
+  twochoice bench --workload zipf --s 0.9 --caches otter,lru,map --threads 1,2,4 --format json`
+
+func runBench(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench", strings.Replace(benchSynopsis, "CACHES", strings.Join(peerNames(), ", "), 1), stderr)
+	var (
+		wl        = fs.String("workload", "zipf", "zipf, uniform, scan, trace:FILE, keys:FILE or weighted:FILE")
+		s         = fs.Float64("s", 1.0, "Zipf exponent (any s > 0)")
+		keys      = fs.Uint64("keys", 1_000_000, "number of keys of zipf, uniform and scan")
+		cacheList = fs.String("caches", strings.Join(measure.DefaultCaches(), ","), "caches to compare, comma-separated, or \"all\"")
+		capList   = fs.String("capacity", "1%,10%", "capacities: entries, or percentages of the workload's distinct keys, comma-separated")
+		thrList   = fs.String("threads", defaultThreads(), "goroutine counts of the timed runs, comma-separated")
+		duration  = fs.Duration("duration", 200*time.Millisecond, "timed part of each timed run")
+		seed      = fs.Uint64("seed", 1, "seed of the generators: the same seed replays the same requests")
+		plotFile  = fs.String("plot", "", "write hit ratio against capacity to FILE.svg or FILE.png")
+		reportDir = fs.String("report", "", "run the README's comparisons and write DIR/bench-results.md and charts")
+		format    = cli.Table
+	)
+	fs.Var(&format, "format", "output: table, json or csv")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	bar := cli.NewProgress(stderr, "bench", false)
+	defer bar.Done()
+
+	if *reportDir != "" {
+		var other []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "report" && f.Name != "seed" {
+				other = append(other, "--"+f.Name)
+			}
+		})
+		if len(other) > 0 {
+			return fmt.Errorf("%w: --report runs fixed comparisons; drop %s", errUsage, strings.Join(other, ", "))
+		}
+		return report.Generate(ctx, report.Options{Dir: *reportDir, Seed: *seed, Progress: bar.Update, Log: stderr})
+	}
+
+	spec, err := measure.ParseSpec(*wl, *s, *keys)
+	if err != nil {
+		return fmt.Errorf("%w: --workload: %v", errUsage, err)
+	}
+	capacities, err := measure.ParseCapacities(*capList)
+	if err != nil {
+		return fmt.Errorf("%w: --capacity: %v", errUsage, err)
+	}
+	threads, err := parseInts(*thrList)
+	if err != nil {
+		return fmt.Errorf("%w: --threads: %v", errUsage, err)
+	}
+	var names []string
+	if *cacheList != "all" {
+		for _, n := range strings.Split(*cacheList, ",") {
+			names = append(names, strings.TrimSpace(n))
+		}
+	}
+	if *duration <= 0 {
+		return fmt.Errorf("%w: --duration %v", errUsage, *duration)
+	}
+	res, err := measure.Run(ctx, measure.Config{
+		Workload: spec, Seed: *seed, Caches: names, Capacities: capacities, Threads: threads,
+		Duration: *duration, Progress: bar.Update, Warmup: benchWarmup,
+	})
+	bar.Done()
+	if err != nil {
+		if errors.Is(err, caches.ErrUnknown) || errors.Is(err, measure.ErrConfig) {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		return err
+	}
+	if *plotFile != "" {
+		if err := report.HitRatioChart(res, "").WriteFile(*plotFile); err != nil {
+			return err
+		}
+	}
+	switch format {
+	case cli.JSON:
+		return cli.WriteJSON(stdout, res.Rows)
+	case cli.CSV:
+		return report.WriteCSV(stdout, res.Rows)
+	}
+	return report.WriteTable(stdout, res)
+}
+
+// benchWarmup is Config.Warmup: 0, the default, but for tests, which
+// shorten the replays of generated workloads to keep the suite fast.
+var benchWarmup = 0
+
+// peerNames lists every cache the harness knows.
+func peerNames() []string {
+	var names []string
+	for _, p := range caches.Peers[uint64, measure.Value]() {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// defaultThreads is "1,2" and GOMAXPROCS if more.
+func defaultThreads() string {
+	t := []int{1, 2}
+	if n := runtime.GOMAXPROCS(0); n > 2 {
+		t = append(t, n)
+	}
+	s := make([]string, len(t))
+	for i, v := range t {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s, ",")
+}
+
+// parseInts reads a comma-separated list of positive integers, in
+// increasing order without repeats.
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("%q is not a positive integer", f)
+		}
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// benchFiles writes a small ARC trace, key file and weighted key file.
+func benchFiles(t *testing.T) (trace, keys, weighted string) {
+	t.Helper()
+	dir := t.TempDir()
+	var tr, ks, ws strings.Builder
+	for i := range 4000 {
+		// Half the requests go to 20 hot keys, half sweep the rest.
+		k := i * 7 % 900
+		if i%2 == 0 {
+			k = i % 20
+		}
+		tr.WriteString(strconv.Itoa(k) + " 1 0 " + strconv.Itoa(i) + "\n")
+		ks.WriteString("user:" + strconv.Itoa(k) + "\n")
+	}
+	for i := range 300 {
+		ws.WriteString("pkg/" + strconv.Itoa(i) + "\t" + strconv.Itoa(1000/(i+1)) + "\n")
+	}
+	trace, keys, weighted = filepath.Join(dir, "t.lis"), filepath.Join(dir, "k.txt"), filepath.Join(dir, "w.tsv")
+	for p, s := range map[string]string{trace: tr.String(), keys: ks.String(), weighted: ws.String()} {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return trace, keys, weighted
+}
+
+func init() { benchWarmup = 20_000 } // see benchWarmup
+
+// quick are flags for a short run.
+var quick = []string{"--threads", "1,2", "--duration", "5ms", "--caches", "lru,otter,map"}
+
+// The JSON is an array of objects with the fields, left out where
+// not measured, and no others than the documented ones.
+func TestBenchJSON(t *testing.T) {
+	trace, _, _ := benchFiles(t)
+	args := append([]string{"bench", "--workload", "trace:" + trace, "--capacity", "50,10%", "--format", "json"}, quick...)
+	code, out, errOut := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	allowed := []string{"cache", "workload", "capacity", "threads", "hit_ratio", "ops_per_sec", "p50_ns", "p99_ns", "p999_ns",
+		"set_p50_ns", "set_p99_ns", "set_p999_ns", "run_hit_ratio", "gc_cpu_fraction", "allocs_per_op", "bytes_per_entry", "entries", "seed", "load"}
+	// lru and otter: 2 capacities × 2 goroutine counts; map: 2 timed rows
+	// and 2 memory rows.
+	if len(rows) != 12 {
+		t.Fatalf("%d rows:\n%s", len(rows), out)
+	}
+	for _, r := range rows {
+		for k := range r {
+			if !slices.Contains(allowed, k) {
+				t.Errorf("unexpected field %q in %v", k, r)
+			}
+		}
+		if r["workload"] != "arc:t.lis" || r["seed"] != float64(1) {
+			t.Errorf("row %v", r)
+		}
+		bounded := r["cache"] != "map"
+		var want []string
+		switch {
+		case bounded:
+			want = []string{"cache", "workload", "capacity", "threads", "hit_ratio", "ops_per_sec", "p99_ns", "bytes_per_entry"}
+			if c := r["capacity"]; c != float64(50) && c != float64(46) { // 10% of 460 blocks
+				t.Errorf("capacity %v", c)
+			}
+		case r["threads"] != nil:
+			want = []string{"cache", "threads", "hit_ratio", "ops_per_sec", "p99_ns"}
+		default:
+			want = []string{"cache", "capacity", "bytes_per_entry"}
+		}
+		for _, k := range want {
+			if _, ok := r[k]; !ok {
+				t.Errorf("row lacks %q: %v", k, r)
+			}
+		}
+		if h, ok := r["hit_ratio"].(float64); ok && (h <= 0 || h >= 1) {
+			t.Errorf("hit ratio %v", h)
+		}
+	}
+}
+
+func TestBenchCSVAndTable(t *testing.T) {
+	_, keys, weighted := benchFiles(t)
+	args := append([]string{"bench", "--workload", "keys:" + keys, "--capacity", "100", "--format", "csv"}, quick...)
+	code, out, errOut := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if !strings.HasPrefix(lines[0], "cache,workload,capacity,threads,hit_ratio,ops_per_sec,p50_ns,p99_ns,p999_ns,") || len(lines) != 1+7 {
+		t.Fatalf("csv:\n%s", out)
+	}
+	if !strings.HasPrefix(lines[1], "lru,keys:k.txt,100,1,0.") {
+		t.Errorf("first row %q", lines[1])
+	}
+	args = append([]string{"bench", "--workload", "weighted:" + weighted, "--capacity", "10%", "--seed", "9"}, quick...)
+	code, out, errOut = runCLI(args...)
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"weighted:w.tsv(keys=300,seed=9)", "--seed 9", "hit ratio", "bytes/entry", "Mreq/s", "Get p50", "p99.9", "GC CPU",
+		"map (unbounded)", "otter", "machine"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if errOut != "" {
+		t.Errorf("stderr not empty with no terminal: %q", errOut)
+	}
+}
+
+// The default workload with small sizes, the twochoice load report and a
+// chart.
+func TestBenchZipfAndPlot(t *testing.T) {
+	dir := t.TempDir()
+	svg, png := filepath.Join(dir, "h.svg"), filepath.Join(dir, "h.png")
+	code, out, errOut := runCLI("bench", "--keys", "20000", "--s", "0.9", "--threads", "1", "--duration", "5ms", "--caches", "twochoice,lru", "--plot", svg)
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"zipf(s=0.9,n=20000,seed=1)", "twochoice (unbounded)", "twochoice load", "C most popular keys", "200", "2000"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if b, err := os.ReadFile(svg); err != nil || !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "lru") {
+		t.Errorf("svg: %v", err)
+	}
+	code, _, errOut = runCLI("bench", "--keys", "5000", "--threads", "1", "--duration", "1ms", "--caches", "lru", "--capacity", "100,1000", "--plot", png)
+	if fi, err := os.Stat(png); code != 0 || err != nil || fi.Size() == 0 {
+		t.Errorf("png: code %d, %v, %q", code, err, errOut)
+	}
+}
+
+// Bad command lines exit 2 and say what is wrong; a missing file exits 1
+// and names it.
+func TestBenchErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--workload", "nope"},
+		{"--workload", "trace:"},
+		{"--workload", "zipf", "--s", "0"},
+		{"--keys", "0"},
+		{"--capacity", "0"},
+		{"--capacity", "1%,x"},
+		{"--threads", "0"},
+		{"--threads", "1,two"},
+		{"--caches", "lru,memcached"},
+		{"--duration", "0s"},
+		{"--format", "xml"},
+		{"--report", "docs", "--keys", "5"},
+		{"extra"},
+	} {
+		code, _, errOut := runCLI(append([]string{"bench"}, args...)...)
+		if code != exitUsage || errOut == "" {
+			t.Errorf("%v: code %d, stderr %q", args, code, errOut)
+		}
+	}
+	missing := filepath.Join(t.TempDir(), "OLTP.lis.zst")
+	code, _, errOut := runCLI("bench", "--workload", "trace:"+missing)
+	if code != exitFail || !strings.Contains(errOut, missing) || !strings.Contains(errOut, "no such file") {
+		t.Errorf("missing trace: code %d, stderr %q", code, errOut)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.lis")
+	if err := os.WriteFile(bad, []byte("1 1 0 0\n2 x 0 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runCLI("bench", "--workload", "trace:"+bad)
+	if code != exitFail || !strings.Contains(errOut, "bad.lis:2") {
+		t.Errorf("bad trace: code %d, stderr %q", code, errOut)
+	}
+}
