@@ -31,6 +31,9 @@ type Series struct {
 	// palette, so that a line and the points of the same rule can share it
 	// by sharing a Color.
 	Color color.RGBA
+	// Tips, if set, are shown when the pointer rests on a point's bar, in
+	// SVG only (Bars series only; a <title> per bar, no script).
+	Tips []string
 }
 
 // Chart is a chart to draw. The zero Width and Height mean 720 × 480.
@@ -85,6 +88,9 @@ type canvas interface {
 	text(x, y float64, s string, anchor byte, vertical bool, c color.RGBA)
 	// pow10 draws "10" with exponent e, right-aligned at x.
 	pow10(x, y float64, e int, c color.RGBA)
+	// rect fills the rectangle with its top left at (x, y); tip is its
+	// hover text where the back end has such a thing (bars.go).
+	rect(x, y, w, h float64, c color.RGBA, tip string)
 }
 
 var (
@@ -98,6 +104,8 @@ type layout struct {
 	left, right, top, bot float64 // plot area
 	x0, x1, y0, y1        float64 // data range (y in log10 when LogY)
 	logY                  bool
+	bars                  barGroup  // the Bars series' geometry (bars.go)
+	xticks                []float64 // x ticks, when not the default round numbers
 }
 
 func (l *layout) px(x float64) float64 {
@@ -169,6 +177,14 @@ func (c *Chart) layout() (*layout, error) {
 	if x1 == x0 {
 		x0, x1 = x0-1, x1+1
 	}
+	// Bars stand centred on their x: leave half a gap on each side, and
+	// tick every bar position when there are few enough to label.
+	if l.bars = c.bars(); l.bars.series > 0 {
+		x0, x1 = min(x0, l.bars.xs[0])-l.bars.gap/2, max(x1, l.bars.xs[len(l.bars.xs)-1])+l.bars.gap/2
+		if len(l.bars.xs) <= 24 {
+			l.xticks = l.bars.xs
+		}
+	}
 	if c.LogY {
 		y0, y1 = math.Floor(y0), math.Ceil(y1)
 		if y1 == y0 {
@@ -196,7 +212,11 @@ func (c *Chart) draw(cv canvas, l *layout) {
 			cv.text(l.left-6, y+4, trimFloat(e), 'r', false, black)
 		}
 	}
-	for _, x := range xTicks(l.x0, l.x1) {
+	xt := l.xticks
+	if xt == nil {
+		xt = xTicks(l.x0, l.x1)
+	}
+	for _, x := range xt {
 		px := l.px(x)
 		cv.line(px, l.bot, px, l.bot+5, black, 1)
 		cv.text(px, l.bot+18, trimFloat(x), 'm', false, black)
@@ -208,13 +228,22 @@ func (c *Chart) draw(cv canvas, l *layout) {
 	cv.text((l.left+l.right)/2, 20, c.Title, 'm', false, black)
 
 	// Series, then the legend.
-	next := 0
+	next, nbars := 0, 0
 	ly := l.top + 4
 	for _, s := range c.Series {
 		col := s.Color
 		if col == (color.RGBA{}) {
 			col = Palette[next%len(Palette)]
 			next++
+		}
+		lx := l.right + 14
+		if s.Style == Bars {
+			drawBars(cv, l, l.bars, nbars, s, col)
+			nbars++
+			cv.rect(lx+5, ly-6, 12, 12, col, "")
+			cv.text(lx+28, ly+4, s.Name, 'l', false, black)
+			ly += 18
+			continue
 		}
 		var px, py float64
 		have := false
@@ -234,7 +263,6 @@ func (c *Chart) draw(cv canvas, l *layout) {
 			}
 			px, py, have = qx, qy, true
 		}
-		lx := l.right + 14
 		if s.Style == Line {
 			cv.line(lx, ly, lx+22, ly, col, 2)
 		} else {
