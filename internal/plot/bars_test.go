@@ -94,3 +94,26 @@ func TestBarsLogAndPNG(t *testing.T) {
 		t.Errorf("%d pixels of the predicted bars' colour", n)
 	}
 }
+
+func TestNoLegend(t *testing.T) {
+	c := barChart(false)
+	var with, without bytes.Buffer
+	if err := c.SVG(&with); err != nil {
+		t.Fatal(err)
+	}
+	c.NoLegend = true
+	if err := c.SVG(&without); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(with.String(), ">predicted<") || strings.Contains(without.String(), ">predicted<") {
+		t.Fatal("NoLegend did not drop the legend")
+	}
+	// The plot gets the legend's room: the same bar is wider.
+	w1 := rectRE.FindStringSubmatch(with.String())[3]
+	w2 := rectRE.FindStringSubmatch(without.String())[3]
+	a, _ := strconv.ParseFloat(w1, 64)
+	b, _ := strconv.ParseFloat(w2, 64)
+	if b <= a {
+		t.Fatalf("bar width %v with a legend, %v without", a, b)
+	}
+}

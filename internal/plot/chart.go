@@ -44,6 +44,9 @@ type Chart struct {
 	MinY          float64
 	Series        []Series
 	Width, Height int
+	// NoLegend leaves the legend out, and its room to the plot: for small
+	// charts whose page explains the colours once for all of them.
+	NoLegend bool
 }
 
 // ErrChart is returned for a chart that cannot be drawn.
@@ -147,8 +150,12 @@ func (c *Chart) layout() (*layout, error) {
 	for _, s := range c.Series {
 		legend = max(legend, len([]rune(s.Name)))
 	}
+	right := float64(w) - float64(48+legend*glyphAdvance*textScale)
+	if c.NoLegend {
+		right = float64(w) - 24
+	}
 	l := &layout{w: float64(w), h: float64(h), logY: c.LogY,
-		left: 96, right: float64(w) - float64(48+legend*glyphAdvance*textScale), top: 34, bot: float64(h) - 52}
+		left: 96, right: right, top: 34, bot: float64(h) - 52}
 	if l.right-l.left < 100 {
 		return nil, fmt.Errorf("%w: %d pixels wide leaves no room for the plot", ErrChart, w)
 	}
@@ -236,40 +243,48 @@ func (c *Chart) draw(cv canvas, l *layout) {
 			col = Palette[next%len(Palette)]
 			next++
 		}
-		lx := l.right + 14
 		if s.Style == Bars {
 			drawBars(cv, l, l.bars, nbars, s, col)
 			nbars++
-			cv.rect(lx+5, ly-6, 12, 12, col, "")
-			cv.text(lx+28, ly+4, s.Name, 'l', false, black)
-			ly += 18
+		} else {
+			drawPoints(cv, l, s, col)
+		}
+		if c.NoLegend {
 			continue
 		}
-		var px, py float64
-		have := false
-		for i, x := range s.X {
-			y := s.Y[i]
-			if !l.plottable(x, y) {
-				have = false
-				continue
-			}
-			qx, qy := l.px(x), l.py(y)
-			if s.Style == Line {
-				if have {
-					cv.line(px, py, qx, qy, col, 2)
-				}
-			} else {
-				cv.dot(qx, qy, 3.5, col)
-			}
-			px, py, have = qx, qy, true
-		}
-		if s.Style == Line {
+		lx := l.right + 14
+		switch s.Style {
+		case Bars:
+			cv.rect(lx+5, ly-6, 12, 12, col, "")
+		case Line:
 			cv.line(lx, ly, lx+22, ly, col, 2)
-		} else {
+		default:
 			cv.dot(lx+11, ly, 3.5, col)
 		}
 		cv.text(lx+28, ly+4, s.Name, 'l', false, black)
 		ly += 18
+	}
+}
+
+// drawPoints draws a Points or Line series.
+func drawPoints(cv canvas, l *layout, s Series, col color.RGBA) {
+	var px, py float64
+	have := false
+	for i, x := range s.X {
+		y := s.Y[i]
+		if !l.plottable(x, y) {
+			have = false
+			continue
+		}
+		qx, qy := l.px(x), l.py(y)
+		if s.Style == Line {
+			if have {
+				cv.line(px, py, qx, qy, col, 2)
+			}
+		} else {
+			cv.dot(qx, qy, 3.5, col)
+		}
+		px, py, have = qx, qy, true
 	}
 }
 
