@@ -89,3 +89,14 @@ func (p *pngCanvas) rect(x, y, w, h float64, c color.RGBA, _ string) {
 		}
 	}
 }
+
+// roundUp returns the first of niceTicks' round numbers at or above y1,
+// so that a bar chart's axis ends on a labelled tick above its tallest
+// bar.
+func roundUp(y0, y1 float64) float64 {
+	t := niceTicks(y0, y1)
+	if len(t) < 2 || t[len(t)-1] >= y1 {
+		return y1
+	}
+	return t[len(t)-1] + (t[1] - t[0])
+}

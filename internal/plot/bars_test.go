@@ -117,3 +117,15 @@ func TestNoLegend(t *testing.T) {
 		t.Fatalf("bar width %v with a legend, %v without", a, b)
 	}
 }
+
+func TestBarsAxisEndsOnATick(t *testing.T) {
+	c := barChart(false)
+	c.Series[0].Y[2] = 47.7
+	l, err := c.layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.y1 != 50 {
+		t.Fatalf("y axis ends at %v, want 50 (the tick above 47.7)", l.y1)
+	}
+}

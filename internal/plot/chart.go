@@ -202,6 +202,9 @@ func (c *Chart) layout() (*layout, error) {
 		if y1 == y0 {
 			y1 = y0 + 1
 		}
+		if l.bars.series > 0 {
+			y1 = roundUp(y0, y1) // headroom over the tallest bar, labelled
+		}
 	}
 	l.x0, l.x1, l.y0, l.y1 = x0, x1, y0, y1
 	return l, nil
