@@ -70,17 +70,20 @@ func Start(c Config) (*Server, error) {
 	if err := h.Add(c.Name, s); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/", h)
-	if c.Expvar {
-		if err := storehttp.PublishExpvar("twochoice."+c.Name, s); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-		}
-		mux.Handle("/debug/vars", expvar.Handler())
-	}
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	if c.Expvar {
+		// Last of the steps that can fail but the workload's, whose
+		// configuration was checked: expvar cannot unpublish.
+		if err := storehttp.PublishExpvar("twochoice."+c.Name, s); err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		mux.Handle("/debug/vars", expvar.Handler())
 	}
 	srv := &Server{
 		Store: s, ln: ln, served: make(chan error, 1), started: time.Now(), name: c.Name,
