@@ -55,7 +55,7 @@ func (h *Handler) serveIndex(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "storehttp: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	writeHTML(w, &b, viewed.Sub(start), time.Since(viewed))
+	writeHTML(w, b.Bytes(), viewed.Sub(start), time.Since(viewed))
 }
 
 // redirectToSlash sends a request for the index without its trailing

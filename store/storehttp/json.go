@@ -56,14 +56,18 @@ func serveJSON(w http.ResponseWriter, src *source) {
 		http.Error(w, "storehttp: the store failed while being measured", http.StatusInternalServerError)
 		return
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v.document()); err != nil {
+	doc, err := v.render("json", func() ([]byte, error) {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetIndent("", "  ")
+		err := enc.Encode(v.document())
+		return b.Bytes(), err
+	})
+	if err != nil {
 		http.Error(w, "storehttp: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
 	noStore(w)
 	w.Header().Set("Content-Type", "application/json")
-	w.Write(b.Bytes())
+	w.Write(doc)
 }

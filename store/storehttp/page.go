@@ -95,19 +95,22 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request, src *source)
 		return
 	}
 	viewed := time.Now()
-	d := h.pageData(v, refresh)
-	var b bytes.Buffer
-	if err := pageTemplate.ExecuteTemplate(&b, "page", d); err != nil {
+	page, err := v.render("page?refresh="+strconv.Itoa(refresh), func() ([]byte, error) {
+		var b bytes.Buffer
+		err := pageTemplate.ExecuteTemplate(&b, "page", h.pageData(v, refresh))
+		return b.Bytes(), err
+	})
+	if err != nil {
 		http.Error(w, "storehttp: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	writeHTML(w, &b, viewed.Sub(start), time.Since(viewed))
+	writeHTML(w, page, viewed.Sub(start), time.Since(viewed))
 }
 
 // writeHTML sends a page, with the time spent getting its view (waiting
 // for a shared one included) and rendering it in a Server-Timing header,
 // which browsers' developer tools show.
-func writeHTML(w http.ResponseWriter, b *bytes.Buffer, view, render time.Duration) {
+func writeHTML(w http.ResponseWriter, page []byte, view, render time.Duration) {
 	noStore(w)
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
@@ -116,7 +119,7 @@ func writeHTML(w http.ResponseWriter, b *bytes.Buffer, view, render time.Duratio
 	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
 	hd.Set("Server-Timing", fmt.Sprintf("view;dur=%.2f, render;dur=%.2f",
 		float64(view.Microseconds())/1000, float64(render.Microseconds())/1000))
-	w.Write(b.Bytes())
+	w.Write(page)
 }
 
 func (h *Handler) pageData(v *view, refresh int) *pageData {

@@ -20,10 +20,33 @@ type view struct {
 	taken time.Time     // when taking it began
 	took  time.Duration // how long it took
 
-	// The page's charts are drawn once per view, however many requests
-	// show it.
+	// The page's charts are drawn once per view, and the page and the
+	// JSON rendered once per view and refresh period, however many
+	// requests show them: a page is then a copy of bytes.
 	chartsOnce sync.Once
 	charts     *charts
+	mu         sync.Mutex
+	rendered   map[string][]byte // by what and how (page?refresh=N, JSON)
+}
+
+// render returns what draw makes of the view, calling it only the first
+// time for each key: a burst of requests for one view renders it once,
+// the others waiting the fraction of a millisecond that takes.
+func (v *view) render(key string, draw func() ([]byte, error)) ([]byte, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if b, ok := v.rendered[key]; ok {
+		return b, nil
+	}
+	b, err := draw()
+	if err != nil {
+		return nil, err
+	}
+	if v.rendered == nil {
+		v.rendered = map[string][]byte{}
+	}
+	v.rendered[key] = b
+	return b, nil
 }
 
 // source is one named store and its latest view. Requests for the store
