@@ -90,7 +90,7 @@ func BenchmarkWorkloadWithViewers(b *testing.B) {
 	}{{0, false}, {100, false}, {100, true}} {
 		name := fmt.Sprintf("viewers=%d", c.viewers)
 		if c.fresh {
-			name += "/fresh"
+			name += ",fresh"
 		}
 		b.Run(name, func(b *testing.B) {
 			s, _ := store.New[string, int](store.Options{Seed: 1})
