@@ -33,6 +33,9 @@ type Series struct {
 	// palette, so that a line and the points of the same rule can share it
 	// by sharing a Color.
 	Color color.RGBA
+	// Tips, if set, are shown when the pointer rests on a point's bar, in
+	// SVG only (Bars series only; a <title> per bar, no script).
+	Tips []string
 }
 
 // Chart is a chart to draw. The zero Width and Height mean 720 × 480.
@@ -47,6 +50,9 @@ type Chart struct {
 	MinY          float64
 	Series        []Series
 	Width, Height int
+	// NoLegend leaves the legend out, and its room to the plot: for small
+	// charts whose page explains the colours once for all of them.
+	NoLegend bool
 }
 
 // ErrChart is returned for a chart that cannot be drawn.
@@ -91,6 +97,9 @@ type canvas interface {
 	text(x, y float64, s string, anchor byte, vertical bool, c color.RGBA)
 	// pow10 draws "10" with exponent e, right-aligned at x.
 	pow10(x, y float64, e int, c color.RGBA)
+	// rect fills the rectangle with its top left at (x, y); tip is its
+	// hover text where the back end has such a thing (bars.go).
+	rect(x, y, w, h float64, c color.RGBA, tip string)
 }
 
 var (
@@ -104,6 +113,8 @@ type layout struct {
 	left, right, top, bot float64 // plot area
 	x0, x1, y0, y1        float64 // data range (x, y in log10 when LogX, LogY)
 	logX, logY            bool
+	bars                  barGroup  // the Bars series' geometry (bars.go)
+	xticks                []float64 // x ticks, when not the default round numbers
 }
 
 func (l *layout) px(x float64) float64 {
@@ -148,8 +159,12 @@ func (c *Chart) layout() (*layout, error) {
 	for _, s := range c.Series {
 		legend = max(legend, len([]rune(s.Name)))
 	}
+	right := float64(w) - float64(48+legend*glyphAdvance*textScale)
+	if c.NoLegend {
+		right = float64(w) - 24
+	}
 	l := &layout{w: float64(w), h: float64(h), logX: c.LogX, logY: c.LogY,
-		left: 96, right: float64(w) - float64(48+legend*glyphAdvance*textScale), top: 34, bot: float64(h) - 52}
+		left: 96, right: right, top: 34, bot: float64(h) - 52}
 	if l.right-l.left < 100 {
 		return nil, fmt.Errorf("%w: %d pixels wide leaves no room for the plot", ErrChart, w)
 	}
@@ -187,6 +202,14 @@ func (c *Chart) layout() (*layout, error) {
 			x0, x1 = x0+0.5, x1-0.5 // a decade around the one value
 		}
 	}
+	// Bars stand centred on their x: leave half a gap on each side, and
+	// tick every bar position when there are few enough to label.
+	if l.bars = c.bars(); l.bars.series > 0 {
+		x0, x1 = min(x0, l.bars.xs[0])-l.bars.gap/2, max(x1, l.bars.xs[len(l.bars.xs)-1])+l.bars.gap/2
+		if len(l.bars.xs) <= 24 {
+			l.xticks = l.bars.xs
+		}
+	}
 	if c.LogY {
 		y0, y1 = math.Floor(y0), math.Ceil(y1)
 		if y1 == y0 {
@@ -196,6 +219,9 @@ func (c *Chart) layout() (*layout, error) {
 		y0 = min(y0, 0)
 		if y1 == y0 {
 			y1 = y0 + 1
+		}
+		if l.bars.series > 0 {
+			y1 = roundUp(y0, y1) // headroom over the tallest bar, labelled
 		}
 	}
 	l.x0, l.x1, l.y0, l.y1 = x0, x1, y0, y1
@@ -214,7 +240,11 @@ func (c *Chart) draw(cv canvas, l *layout) {
 			cv.text(l.left-6, y+4, trimFloat(e), 'r', false, black)
 		}
 	}
-	for _, x := range xTicks(l) {
+	xt := l.xticks
+	if xt == nil {
+		xt = xTicks(l)
+	}
+	for _, x := range xt {
 		px := l.px(x)
 		cv.line(px, l.bot, px, l.bot+5, black, 1)
 		cv.text(px, l.bot+18, trimFloat(x), 'm', false, black)
@@ -226,7 +256,7 @@ func (c *Chart) draw(cv canvas, l *layout) {
 	cv.text((l.left+l.right)/2, 20, c.Title, 'm', false, black)
 
 	// Series, then the legend.
-	next := 0
+	next, nbars := 0, 0
 	ly := l.top + 4
 	for _, s := range c.Series {
 		col := s.Color
@@ -234,35 +264,51 @@ func (c *Chart) draw(cv canvas, l *layout) {
 			col = Palette[next%len(Palette)]
 			next++
 		}
-		var px, py float64
-		have := false
-		for i, x := range s.X {
-			y := s.Y[i]
-			if !l.plottable(x, y) {
-				have = false
-				continue
-			}
-			qx, qy := l.px(x), l.py(y)
-			if s.Style == Line {
-				if have {
-					cv.line(px, py, qx, qy, col, 2)
-				}
-			} else {
-				cv.dot(qx, qy, 3.5, col)
-			}
-			px, py, have = qx, qy, true
+		if s.Style == Bars {
+			drawBars(cv, l, l.bars, nbars, s, col)
+			nbars++
+		} else {
+			drawPoints(cv, l, s, col)
+		}
+		if c.NoLegend {
+			continue
 		}
 		if s.Name == "" {
 			continue // no legend entry
 		}
 		lx := l.right + 14
-		if s.Style == Line {
+		switch s.Style {
+		case Bars:
+			cv.rect(lx+5, ly-6, 12, 12, col, "")
+		case Line:
 			cv.line(lx, ly, lx+22, ly, col, 2)
-		} else {
+		default:
 			cv.dot(lx+11, ly, 3.5, col)
 		}
 		cv.text(lx+28, ly+4, s.Name, 'l', false, black)
 		ly += 18
+	}
+}
+
+// drawPoints draws a Points or Line series.
+func drawPoints(cv canvas, l *layout, s Series, col color.RGBA) {
+	var px, py float64
+	have := false
+	for i, x := range s.X {
+		y := s.Y[i]
+		if !l.plottable(x, y) {
+			have = false
+			continue
+		}
+		qx, qy := l.px(x), l.py(y)
+		if s.Style == Line {
+			if have {
+				cv.line(px, py, qx, qy, col, 2)
+			}
+		} else {
+			cv.dot(qx, qy, 3.5, col)
+		}
+		px, py, have = qx, qy, true
 	}
 }
 

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/hashfn"
+	"github.com/twochoice/twochoice/internal/cli"
+	"github.com/twochoice/twochoice/internal/serve"
+	"github.com/twochoice/twochoice/store"
+)
+
+func init() {
+	register(command{"serve", "load keys into a store and serve its live debug page", runServe})
+}
+
+const serveSynopsis = `serve --keys FILE [--addr 127.0.0.1:8080] [flags]
+
+Loads the keys of FILE (one a line, or the first column of a TSV; Zstandard
+files are decompressed) into a store, each with its line number as the
+value, and serves the store's debug page: its configuration, counters, and
+bucket load histogram next to the fluid limit, overall and per part,
+refreshed on request. A synthetic workload keeps running against the store
+so that the numbers move. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.
+
+Pages: / (the index), /NAME (the store), /NAME.json (the same as JSON),
+/debug/vars (expvar). It listens on loopback unless --addr says otherwise.
+
+Examples:
+  twochoice serve --keys keys.txt
+  twochoice serve --keys keys.txt --placement dchoice --workload uniform --writes 0.5 --rate 0
+  twochoice serve --keys trace.keys.zst --addr 127.0.0.1:0 --name oltp`
+
+// shutdownTimeout bounds how long requests in flight may take to finish
+// once the server is told to stop.
+const shutdownTimeout = 5 * time.Second
+
+func runServe(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("serve", serveSynopsis, stderr)
+	var (
+		keysPath   = fs.String("keys", "", "key file: one key a line, or a TSV whose first column is the key (required)")
+		addr       = fs.String("addr", "127.0.0.1:8080", "address to listen on; port 0 picks a free one")
+		name       = fs.String("name", "", "the store's name in URLs (default: the key file's name)")
+		choices    = fs.Int("choices", store.DefaultChoices, "d, candidate buckets per key")
+		bucketSize = fs.Int("bucket-size", store.DefaultBucketSize, "slots per bucket, 1 to 8")
+		seed       = fs.Uint64("seed", 0, "hash seed (0: random, shown on the page)")
+		kind       = fs.String("workload", "zipf", "synthetic requests: zipf, uniform or none")
+		zipfS      = fs.Float64("zipf-s", 0.99, "Zipf exponent s: line r of the file is asked for ∝ 1/(r+1)^s")
+		writes     = fs.Float64("writes", 0.1, "share of requests that set a key of the file")
+		deletes    = fs.Float64("deletes", 0.01, "share of requests that delete one")
+		inserts    = fs.Float64("inserts", 0, "share of requests that set a new key, so the store grows")
+		threads    = fs.Int("threads", 1, "goroutines sending requests")
+		rate       = fs.Float64("rate", 20000, "requests per second over all threads; 0: as fast as they go")
+		wseed      = fs.Uint64("workload-seed", 1, "seed of the workload's streams")
+		quiet      = fs.Bool("quiet", false, "no progress bar")
+		placement  = store.DefaultPlacement
+		hash       = hashfn.XXHash
+	)
+	fs.Var(&placement, "placement", "placement rule: one, dchoice, halves, goleft or double")
+	fs.Var(&hash, "hash", "hash family: xxhash or tabulation")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if *keysPath == "" {
+		return fmt.Errorf("%w: --keys FILE is required", errUsage)
+	}
+	if *name == "" {
+		*name = nameOf(*keysPath)
+	}
+	if placement == bucket.OneChoice {
+		*choices = 1
+	}
+	cfg := serve.Config{
+		Addr: *addr, Name: *name, Expvar: true,
+		Options: store.Options{Placement: placement, Choices: *choices, BucketSize: *bucketSize, Hash: hash, Seed: *seed},
+		Workload: serve.Workload{Kind: *kind, ZipfS: *zipfS, Writes: *writes, Deletes: *deletes, Inserts: *inserts,
+			Threads: *threads, Rate: *rate, Seed: *wseed},
+	}
+
+	start := time.Now()
+	bar := cli.NewProgress(stderr, "reading keys", *quiet)
+	keys, err := serve.ReadKeys(*keysPath, func(f float64) { bar.Update(f, "") })
+	bar.Done()
+	if err != nil {
+		return err
+	}
+	bar = cli.NewProgress(stderr, "loading   ", *quiet)
+	cfg.Keys = keys
+	cfg.Progress = func(f float64) { bar.Update(f, "") }
+	srv, err := serve.Start(cfg)
+	bar.Done()
+	if errors.Is(err, serve.ErrConfig) {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if err != nil {
+		return err
+	}
+	o := srv.Store.Options()
+	fmt.Fprintf(stderr, "loaded %d keys from %s in %s: %s, d = %d, buckets of %d, %s, seed %d\n",
+		srv.Store.Len(), *keysPath, time.Since(start).Round(time.Millisecond), o.Placement, o.Choices, o.BucketSize, o.Hash, o.Seed)
+	if !loopback(srv.Addr()) {
+		fmt.Fprintf(stderr, "warning: listening on %s, beyond this machine: the page shows the store's configuration, seed and traffic to anyone who can reach it\n", srv.Addr())
+	}
+	fmt.Fprintf(stdout, "serving %s (index /, JSON %s.json, expvar /debug/vars); Ctrl-C stops\n", srv.URL(), cfg.Name)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	select {
+	case err := <-srv.Wait():
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+	stop() // a second Ctrl-C kills the process the usual way
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	elapsed := time.Since(start)
+	err = srv.Shutdown(sctx)
+	fmt.Fprintf(stderr, "stopped: the workload sent %d requests in %s\n", srv.Requests(), elapsed.Round(time.Second))
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	return nil
+}
+
+// nameOf makes a store name from a file name: its base up to the first
+// dot, with characters a URL segment would need escaped replaced by '_'.
+func nameOf(path string) string {
+	base, _, _ := strings.Cut(filepath.Base(path), ".")
+	b := []byte(base)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		return "keys"
+	}
+	return string(b[:min(len(b), 64)])
+}
+
+// loopback reports whether a is a loopback address.
+func loopback(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}

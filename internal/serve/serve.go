@@ -1,0 +1,125 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"expvar"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/twochoice/twochoice/store"
+	"github.com/twochoice/twochoice/store/storehttp"
+)
+
+// Config is what Start needs.
+type Config struct {
+	// Addr is the address to listen on, host:port; port 0 picks a free
+	// one. Serve on loopback unless the page is meant for others.
+	Addr string
+	// Name is the store's name on the page: /NAME, /NAME.json.
+	Name string
+	// Keys are loaded into the store before it is served, each with its
+	// index as the value.
+	Keys []string
+	// Options configure the store.
+	Options store.Options
+	// Workload is run against the store while it is served.
+	Workload Workload
+	// Expvar also publishes the store in expvar (at /debug/vars, under
+	// "twochoice."+Name). A process can publish a name only once.
+	Expvar bool
+	// Progress, if not nil, is told the fraction of the keys loaded.
+	Progress func(frac float64)
+}
+
+// Server is a store being served.
+type Server struct {
+	Store    *store.Store[string, uint64]
+	ln       net.Listener
+	http     *http.Server
+	served   chan error
+	workload *driver
+	started  time.Time
+	name     string
+}
+
+// Start loads the keys, listens, and starts serving and the workload.
+func Start(c Config) (*Server, error) {
+	if len(c.Keys) == 0 {
+		return nil, fmt.Errorf("%w: no keys", ErrConfig)
+	}
+	if err := c.Workload.check(); err != nil {
+		return nil, err
+	}
+	s, err := store.New[string, uint64](c.Options)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	for i, k := range c.Keys {
+		s.Set(k, uint64(i))
+		if c.Progress != nil && i%65536 == 0 {
+			c.Progress(float64(i) / float64(len(c.Keys)))
+		}
+	}
+	if c.Progress != nil {
+		c.Progress(1)
+	}
+	h := storehttp.NewHandler(nil)
+	if err := h.Add(c.Name, s); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	if c.Expvar {
+		// Last of the steps that can fail but the workload's, whose
+		// configuration was checked: expvar cannot unpublish.
+		if err := storehttp.PublishExpvar("twochoice."+c.Name, s); err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		mux.Handle("/debug/vars", expvar.Handler())
+	}
+	srv := &Server{
+		Store: s, ln: ln, served: make(chan error, 1), started: time.Now(), name: c.Name,
+		http: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute},
+	}
+	srv.workload, err = startWorkload(c.Workload, s, c.Keys)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	go func() { srv.served <- srv.http.Serve(ln) }()
+	return srv, nil
+}
+
+// URL is the address of the store's page.
+func (s *Server) URL() string { return "http://" + s.ln.Addr().String() + "/" + s.name }
+
+// Addr is the address listened on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Requests is the number of requests the workload has sent.
+func (s *Server) Requests() uint64 { return s.workload.ops.Load() }
+
+// Wait delivers the error that stopped the HTTP server:
+// http.ErrServerClosed after Shutdown, anything else if serving failed
+// by itself.
+func (s *Server) Wait() <-chan error { return s.served }
+
+// Shutdown stops the workload, then the HTTP server: it stops
+// accepting, lets the requests in flight finish until ctx is done, and
+// closes the connections.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.workload.close()
+	err := s.http.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		s.http.Close()
+	}
+	return err
+}

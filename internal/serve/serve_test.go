@@ -1,0 +1,180 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/twochoice/twochoice/store"
+)
+
+func write(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestReadKeys(t *testing.T) {
+	p := write(t, "k.tsv", "alpha\t3\r\n\nbeta\ngamma delta\t\tx\n\n")
+	var fracs []float64
+	keys, err := ReadKeys(p, func(f float64) { fracs = append(fracs, f) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"alpha", "beta", "gamma delta"}; !slices.Equal(keys, want) {
+		t.Fatalf("keys %q, want %q", keys, want)
+	}
+	if len(fracs) == 0 || fracs[len(fracs)-1] != 1 {
+		t.Errorf("progress %v", fracs)
+	}
+
+	// Compressed files are read as they are decompressed.
+	var b strings.Builder
+	for i := range 1000 {
+		b.WriteString("key" + strconv.Itoa(i) + "\n")
+	}
+	enc, _ := zstd.NewWriter(nil)
+	zp := write(t, "k.zst", string(enc.EncodeAll([]byte(b.String()), nil)))
+	keys, err = ReadKeys(zp, nil)
+	if err != nil || len(keys) != 1000 || keys[999] != "key999" {
+		t.Fatalf("zstd: %d keys, %v", len(keys), err)
+	}
+
+	for name, content := range map[string]string{
+		"empty":  "\n\n",
+		"binary": "ok\nbad\x00key\n",
+		"long":   "ok\n" + strings.Repeat("x", maxKeyLine+1) + "\n",
+	} {
+		_, err := ReadKeys(write(t, name, content), nil)
+		if !errors.Is(err, ErrKeys) || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := ReadKeys(filepath.Join(t.TempDir(), "missing"), nil); !errors.Is(err, ErrKeys) || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func keys(n int) []string {
+	k := make([]string, n)
+	for i := range k {
+		k[i] = "user:" + strconv.Itoa(i)
+	}
+	return k
+}
+
+func TestConfigErrors(t *testing.T) {
+	ok := Workload{Kind: "zipf", ZipfS: 1, Threads: 1}
+	for name, c := range map[string]Config{
+		"no keys":      {Name: "s", Workload: ok},
+		"bad name":     {Name: "a/b", Keys: keys(3), Workload: ok},
+		"bad options":  {Name: "s", Keys: keys(3), Workload: ok, Options: store.Options{Choices: 99}},
+		"bad workload": {Name: "s", Keys: keys(3), Workload: Workload{Kind: "lognormal", Threads: 1}},
+		"bad zipf":     {Name: "s", Keys: keys(3), Workload: Workload{Kind: "zipf", Threads: 1}},
+		"bad shares":   {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform", Threads: 1, Writes: 0.6, Deletes: 0.6}},
+		"no threads":   {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform"}},
+		"bad rate":     {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform", Threads: 1, Rate: -1}},
+	} {
+		c.Addr = "127.0.0.1:0"
+		if _, err := Start(c); !errors.Is(err, ErrConfig) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// A taken port is an error too, though not a configuration one.
+	s := start(t, Config{Name: "s", Keys: keys(3), Workload: Workload{Kind: "none"}})
+	if _, err := Start(Config{Addr: s.Addr().String(), Name: "s", Keys: keys(3), Workload: Workload{Kind: "none"}}); err == nil || errors.Is(err, ErrConfig) {
+		t.Errorf("taken port: %v", err)
+	}
+}
+
+func start(t *testing.T, c Config) *Server {
+	t.Helper()
+	if c.Addr == "" {
+		c.Addr = "127.0.0.1:0"
+	}
+	s, err := Start(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Shutdown(context.Background()) })
+	return s
+}
+
+// The workload moves the page's numbers, at about the rate asked for, and
+// Shutdown stops it and the server.
+func TestServeAndWorkload(t *testing.T) {
+	ks := keys(5000)
+	s := start(t, Config{Name: "users", Keys: ks, Workload: Workload{
+		Kind: "zipf", ZipfS: 1, Writes: 0.2, Deletes: 0.05, Inserts: 0.05, Threads: 2, Rate: 20000, Seed: 3}})
+	if !strings.HasSuffix(s.URL(), "/users") || !strings.HasPrefix(s.URL(), "http://127.0.0.1:") {
+		t.Fatalf("URL %s", s.URL())
+	}
+	first := s.Store.Stats()
+	time.Sleep(300 * time.Millisecond)
+	resp, err := http.Get(s.URL() + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Entries int `json:"entries"`
+		Stats   store.Stats
+	}
+	err = json.NewDecoder(resp.Body).Decode(&doc)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := s.Store.Stats()
+	if st.Gets <= first.Gets || st.Sets <= first.Sets || st.Deletes == 0 || st.Misses == 0 {
+		t.Errorf("the workload did not move the counters: %+v then %+v", first, st)
+	}
+	if s.Store.Len() <= len(ks)-int(st.Deletes) {
+		t.Errorf("no inserts: %d entries after %d deletes", s.Store.Len(), st.Deletes)
+	}
+	// Paced at 20,000 a second: far fewer than the threads could send.
+	if n := s.Requests(); n == 0 || n > 20000 {
+		t.Errorf("%d requests in about 0.3 s at 20,000/s", n)
+	}
+	for _, p := range []string{"/", "/users", "/debug/vars"} {
+		resp, err := http.Get(strings.TrimSuffix(s.URL(), "/users") + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		want := 200
+		if p == "/debug/vars" {
+			want = 404 // Expvar was not asked for
+		}
+		if resp.StatusCode != want {
+			t.Errorf("%s: %d", p, resp.StatusCode)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-s.Wait(); !errors.Is(err, http.ErrServerClosed) {
+		t.Errorf("served: %v", err)
+	}
+	n := s.Requests()
+	time.Sleep(50 * time.Millisecond)
+	if s.Requests() != n {
+		t.Error("the workload runs on after Shutdown")
+	}
+	if _, err := http.Get(s.URL()); err == nil {
+		t.Error("still serving after Shutdown")
+	}
+}

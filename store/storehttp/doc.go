@@ -1,0 +1,82 @@
+// Package storehttp shows running stores over HTTP: a debug page per
+// store with its configuration, its counters and its bucket load
+// histogram drawn next to the fluid limit's prediction, overall and per
+// part; the same data as JSON; and, on request, the same JSON through
+// expvar.
+//
+//	h := storehttp.NewHandler(nil)
+//	h.Add("sessions", sessions) // a *store.Store[string, Session]
+//	h.Add("users", users)       // a *store.Store[uint64, User]
+//	mux.Handle("/debug/twochoice/", http.StripPrefix("/debug/twochoice", h))
+//
+// It is a package apart from store so that a program that uses a store
+// but shows no page links no net/http, html/template or expvar (about
+// 3 MB of binary for a small program), and so that no program gets
+// expvar's /debug/vars on http.DefaultServeMux by importing store.
+// Like store, it uses the standard library alone.
+//
+// # Terms
+//
+// A view of a store is its Options, Stats and load report
+// (store.Store.Load), taken one after the other. The page, the JSON and
+// the expvar value all show a view. The fluid limit is the theory's
+// prediction of the share of buckets at each load for the store's rule,
+// d, bucket size and keys per bucket (package bucket/fluid); the page
+// draws the store's shares next to it. A part is one of the d ranges of
+// buckets under the halves and go-left rules.
+//
+// # Routes
+//
+// Paths are relative to where the handler is mounted; every link on the
+// pages is relative too, so they work under any prefix (strip it with
+// http.StripPrefix, as above).
+//
+//	GET /                the index: one line per store
+//	GET /NAME            the store's page (HTML); ?refresh=N reloads it every N seconds
+//	GET /NAME.json       the same data as JSON
+//	GET /NAME.snapshot   a snapshot file, for stores that can save one (see Saver),
+//	                     when Options.Snapshots is set
+//
+// HEAD is answered like GET, without the body (except for snapshots);
+// other methods get 405 Method Not Allowed, an unknown store 404 Not
+// Found, a bad ?refresh 400 Bad Request. Responses say Cache-Control:
+// no-store; pages carry a Server-Timing header with the time spent
+// getting the view and rendering, and a Content-Security-Policy that lets
+// them load nothing at all: no script, no font, no image but inline SVG.
+//
+// # JSON
+//
+// GET /NAME.json returns one object: the load report's fields under the
+// names the inspect command uses for a snapshot (entries, buckets,
+// bucket_size, placement, choices, hash, seed, histogram, stash, max_load,
+// share_at_least, fluid_share_at_least) and its others (fluid_stash,
+// mean_load, utilization, max_utilization, parts, deletes); name, time
+// (RFC 3339, when the view was taken), view_ms and max_entries; and
+// "stats": the fields of store.Stats with hit_ratio (null before the first
+// Get). Counters that store.Stats gains later appear in it, and on the
+// page, with no change here.
+//
+// # Cost
+//
+// Taking a view visits the table twice, bucket by bucket (Stats and
+// Load), and solves the fluid limit: O(buckets), with no store-wide
+// pause, about 15 ms for a million keys. Load keeps the table from
+// growing while it counts (keys that find their candidates full go to
+// the stash meanwhile), so views are shared: a view younger than
+// Options.MaxAge (1 s by default) is shown again, and requests that
+// arrive while one is being taken wait for it; the page and the JSON are
+// rendered once per view too. However many people or scrapers look, a
+// store is measured at most once per MaxAge, a burst of page loads costs
+// one view, and a page shown again is a copy of bytes. The page says when
+// its view was taken.
+//
+// # Caveats
+//
+//   - The page shows counts, never keys or values; a snapshot holds
+//     them all, which is why its route is off unless asked for.
+//   - Serve the handler where only operators can reach it: it names the
+//     stores, their seeds and their traffic.
+//   - A view is consistent bucket by bucket, not across the table:
+//     entries set or deleted while it is taken may or may not be in it,
+//     and the counters and the report are taken one after the other.
+package storehttp

@@ -1,0 +1,84 @@
+package storehttp
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// Saver is a store that can write a snapshot of itself to a file, as
+// store.Store's Save will once snapshots exist (until then no
+// *store.Store is a Saver, and the route answers 404). With
+// Options.Snapshots set, GET /NAME.snapshot has the store save a snapshot
+// into a fresh temporary directory, streams the file and removes it.
+// Save must write the whole file before it returns, and may fail (a value
+// type it cannot encode, a full disk): the request then gets a 500 with
+// Save's error.
+type Saver interface {
+	Save(path string) error
+}
+
+// canSave reports whether the snapshot route serves the named store.
+func (h *Handler) canSave(name string) bool {
+	if !h.snapshots {
+		return false
+	}
+	src := h.lookup(name)
+	if src == nil {
+		return false
+	}
+	_, ok := src.s.(Saver)
+	return ok
+}
+
+func (h *Handler) serveSnapshot(w http.ResponseWriter, r *http.Request, src *source) {
+	sv, ok := src.s.(Saver)
+	if !h.snapshots || !ok {
+		http.Error(w, fmt.Sprintf("storehttp: no snapshots of %q here", src.name), http.StatusNotFound)
+		return
+	}
+	// One snapshot at a time: each holds a copy of a whole store on disk.
+	select {
+	case h.saving <- struct{}{}:
+		defer func() { <-h.saving }()
+	default:
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "storehttp: a snapshot is being written; try again shortly", http.StatusServiceUnavailable)
+		return
+	}
+	dir, err := os.MkdirTemp("", "twochoice-snapshot-")
+	if err != nil {
+		http.Error(w, "storehttp: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	defer os.RemoveAll(dir)
+	p := filepath.Join(dir, src.name+snapshotSuffix)
+	if err := sv.Save(p); err != nil {
+		http.Error(w, fmt.Sprintf("storehttp: snapshot of %q: %v", src.name, err), http.StatusInternalServerError)
+		return
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		http.Error(w, "storehttp: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		http.Error(w, "storehttp: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	noStore(w)
+	hd := w.Header()
+	hd.Set("Content-Type", "application/octet-stream")
+	hd.Set("Content-Length", strconv.FormatInt(fi.Size(), 10))
+	hd.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%s%s"`,
+		src.name, time.Now().UTC().Format("20060102T150405Z"), snapshotSuffix))
+	// A client that goes away mid-download ends the copy with an error
+	// that no one can be told about.
+	_, _ = io.Copy(w, f)
+}
