@@ -12,9 +12,9 @@ import (
 // floor of every sample. time.Now reads the wall clock and the monotonic
 // clock (about 100 ns a call on the development machine); nanotime reads
 // only the monotonic one (about 34 ns). runtime.nanotime is one of the
-// runtime functions that the runtime itself marks as reachable by
-// go:linkname, because widely used packages call it, so the linker allows
-// it.
+// runtime functions that the runtime itself marks as reachable by a
+// linkname directive, because widely used packages call it, so the linker
+// allows it.
 //
 //go:linkname nanotime runtime.nanotime
 func nanotime() int64

@@ -42,7 +42,7 @@ var (
 	zipfKeys          = uint64(1_000_000)
 	throughputCap     = 100_000
 	throughputRounds  = 5
-	throughputSeconds = time.Second
+	throughputDuration = time.Second
 	memoryCapacities  = []int{10_000, 100_000, 1_000_000}
 )
 
@@ -95,7 +95,7 @@ func Generate(ctx context.Context, o Options) error {
 		{"P12", 8, measure.Config{Workload: measure.Spec{Kind: measure.Trace, Path: p12}, Caches: bounded,
 			Capacities: entries(p12Capacities), Measures: measure.MeasureHitRatio}},
 		{"timed runs", 4, measure.Config{Workload: measure.Spec{Kind: measure.Zipf, S: 1, Keys: zipfKeys}, Seed: o.Seed, Caches: all,
-			Capacities: entries([]int{throughputCap}), Threads: threads(), Duration: throughputSeconds, Rounds: throughputRounds,
+			Capacities: entries([]int{throughputCap}), Threads: threads(), Duration: throughputDuration, Rounds: throughputRounds,
 			Measures: measure.MeasureThroughput | measure.MeasureHitRatio}},
 		{"memory", 1, measure.Config{Workload: measure.Spec{Kind: measure.Zipf, S: 1, Keys: zipfKeys}, Seed: o.Seed, Caches: all,
 			Capacities: entries(memoryCapacities), Measures: measure.MeasureMemory}},
