@@ -39,11 +39,11 @@ var (
 	// p12Capacities go from 0.03% to 16% of P12's 3.15 million blocks.
 	p12Capacities = []int{1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000}
 	// The timed runs: Zipf s = 1 over 1M keys, a cache of 10% of them.
-	zipfKeys          = uint64(1_000_000)
-	throughputCap     = 100_000
-	throughputRounds  = 5
+	zipfKeys           = uint64(1_000_000)
+	throughputCap      = 100_000
+	throughputRounds   = 5
 	throughputDuration = time.Second
-	memoryCapacities  = []int{10_000, 100_000, 1_000_000}
+	memoryCapacities   = []int{10_000, 100_000, 1_000_000}
 )
 
 // oltpReference is the table of ../shared/traces/README.md: hit ratios in
