@@ -33,6 +33,9 @@ type Store[K comparable, V any] struct {
 
 	sets, deletes, grows uint64
 
+	view   *cowView[K, V] // the snapshot being taken, if any (cow.go)
+	saveMu sync.Mutex     // one Save at a time
+
 	count atomic.Int64 // entries, in both tables; atomic so Len needs no lock
 }
 
@@ -124,6 +127,9 @@ func (s *Store[K, V]) Set(k K, v V) {
 	if st.old != nil {
 		st = s.migrateFor(st, h)
 	}
+	if s.view != nil {
+		s.cowTouch(st.cur, h)
+	}
 	t := st.cur
 	if !t.set(k, v, h, tag) {
 		t.insert(k, v, h, tag)
@@ -148,6 +154,9 @@ func (s *Store[K, V]) Delete(k K) bool {
 	st := s.tabs.Load()
 	if st.old != nil {
 		st = s.migrateFor(st, h)
+	}
+	if s.view != nil {
+		s.cowTouch(st.cur, h)
 	}
 	deleted := st.cur.delete(k, h, tag)
 	if deleted {

@@ -122,6 +122,9 @@ func checksumRecord(d *xxhash.Digest, rec []byte) {
 	d.Write(rec)
 }
 
+// Path returns the path the snapshot is for (not the temporary file's).
+func (w *Writer) Path() string { return w.path }
+
 // Records returns how many records were appended.
 func (w *Writer) Records() uint64 { return w.seq }
 
