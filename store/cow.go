@@ -1,28 +1,37 @@
 package store
 
+import (
+	"sync"
+	"sync/atomic"
+)
+
 // Copy-on-write views: how Save takes a consistent snapshot while other
 // goroutines keep reading and writing.
 //
 // A view is the contents of one table at one instant, the snapshot
 // instant, taken without stopping the store. At that instant (under the
-// store's mutex, so between two writes) Save marks every bucket "not yet
-// copied" and copies the stash, which is small. From then on a bucket's
+// store's mutex, so between two writes) Save marks every bucket uncopied
+// and copies the stash, which is small. From then on a bucket's
 // pre-snapshot contents leave the table exactly once, by whichever comes
 // first:
 //
-//   - the walker (Save) reaches the bucket: it takes the store's mutex,
-//     copies the bucket if no writer did, and releases the mutex; or
+//   - the walker (Save) reaches the bucket, claims it and copies it; or
 //   - a writer is about to change one of its key's candidate buckets (a
-//     write can change no other bucket): holding the store's mutex as
-//     every writer does, it first copies each candidate that is not yet
-//     copied into the view's pending list (cowTouch).
+//     write changes no other bucket): it claims and copies each candidate
+//     not yet copied into the view's pending list (cowTouch) before it
+//     changes anything.
 //
-// So every bucket is copied as it was at the snapshot instant, and the
-// view is one consistent point in time. No caller waits for more than the
-// copy of one bucket: the walker holds the mutex for one bucket at a time
-// and encodes and writes records after releasing it, and a writer copies
-// at most d buckets, once each per snapshot. Readers never wait at all:
-// they take no lock the view uses.
+// Each bucket has a 2-bit state in the view: uncopied, being copied (by
+// the walker), copied. Claiming is a compare-and-swap from uncopied. A
+// writer that finds the walker copying a bucket waits for that one copy
+// to end; the walker never waits for writers: it takes no store-wide lock
+// (writers already exclude each other with the store's mutex, and a
+// claimed bucket is changed by no one until its copy is done). So every
+// bucket is copied as it was at the snapshot instant, the view is one
+// consistent point in time, and no caller waits for more than the copy of
+// one bucket. Readers never wait at all. The walker encodes and writes
+// records with no lock held; the pending list has its own small lock, held
+// to append to it and to hand it over.
 //
 // Growth. Keys moving between two tables would defeat a per-bucket copy,
 // so a view holds a pin (Store.pin): a growth under way is finished first,
@@ -34,7 +43,7 @@ package store
 // Memory. The pending list holds shallow copies of slots (a string or
 // slice shares its bytes with the store), only for buckets written before
 // the walker reached them, and the walker drains it at every bucket.
-// Apart from that a view costs one bit per bucket.
+// Apart from that a view costs 2 bits per bucket.
 //
 // The contract for code that changes a table (the cache mode's eviction
 // and expiry included): hold the store's mutex, and call cowTouch with the
@@ -42,13 +51,25 @@ package store
 
 // cowView is one snapshot being taken.
 type cowView[K comparable, V any] struct {
-	t       *table[K, V]
-	copied  []uint64          // bit i: bucket i has left the table
+	t     *table[K, V]
+	state []atomic.Uint64 // 2 bits per bucket: uncopied, copying, copied
+
+	mu      sync.Mutex        // guards pending and counts
 	pending []viewEntry[K, V] // copied by writers, not yet taken by the walker
-	stash   []viewEntry[K, V] // the stash at the snapshot instant
-	// counts[p][k]: buckets of part p that held k entries at the instant.
+	// counts[p][k]: buckets of part p that held k entries at the instant
+	// (those copied by writers; the walker keeps its own).
 	counts [][]uint64
+
+	stash []viewEntry[K, V] // the stash at the snapshot instant
 }
+
+// Bucket states in a view.
+const (
+	uncopied = 0
+	copying  = 1
+	copied   = 2
+	perWord  = 32 // 2-bit states per word
+)
 
 // viewEntry is one entry of a view, with its place in the table.
 type viewEntry[K comparable, V any] struct {
@@ -65,12 +86,8 @@ const stashIndex = -1
 // endView.
 func (s *Store[K, V]) beginView() *cowView[K, V] {
 	t := s.pin()
-	v := &cowView[K, V]{t: t, copied: make([]uint64, (t.n+63)/64)}
-	parts := s.opts.Placement.Parts(s.opts.Choices)
-	v.counts = make([][]uint64, parts)
-	for p := range v.counts {
-		v.counts[p] = make([]uint64, slotsPerBucket+1)
-	}
+	v := &cowView[K, V]{t: t, state: make([]atomic.Uint64, (t.n+perWord-1)/perWord)}
+	v.counts = newCounts(s.opts.Placement.Parts(s.opts.Choices))
 	s.mu.Lock()
 	// The snapshot instant. The stash is copied now: it is bounded
 	// (thresholds), a few hundred entries for a million keys.
@@ -84,6 +101,14 @@ func (s *Store[K, V]) beginView() *cowView[K, V] {
 	return v
 }
 
+func newCounts(parts int) [][]uint64 {
+	c := make([][]uint64, parts)
+	for p := range c {
+		c[p] = make([]uint64, slotsPerBucket+1)
+	}
+	return c
+}
+
 // endView ends the view and unpins the table.
 func (s *Store[K, V]) endView(v *cowView[K, V]) {
 	s.mu.Lock()
@@ -92,6 +117,32 @@ func (s *Store[K, V]) endView(v *cowView[K, V]) {
 	}
 	s.mu.Unlock()
 	s.unpin()
+}
+
+// claim tries to move bucket i from uncopied to copying, and returns the
+// state it found.
+func (v *cowView[K, V]) claim(i uint64) uint64 {
+	w := &v.state[i/perWord]
+	sh := 2 * (i % perWord)
+	for {
+		old := w.Load()
+		st := old >> sh & 3
+		if st != uncopied {
+			return st
+		}
+		if w.CompareAndSwap(old, old|copying<<sh) {
+			return uncopied
+		}
+	}
+}
+
+// done moves bucket i from copying to copied.
+func (v *cowView[K, V]) done(i uint64) {
+	v.state[i/perWord].Add((copied - copying) << (2 * (i % perWord)))
+}
+
+func (v *cowView[K, V]) stateOf(i uint64) uint64 {
+	return v.state[i/perWord].Load() >> (2 * (i % perWord)) & 3
 }
 
 // cowTouch is called by a writer, holding s.mu, before it changes any
@@ -103,40 +154,49 @@ func (s *Store[K, V]) cowTouch(t *table[K, V], h uint64) {
 	}
 	var c [8]uint64
 	for _, i := range t.candidates(h, &c) {
-		v.pending = v.copyBucket(s, i, v.pending)
+		switch v.claim(i) {
+		case uncopied:
+			var buf [slotsPerBucket]viewEntry[K, V]
+			es := v.copyBucket(s, i, buf[:0])
+			v.mu.Lock()
+			v.pending = append(v.pending, es...)
+			v.counts[t.gen.PartOf(i)][len(es)]++
+			v.mu.Unlock()
+			v.done(i)
+		case copying:
+			// The walker is copying it: wait for that one copy.
+			for x := 0; v.stateOf(i) != copied; x++ {
+				backoff(x)
+			}
+		}
 	}
 }
 
-// copyBucket appends bucket i's entries to dst, unless the bucket has
-// already been copied, and marks it copied. The caller holds s.mu, so no
-// writer changes the bucket meanwhile.
+// copyBucket appends bucket i's entries to dst. The caller has claimed the
+// bucket, so no writer changes it meanwhile.
 func (v *cowView[K, V]) copyBucket(s *Store[K, V], i uint64, dst []viewEntry[K, V]) []viewEntry[K, V] {
-	w, bit := i/64, uint64(1)<<(i%64)
-	if v.copied[w]&bit != 0 {
-		return dst
-	}
-	v.copied[w] |= bit
 	b := v.t.bucket(i)
-	n := 0
 	for m := ctrl(b.ctrl.Load()).full(); m != 0; m &= m - 1 {
 		j := slotOf(m)
 		e := &b.slots[j]
 		dst = append(dst, viewEntry[K, V]{key: e.key, val: e.val, expiry: s.entryExpiry(v.t, int64(i), j, e.key), bucket: int64(i)})
-		n++
 	}
-	v.counts[v.t.gen.PartOf(i)][n]++
 	return dst
 }
 
-// viewNext takes bucket i (if no writer copied it) into dst, and hands
-// over what writers copied since the last call, leaving spare (emptied) in
-// its place for them to fill. It holds the store's mutex for the copy of
-// one bucket: the hand-over is a swap of slices.
-func (s *Store[K, V]) viewNext(v *cowView[K, V], i uint64, dst, spare []viewEntry[K, V]) (own, taken []viewEntry[K, V]) {
-	s.mu.Lock()
-	dst = v.copyBucket(s, i, dst)
+// viewNext copies bucket i into dst unless a writer did (counting its
+// load in counts), and hands over what writers copied since the last call,
+// leaving spare (emptied) in its place for them to fill.
+func (s *Store[K, V]) viewNext(v *cowView[K, V], i uint64, dst, spare []viewEntry[K, V], counts [][]uint64) (own, taken []viewEntry[K, V]) {
+	if v.claim(i) == uncopied {
+		n := len(dst)
+		dst = v.copyBucket(s, i, dst)
+		v.done(i)
+		counts[v.t.gen.PartOf(i)][len(dst)-n]++
+	}
+	v.mu.Lock()
 	taken, v.pending = v.pending, spare[:0]
-	s.mu.Unlock()
+	v.mu.Unlock()
 	return dst, taken
 }
 

@@ -96,8 +96,9 @@ func (s *Store[K, V]) writeView(w *snapshot.Writer, v *cowView[K, V]) (snapshot.
 		return snapshot.Meta{}, err
 	}
 	var own, spare, taken []viewEntry[K, V]
+	counts := newCounts(len(v.counts))
 	for i := range v.t.n {
-		own, taken = s.viewNext(v, i, own[:0], spare)
+		own, taken = s.viewNext(v, i, own[:0], spare, counts)
 		if err := put(own); err != nil {
 			return snapshot.Meta{}, err
 		}
@@ -120,9 +121,14 @@ func (s *Store[K, V]) writeView(w *snapshot.Writer, v *cowView[K, V]) (snapshot.
 		MaxEntries: o.MaxEntries,
 		Histogram:  make([][]uint64, len(v.counts)),
 	}
+	v.mu.Lock() // every bucket is copied: no writer touches counts now
 	for p, c := range v.counts {
-		m.Histogram[p] = c[:o.BucketSize+1]
+		for k, x := range c {
+			counts[p][k] += x
+		}
+		m.Histogram[p] = counts[p][:o.BucketSize+1]
 	}
+	v.mu.Unlock()
 	return m, nil
 }
 

@@ -79,6 +79,9 @@ func TestSaveOpenSameLoad(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, uint64(o.Placement)))
 			s := newTestStore[string, []byte](t, o)
 			n := 500 + rng.IntN(3000)
+			if testing.Short() {
+				n = 200 + rng.IntN(800)
+			}
 			for i := range n {
 				s.Set(fmt.Sprintf("key-%d-%d", i, rng.Uint64()), []byte(fmt.Sprint(i)))
 				if i%7 == 0 {
@@ -363,7 +366,7 @@ func TestSaveIsPointInTime(t *testing.T) {
 	// the table does not grow and new keys pile up in the stash.
 	perWriter, saves := 40_000, 8
 	if testing.Short() {
-		perWriter, saves = 10_000, 4
+		perWriter, saves = 5_000, 3
 	}
 	for _, o := range []Options{{Seed: 21}, {Placement: 1, Choices: 3, BucketSize: 4, Seed: 22}, {Choices: 1, BucketSize: 2, Seed: 23}} {
 		t.Run(name(o), func(t *testing.T) {
