@@ -156,11 +156,10 @@ func (s *Store[K, V]) cowTouch(t *table[K, V], h uint64) {
 	for _, i := range t.candidates(h, &c) {
 		switch v.claim(i) {
 		case uncopied:
-			var buf [slotsPerBucket]viewEntry[K, V]
-			es := v.copyBucket(s, i, buf[:0])
 			v.mu.Lock()
-			v.pending = append(v.pending, es...)
-			v.counts[t.gen.PartOf(i)][len(es)]++
+			n := len(v.pending)
+			v.pending = v.copyBucket(s, i, v.pending)
+			v.counts[t.gen.PartOf(i)][len(v.pending)-n]++
 			v.mu.Unlock()
 			v.done(i)
 		case copying:
