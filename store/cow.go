@@ -1,8 +1,11 @@
 package store
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/twochoice/twochoice/internal/snapshot"
 )
 
 // Copy-on-write views: how Save takes a consistent snapshot while other
@@ -29,9 +32,16 @@ import (
 // claimed bucket is changed by no one until its copy is done). So every
 // bucket is copied as it was at the snapshot instant, the view is one
 // consistent point in time, and no caller waits for more than the copy of
-// one bucket. Readers never wait at all. The walker encodes and writes
-// records with no lock held; the pending list has its own small lock, held
-// to append to it and to hand it over.
+// one bucket. Readers never wait at all. The pending list has its own
+// small lock, held to append to it and to hand it over; the file side
+// (encoder and bbolt transaction) has another, which the walker holds
+// while it writes a bucket's records.
+//
+// Backpressure. When writers copy buckets faster than the walker writes
+// them, the pending list would hold the old contents of most of the
+// store. Past pendingBound entries a writer that copies a bucket writes it
+// to the file itself, if the file side is free and the records fit in the
+// open transaction (assist): the work on one bucket, never a wait.
 //
 // Growth. Keys moving between two tables would defeat a per-bucket copy,
 // so a view holds a pin (Store.pin): a growth under way is finished first,
@@ -41,9 +51,11 @@ import (
 // leaves the viewed one untouched, so the view stays what it was.
 //
 // Memory. The pending list holds shallow copies of slots (a string or
-// slice shares its bytes with the store), only for buckets written before
-// the walker reached them, and the walker drains it at every bucket.
-// Apart from that a view costs 2 bits per bucket.
+// slice shares its bytes with the store; the old value of an entry changed
+// since is kept alive by it), only for buckets written before the walker
+// reached them; the walker drains it at every bucket, and writers keep it
+// near pendingBound. Apart from that a view costs 2 bits per bucket, and
+// the file side one bbolt transaction (TxBytes of records).
 //
 // The contract for code that changes a table (the cache mode's eviction
 // and expiry included): hold the store's mutex, and call cowTouch with the
@@ -61,7 +73,23 @@ type cowView[K comparable, V any] struct {
 	counts [][]uint64
 
 	stash []viewEntry[K, V] // the stash at the snapshot instant
+
+	// The file side: whoever holds out encodes entries and appends them to
+	// the snapshot, the walker or a writer that assists (see assist).
+	out sync.Mutex
+	w   *snapshot.Writer
+	enc *snapshot.Encoder[K, V]
+	err error // the first error of a writer's assist
 }
+
+// pendingBound is the size of the pending list past which writers assist:
+// they write the buckets they copy to the file themselves instead of
+// handing them to the walker. Without it, writers that change many
+// buckets faster than the walker writes them (random updates over the
+// whole store, say) pile up the old contents of most of the store in
+// memory: at a million entries, 80% of the store's heap, measured. A
+// variable so that tests can make writers assist all the time.
+var pendingBound = 4096
 
 // Bucket states in a view.
 const (
@@ -84,9 +112,9 @@ const stashIndex = -1
 
 // beginView pins the table and starts a view of it. The caller must call
 // endView.
-func (s *Store[K, V]) beginView() *cowView[K, V] {
+func (s *Store[K, V]) beginView(w *snapshot.Writer) *cowView[K, V] {
 	t := s.pin()
-	v := &cowView[K, V]{t: t, state: make([]atomic.Uint64, (t.n+perWord-1)/perWord)}
+	v := &cowView[K, V]{t: t, state: make([]atomic.Uint64, (t.n+perWord-1)/perWord), w: w, enc: snapshot.NewEncoder[K, V]()}
 	v.counts = newCounts(s.opts.Placement.Parts(s.opts.Choices))
 	s.mu.Lock()
 	// The snapshot instant. The stash is copied now: it is bounded
@@ -145,6 +173,19 @@ func (v *cowView[K, V]) stateOf(i uint64) uint64 {
 	return v.state[i/perWord].Load() >> (2 * (i % perWord)) & 3
 }
 
+// settle waits until no bucket is being copied. The walker calls it after
+// its last bucket, when every bucket has been claimed: a writer that
+// claimed one has then finished its copy, and put it in the pending list
+// or in the file.
+func (v *cowView[K, V]) settle() {
+	const copyingBits = 0x5555555555555555 // the low bit of each state: copying
+	for w := range v.state {
+		for x := 0; v.state[w].Load()&copyingBits != 0; x++ {
+			backoff(x)
+		}
+	}
+}
+
 // cowTouch is called by a writer, holding s.mu, before it changes any
 // candidate bucket of the key with hash h in table t.
 func (s *Store[K, V]) cowTouch(t *table[K, V], h uint64) {
@@ -156,6 +197,9 @@ func (s *Store[K, V]) cowTouch(t *table[K, V], h uint64) {
 	for _, i := range t.candidates(h, &c) {
 		switch v.claim(i) {
 		case uncopied:
+			if v.assist(s, i) {
+				continue
+			}
 			v.mu.Lock()
 			n := len(v.pending)
 			v.pending = v.copyBucket(s, i, v.pending)
@@ -169,6 +213,46 @@ func (s *Store[K, V]) cowTouch(t *table[K, V], h uint64) {
 			}
 		}
 	}
+}
+
+// assist copies bucket i, claimed by the caller, straight to the file, if
+// the pending list is long and the file side is free (it never waits for
+// it), and reports whether it did. It writes only records that fit in the
+// open transaction, so it never commits one (a commit writes megabytes:
+// more than the work on one bucket); what does not fit goes to the pending
+// list.
+func (v *cowView[K, V]) assist(s *Store[K, V], i uint64) bool {
+	v.mu.Lock()
+	busy := len(v.pending) >= pendingBound
+	v.mu.Unlock()
+	if !busy || !v.out.TryLock() {
+		return false
+	}
+	var buf [slotsPerBucket]viewEntry[K, V]
+	es := v.copyBucket(s, i, buf[:0])
+	x := 0
+	for ; x < len(es) && v.err == nil; x++ {
+		e := &es[x]
+		rec, err := v.enc.EncodeRecord(e.key, e.val, e.expiry, e.bucket)
+		if err != nil {
+			v.err = fmt.Errorf("snapshot %s: %w", v.w.Path(), err)
+			break
+		}
+		if !v.w.Fits(len(rec)) {
+			break
+		}
+		if err := v.w.Append(rec); err != nil {
+			v.err = err
+		}
+	}
+	v.out.Unlock()
+	v.mu.Lock()
+	v.pending = append(v.pending, es[x:]...)
+	v.counts[v.t.gen.PartOf(i)][len(es)]++
+	v.mu.Unlock()
+	v.done(i)
+	clear(es)
+	return true
 }
 
 // copyBucket appends bucket i's entries to dst. The caller has claimed the

@@ -64,9 +64,9 @@ func (s *Store[K, V]) Save(path string) error {
 		return err
 	}
 	defer w.Abort() // after a successful Commit it does nothing
-	v := s.beginView()
+	v := s.beginView(w)
 	created := time.Now().UnixNano()
-	m, err := s.writeView(w, v)
+	m, err := s.writeView(v)
 	s.endView(v)
 	if err != nil {
 		return err
@@ -76,36 +76,58 @@ func (s *Store[K, V]) Save(path string) error {
 }
 
 // writeView walks the view bucket by bucket and appends its records.
-func (s *Store[K, V]) writeView(w *snapshot.Writer, v *cowView[K, V]) (snapshot.Meta, error) {
-	enc := snapshot.NewEncoder[K, V]()
+func (s *Store[K, V]) writeView(v *cowView[K, V]) (snapshot.Meta, error) {
+	// put writes entries to the file; the caller holds v.out.
 	put := func(es []viewEntry[K, V]) error {
+		defer clear(es) // drop references to the store's keys and values
+		if v.err != nil {
+			return v.err
+		}
 		for x := range es {
 			e := &es[x]
-			rec, err := enc.EncodeRecord(e.key, e.val, e.expiry, e.bucket)
+			rec, err := v.enc.EncodeRecord(e.key, e.val, e.expiry, e.bucket)
 			if err != nil {
-				return fmt.Errorf("snapshot %s: %w", w.Path(), err)
+				return fmt.Errorf("snapshot %s: %w", v.w.Path(), err)
 			}
-			if err := w.Append(rec); err != nil {
+			if err := v.w.Append(rec); err != nil {
 				return err
 			}
 		}
-		clear(es) // drop references to the store's keys and values
 		return nil
 	}
-	if err := put(v.stash); err != nil {
+	v.out.Lock()
+	err := put(v.stash)
+	v.out.Unlock()
+	if err != nil {
 		return snapshot.Meta{}, err
 	}
 	var own, spare, taken []viewEntry[K, V]
 	counts := newCounts(len(v.counts))
 	for i := range v.t.n {
 		own, taken = s.viewNext(v, i, own[:0], spare, counts)
-		if err := put(own); err != nil {
-			return snapshot.Meta{}, err
+		v.out.Lock()
+		err := put(own)
+		if err == nil {
+			err = put(taken)
 		}
-		if err := put(taken); err != nil {
+		v.out.Unlock()
+		if err != nil {
 			return snapshot.Meta{}, err
 		}
 		spare = taken
+	}
+	// Every bucket has been claimed; wait for writers still copying one
+	// (the walker skipped it), then take what writers left in the pending
+	// list since the last bucket.
+	v.settle()
+	v.mu.Lock()
+	taken, v.pending = v.pending, nil
+	v.mu.Unlock()
+	v.out.Lock()
+	err = put(taken)
+	v.out.Unlock()
+	if err != nil {
+		return snapshot.Meta{}, err
 	}
 	o := s.opts
 	m := snapshot.Meta{

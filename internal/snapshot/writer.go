@@ -130,6 +130,10 @@ func checksumRecord(d *xxhash.Digest, rec []byte) {
 	d.Write(rec)
 }
 
+// Fits reports whether a record of n bytes can be appended without
+// committing the open transaction (and without a failed write before).
+func (w *Writer) Fits(n int) bool { return w.err == nil && w.txBytes+n+8 < TxBytes }
+
 // Path returns the path the snapshot is for (not the temporary file's).
 func (w *Writer) Path() string { return w.path }
 
