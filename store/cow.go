@@ -41,7 +41,11 @@ import (
 // them, the pending list would hold the old contents of most of the
 // store. Past pendingBound entries a writer that copies a bucket writes it
 // to the file itself, if the file side is free and the records fit in the
-// open transaction (assist): the work on one bucket, never a wait.
+// open transaction (assist): the work on one bucket, after waiting at most
+// for the walker's current bucket (or a transaction commit, once per
+// TxBytes of records). That is backpressure: writers that change buckets
+// faster than the file takes them slow down to its pace, instead of
+// piling up the old contents of the store.
 //
 // Growth. Keys moving between two tables would defeat a per-bucket copy,
 // so a view holds a pin (Store.pin): a growth under way is finished first,
@@ -215,19 +219,20 @@ func (s *Store[K, V]) cowTouch(t *table[K, V], h uint64) {
 	}
 }
 
-// assist copies bucket i, claimed by the caller, straight to the file, if
-// the pending list is long and the file side is free (it never waits for
-// it), and reports whether it did. It writes only records that fit in the
-// open transaction, so it never commits one (a commit writes megabytes:
-// more than the work on one bucket); what does not fit goes to the pending
-// list.
+// assist copies bucket i, claimed by the caller, straight to the file if
+// the pending list is long, and reports whether it did. It waits for the
+// file side, which the walker holds for one bucket's records at a time
+// (or, once per TxBytes of records, for a transaction's commit). It
+// writes only records that fit in the open transaction, so it never
+// commits one itself; what does not fit goes to the pending list.
 func (v *cowView[K, V]) assist(s *Store[K, V], i uint64) bool {
 	v.mu.Lock()
 	busy := len(v.pending) >= pendingBound
 	v.mu.Unlock()
-	if !busy || !v.out.TryLock() {
+	if !busy {
 		return false
 	}
+	v.out.Lock()
 	var buf [slotsPerBucket]viewEntry[K, V]
 	es := v.copyBucket(s, i, buf[:0])
 	x := 0

@@ -105,14 +105,19 @@ func (s *Store[K, V]) writeView(v *cowView[K, V]) (snapshot.Meta, error) {
 	counts := newCounts(len(v.counts))
 	for i := range v.t.n {
 		own, taken = s.viewNext(v, i, own[:0], spare, counts)
-		v.out.Lock()
-		err := put(own)
-		if err == nil {
-			err = put(taken)
-		}
-		v.out.Unlock()
-		if err != nil {
-			return snapshot.Meta{}, err
+		// One bucket's worth of records per hold of the file side, so a
+		// writer that assists waits for little.
+		for _, es := range [2][]viewEntry[K, V]{own, taken} {
+			for len(es) > 0 {
+				n := min(len(es), slotsPerBucket)
+				v.out.Lock()
+				err := put(es[:n])
+				v.out.Unlock()
+				if err != nil {
+					return snapshot.Meta{}, err
+				}
+				es = es[n:]
+			}
 		}
 		spare = taken
 	}

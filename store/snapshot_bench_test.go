@@ -66,7 +66,8 @@ func allocated() uint64 {
 	return heapSample[1].Value.Uint64()
 }
 
-// Save of the store while two goroutines keep writing: "update" sets
+// Save of the store alone ("none"), and while two goroutines keep
+// writing: "update" sets
 // random existing keys to values made beforehand (the writers allocate
 // nothing, and every value they replace before the walk reaches it must be
 // kept for the snapshot: the worst case for copy-on-write); "churn" adds a
@@ -78,7 +79,7 @@ func allocated() uint64 {
 // collections slow Save down, so their time is not Save's. Each variant
 // builds its store afresh.
 func BenchmarkSaveWhileWriting(b *testing.B) {
-	for _, mode := range []string{"update", "churn"} {
+	for _, mode := range []string{"none", "update", "churn"} {
 		b.Run(mode+"/time", func(b *testing.B) { benchSaveWhileWriting(b, mode, false) })
 		b.Run(mode+"/heap", func(b *testing.B) { benchSaveWhileWriting(b, mode, true) })
 	}
@@ -101,6 +102,9 @@ func benchSaveWhileWriting(b *testing.B, mode string, sampleHeap bool) {
 		var stop atomic.Bool
 		var wg sync.WaitGroup
 		for w := range 2 {
+			if mode == "none" {
+				break
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

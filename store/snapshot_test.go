@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-msgpack/v2/codec"
 	bolt "go.etcd.io/bbolt"
@@ -467,6 +468,68 @@ func checkInstant(t *testing.T, r *Store[string, int], writers, pre int) {
 	for i := range first {
 		if _, ok := r.Get(fmt.Sprint("d-", i)); ok {
 			t.Fatalf("d-%d present, d-%d…%d present, but some between deleted", i, first, pre-1)
+		}
+	}
+}
+
+// Open leaves out entries whose expiry has passed and keeps the others.
+// The store has no expiry of its own yet (Save records 0), so the file is
+// rewritten with expiries, as a store with TTLs would write it.
+func TestOpenSkipsExpired(t *testing.T) {
+	s := newTestStore[string, int](t, Options{Seed: 51})
+	for i := range 1000 {
+		s.Set(fmt.Sprint(i), i)
+	}
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "src.snap"), filepath.Join(dir, "dst.snap")
+	if err := s.Save(src); err != nil {
+		t.Fatal(err)
+	}
+	r, err := snapshot.Open(src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w, err := snapshot.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, enc := snapshot.NewDecoder[string, int](), snapshot.NewEncoder[string, int]()
+	now := time.Now().UnixNano()
+	err = r.ForEach(func(rec []byte) error {
+		k, v, _, b, err := dec.DecodeRecord(rec)
+		if err != nil {
+			return err
+		}
+		exp := now + int64(time.Hour) // odd values: an hour to live
+		if v%2 == 0 {
+			exp = now - 1 // even: expired
+		}
+		out, err := enc.EncodeRecord(k, v, exp, b)
+		if err != nil {
+			return err
+		}
+		return w.Append(out)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(r.Meta()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Open[string, int](dst, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := got.checkInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Len() != 500 {
+		t.Fatalf("%d entries restored, want the 500 unexpired", got.Len())
+	}
+	for i := range 1000 {
+		if v, ok := got.Get(fmt.Sprint(i)); ok != (i%2 == 1) || ok && v != i {
+			t.Fatalf("key %d: %d, %v", i, v, ok)
 		}
 	}
 }
