@@ -27,11 +27,12 @@ import (
 // Each bucket has a 2-bit state in the view: uncopied, being copied (by
 // the walker), copied. Claiming is a compare-and-swap from uncopied. A
 // writer that finds the walker copying a bucket waits for that one copy
-// to end; the walker never waits for writers: it takes no store-wide lock
-// (writers already exclude each other with the store's mutex, and a
-// claimed bucket is changed by no one until its copy is done). So every
-// bucket is copied as it was at the snapshot instant, the view is one
-// consistent point in time, and no caller waits for more than the copy of
+// to end; the walker takes no store-wide lock (writers already exclude
+// each other with the store's mutex, and a claimed bucket is changed by no
+// one until its copy is done), and waits for writers only at the end, for
+// copies in flight (settle). So every bucket is copied as it was at the
+// snapshot instant, the view is one consistent point in time, and apart
+// from the backpressure below no writer waits for more than the copy of
 // one bucket. Readers never wait at all. The pending list has its own
 // small lock, held to append to it and to hand it over; the file side
 // (encoder and bbolt transaction) has another, which the walker holds

@@ -109,11 +109,14 @@
 // restored store's load report equals the saved one (the format is in
 // internal/snapshot and the README). A snapshot is the store at one
 // instant, taken without stopping it, by copy-on-write per bucket: at the
-// snapshot instant every bucket is marked uncopied; the walker then takes
-// the store's mutex for one bucket at a time and copies it unless a writer
-// did, and a writer about to change one of its key's candidate buckets
-// first copies those not yet copied. Nobody waits for more than the copy of
-// one bucket, and records stream to the file as the walk goes. A growth
+// snapshot instant every bucket is marked uncopied; the walker then claims
+// one bucket at a time (a compare-and-swap on the bucket's state) and
+// copies it unless a writer did, and a writer about to change one of its
+// key's candidate buckets first claims and copies those not yet copied.
+// Readers never wait, and records stream to the file as the walk goes. A
+// writer waits at most for one bucket's copy, except that when writers
+// copy faster than the file takes the records, they write what they copy
+// themselves, waiting for the file side (backpressure; cow.go). A growth
 // under way is finished first (in small batches) and none starts until the
 // snapshot ends: new keys whose candidates are full go to the stash
 // meanwhile. cow.go has the details, and the rule for code that changes a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/twochoice/twochoice/bucket"
@@ -56,12 +57,17 @@ func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error)
 	t := newTable[K, V](&s.opts, m.Buckets, s.lay, true)
 	rs := restorer[K, V]{s: s, t: t, dec: snapshot.NewDecoder[K, V](), now: time.Now().UnixNano()}
 	err = r.ForEach(func(rec []byte) error {
-		if err := rs.place(rec); err != nil {
+		if err := rs.add(rec); err != nil {
 			return fmt.Errorf("snapshot %s: record %d: %w", path, rs.n, err)
 		}
-		rs.n++
 		return nil
 	})
+	if err == nil {
+		err = rs.flush()
+		if err != nil {
+			err = fmt.Errorf("snapshot %s: record %d: %w", path, rs.n, err)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -163,30 +169,79 @@ func checkLoads[K comparable, V any](t *table[K, V], m *snapshot.Meta) error {
 	return nil
 }
 
-// restorer puts records back into a table.
+// restorer puts records back into a table, in batches: it decodes
+// restoreBatch records, then loads the control words of all their
+// candidates (independent loads, so their cache misses overlap, as in
+// insertBatch), then checks and places each record in turn.
 type restorer[K comparable, V any] struct {
 	s       *Store[K, V]
 	t       *table[K, V]
 	dec     *snapshot.Decoder[K, V]
 	now     int64
-	n       int // records placed
+	n       int // records decoded, placed or left out
 	expired int // records left out because their expiry passed
+
+	batch [restoreBatch]viewEntry[K, V]
+	hs    [restoreBatch]uint64
+	nb    int
 }
 
-// place decodes one record and puts it where it was: in its recorded
-// bucket, which must be one of its candidates and have room, or in the
-// stash. A key seen before is ErrCorrupt.
-func (rs *restorer[K, V]) place(rec []byte) error {
+const restoreBatch = 16
+
+// add decodes one record into the batch, and places the batch when full.
+func (rs *restorer[K, V]) add(rec []byte) error {
 	k, v, expiry, bi, err := rs.dec.DecodeRecord(rec)
 	if err != nil {
 		return err
 	}
 	if expiry != 0 && expiry <= rs.now {
 		rs.expired++
+		rs.n++
 		return nil
 	}
+	rs.batch[rs.nb] = viewEntry[K, V]{key: k, val: v, expiry: expiry, bucket: bi}
+	rs.nb++
+	if rs.nb == restoreBatch {
+		return rs.flush()
+	}
+	return nil
+}
+
+// sink keeps the touching loads of flush from being optimized away.
+var sink atomic.Uint64
+
+// flush places the records of the batch.
+func (rs *restorer[K, V]) flush() error {
 	t := rs.t
-	h := rs.s.hash(k)
+	var touch uint64
+	for x := range rs.nb {
+		h := rs.s.hash(rs.batch[x].key)
+		rs.hs[x] = h
+		var c [hashfn.MaxChoices]uint64
+		for _, i := range t.candidates(h, &c) {
+			touch += t.bucket(i).ctrl.Load()
+		}
+	}
+	if touch == 1 { // practically never; the store makes the loads count
+		sink.Add(touch)
+	}
+	for x := range rs.nb {
+		e := &rs.batch[x]
+		if err := rs.place(e.key, e.val, e.expiry, e.bucket, rs.hs[x]); err != nil {
+			return err
+		}
+		rs.n++
+	}
+	clear(rs.batch[:rs.nb])
+	rs.nb = 0
+	return nil
+}
+
+// place puts a record where it was: in its recorded bucket, which must be
+// one of its candidates and have room, or in the stash. A key seen before
+// is ErrCorrupt.
+func (rs *restorer[K, V]) place(k K, v V, expiry, bi int64, h uint64) error {
+	t := rs.t
 	tag := tagOf(h)
 	var c [hashfn.MaxChoices]uint64
 	cs := t.candidates(h, &c)

@@ -41,12 +41,14 @@ var (
 
 // Save writes a snapshot of the store to path: a consistent view of the
 // store at one instant, taken while other goroutines keep reading and
-// writing (see cow.go for how; no caller waits for more than the copy of
-// one bucket). The file is written beside path under a temporary name,
-// synced and renamed over path, so a crash or a kill at any moment leaves
-// the previous file at path whole. Records are streamed to the file as
-// the walk goes: the memory Save needs does not grow with the store, apart
-// from copies of the buckets that writers change before the walk reaches
+// writing (see cow.go for how: readers never wait, and writers wait for at
+// most one bucket's copy, or, when they change buckets faster than the file
+// takes them, write those buckets to the file themselves). The file is
+// written beside path under a temporary name, synced and renamed over
+// path, so a crash or a kill at any moment leaves the previous file at
+// path whole. Records are streamed to the file as the walk goes: the
+// memory Save needs does not grow with the store, apart from a bounded
+// number of copies of buckets that writers change before the walk reaches
 // them.
 //
 // The format is described in internal/snapshot and in the README. Keys of
