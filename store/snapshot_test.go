@@ -533,3 +533,47 @@ func TestOpenSkipsExpired(t *testing.T) {
 		}
 	}
 }
+
+// Save while another goroutine clears the store and fills it again, key 0
+// first: each snapshot is the store at one instant, so it holds keys
+// 0 … p-1 for some p, in a store that passes the invariant checks.
+func TestSaveDuringClear(t *testing.T) {
+	s := newTestStore[int, int](t, Options{Seed: 61})
+	var stop atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for !stop.Load() {
+			s.Clear()
+			for i := range 3000 {
+				s.Set(i, i)
+			}
+		}
+	}()
+	dir := t.TempDir()
+	saves := 20
+	if testing.Short() {
+		saves = 8
+	}
+	for x := range saves {
+		p := filepath.Join(dir, fmt.Sprint(x, ".snap"))
+		if err := s.Save(p); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open[int, int](p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.checkInvariants(); err != nil {
+			t.Fatal(err)
+		}
+		n := r.Len()
+		for i := range n {
+			if v, ok := r.Get(i); !ok || v != i {
+				t.Fatalf("snapshot %d: %d entries, but key %d = %d, %v", x, n, i, v, ok)
+			}
+		}
+	}
+	stop.Store(true)
+	<-done
+}
