@@ -55,7 +55,13 @@ var (
 // types that New hashes through hash/maphash cannot be saved (ErrKeyType);
 // values must be encodable with msgpack (exported fields of structs).
 // One Save runs at a time per store; a second waits for the first.
-func (s *Store[K, V]) Save(path string) error {
+func (s *Store[K, V]) Save(path string) error { return s.SaveProgress(path, nil) }
+
+// SaveProgress is Save, calling progress (if not nil) from time to time,
+// and once at the end, with the buckets written so far and in all, for
+// a progress bar. It is called on Save's goroutine and must not call the
+// store's write methods (they may wait for Save).
+func (s *Store[K, V]) SaveProgress(path string, progress func(done, total uint64)) error {
 	if shapeOf(reflect.TypeFor[K]()) == shapeOther {
 		return fmt.Errorf("snapshot %s: %w (key type %s)", path, ErrKeyType, typeName[K]())
 	}
@@ -68,7 +74,7 @@ func (s *Store[K, V]) Save(path string) error {
 	defer w.Abort() // after a successful Commit it does nothing
 	v := s.beginView(w)
 	created := time.Now().UnixNano()
-	m, err := s.writeView(v)
+	m, err := s.writeView(v, progress)
 	s.endView(v)
 	if err != nil {
 		return err
@@ -78,7 +84,7 @@ func (s *Store[K, V]) Save(path string) error {
 }
 
 // writeView walks the view bucket by bucket and appends its records.
-func (s *Store[K, V]) writeView(v *cowView[K, V]) (snapshot.Meta, error) {
+func (s *Store[K, V]) writeView(v *cowView[K, V], progress func(done, total uint64)) (snapshot.Meta, error) {
 	// put writes entries to the file; the caller holds v.out.
 	put := func(es []viewEntry[K, V]) error {
 		defer clear(es) // drop references to the store's keys and values
@@ -106,6 +112,9 @@ func (s *Store[K, V]) writeView(v *cowView[K, V]) (snapshot.Meta, error) {
 	var own, spare, taken []viewEntry[K, V]
 	counts := newCounts(len(v.counts))
 	for i := range v.t.n {
+		if progress != nil && i%4096 == 0 {
+			progress(i, v.t.n)
+		}
 		own, taken = s.viewNext(v, i, own[:0], spare, counts)
 		// One bucket's worth of records per hold of the file side, so a
 		// writer that assists waits for little.
@@ -122,6 +131,9 @@ func (s *Store[K, V]) writeView(v *cowView[K, V]) (snapshot.Meta, error) {
 			}
 		}
 		spare = taken
+	}
+	if progress != nil {
+		progress(v.t.n, v.t.n)
 	}
 	// Every bucket has been claimed; wait for writers still copying one
 	// (the walker skipped it), then take what writers left in the pending

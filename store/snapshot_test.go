@@ -91,6 +91,13 @@ func TestSaveOpenSameLoad(t *testing.T) {
 			}
 			r, _ := saveOpen(t, s, nil)
 			sameReport(t, s.Load(), r.Load())
+			var calls, last, total uint64
+			if err := s.SaveProgress(filepath.Join(t.TempDir(), "p.snap"), func(d, n uint64) { calls, last, total = calls+1, d, n }); err != nil {
+				t.Fatal(err)
+			}
+			if calls == 0 || last != total || total != uint64(s.Load().Buckets) {
+				t.Fatalf("progress: %d calls, last %d of %d", calls, last, total)
+			}
 			sameContents(t, s, r)
 			stashed += s.Load().Stash
 			if r.Options() != s.Options() {

@@ -76,7 +76,12 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := s.Save(*out); err != nil {
+	bar := cli.NewProgress(stderr, "save", *quiet)
+	err = s.SaveProgress(*out, func(done, total uint64) {
+		bar.Update(float64(done)/float64(total), fmt.Sprintf("%d/%d buckets", done, total))
+	})
+	bar.Done()
+	if err != nil {
 		return err
 	}
 	if format == cli.JSON {
