@@ -71,8 +71,9 @@ type cowView[K comparable, V any] struct {
 	t     *table[K, V]
 	state []atomic.Uint64 // 2 bits per bucket: uncopied, copying, copied
 
-	mu      sync.Mutex        // guards pending and counts
-	pending []viewEntry[K, V] // copied by writers, not yet taken by the walker
+	mu         sync.Mutex        // guards pending and counts
+	pending    []viewEntry[K, V] // copied by writers, not yet taken by the walker
+	maxPending int               // the longest the pending list got
 	// counts[p][k]: buckets of part p that held k entries at the instant
 	// (those copied by writers; the walker keeps its own).
 	counts [][]uint64
@@ -95,6 +96,10 @@ type cowView[K comparable, V any] struct {
 // memory: at a million entries, 80% of the store's heap, measured. A
 // variable so that tests can make writers assist all the time.
 var pendingBound = 4096
+
+// viewDone, if set (by a benchmark), is told at the end of each view
+// the longest its pending list got.
+var viewDone func(maxPending int)
 
 // Bucket states in a view.
 const (
@@ -144,6 +149,9 @@ func newCounts(parts int) [][]uint64 {
 
 // endView ends the view and unpins the table.
 func (s *Store[K, V]) endView(v *cowView[K, V]) {
+	if viewDone != nil {
+		viewDone(v.maxPending)
+	}
 	s.mu.Lock()
 	if s.view == v {
 		s.view = nil
@@ -208,6 +216,7 @@ func (s *Store[K, V]) cowTouch(t *table[K, V], h uint64) {
 			v.mu.Lock()
 			n := len(v.pending)
 			v.pending = v.copyBucket(s, i, v.pending)
+			v.maxPending = max(v.maxPending, len(v.pending))
 			v.counts[t.gen.PartOf(i)][len(v.pending)-n]++
 			v.mu.Unlock()
 			v.done(i)
@@ -254,6 +263,7 @@ func (v *cowView[K, V]) assist(s *Store[K, V], i uint64) bool {
 	v.out.Unlock()
 	v.mu.Lock()
 	v.pending = append(v.pending, es[x:]...)
+	v.maxPending = max(v.maxPending, len(v.pending))
 	v.counts[v.t.gen.PartOf(i)][len(es)]++
 	v.mu.Unlock()
 	v.done(i)

@@ -95,6 +95,13 @@ func benchSaveWhileWriting(b *testing.B, mode string, sampleHeap bool) {
 	path := filepath.Join(b.TempDir(), "bench.snap")
 	var peak, alloc uint64
 	var writes atomic.Int64
+	var maxPending atomic.Int64
+	viewDone = func(n int) {
+		if int64(n) > maxPending.Load() {
+			maxPending.Store(int64(n))
+		}
+	}
+	defer func() { viewDone = nil }()
 	b.ResetTimer()
 	for it := range b.N {
 		b.StopTimer()
@@ -165,6 +172,7 @@ func benchSaveWhileWriting(b *testing.B, mode string, sampleHeap bool) {
 	b.ReportMetric(float64(size)/(1<<20), "store-MiB")
 	b.ReportMetric(float64(alloc)/float64(b.N)/(1<<20), "alloc-MiB/op")
 	b.ReportMetric(float64(writes.Load())/float64(b.N), "writes/op")
+	b.ReportMetric(float64(maxPending.Load()), "max-pending-entries")
 }
 
 // The pair for Open's target: Open (read the file, decode, place every
