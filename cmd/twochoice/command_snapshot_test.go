@@ -142,3 +142,35 @@ func TestLoadInspectErrors(t *testing.T) {
 		t.Errorf("a failed load wrote %s", snap)
 	}
 }
+
+// inspect reads snapshots of any key and value types without knowing them.
+func TestInspectOtherTypes(t *testing.T) {
+	type rec struct {
+		Name string
+		N    int
+	}
+	dir := t.TempDir()
+	si, err := store.New[int64, [16]byte](store.Options{Placement: 2, Choices: 3, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := store.New[[8]byte, rec](store.Options{BucketSize: 4, Hash: 1, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5000 {
+		si.Set(int64(i)*-7, [16]byte{byte(i)})
+		ss.Set([8]byte{byte(i), byte(i >> 8)}, rec{fmt.Sprint(i), i})
+	}
+	for name, save := range map[string]func(string) error{"int.snap": si.Save, "struct.snap": ss.Save} {
+		p := filepath.Join(dir, name)
+		if err := save(p); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCLI("inspect", p, "--format", "json")
+		var sum snapSummary
+		if code != 0 || json.Unmarshal([]byte(out), &sum) != nil || sum.Entries != 5000 {
+			t.Fatalf("%s: code %d, stderr %q, out %s", name, code, errOut, out)
+		}
+	}
+}
