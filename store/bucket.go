@@ -3,46 +3,102 @@ package store
 import "sync/atomic"
 
 // slot holds one entry. Key and value sit side by side with no header, so
-// a string→int64 slot is 24 bytes, as in Go's own map.
+// a string→int64 slot is 24 bytes, as in Go's own map. The leading
+// zero-size field gives the slot word alignment, so that optimistic reads
+// can copy it word by word with atomic operations (seqlock_unsafe.go).
 type slot[K comparable, V any] struct {
+	_   [0]uint64
 	key K
 	val V
 }
 
 // A bucketOf is BucketSize slots (room for 8) behind a control word and a
 // sync word: 16 bytes of header per 8 slots. The header and the first slots
-// share a cache line, so the lock-free tag check and the lock touch the
-// line that the slot read needs anyway.
+// share a cache line, so the lock-free tag check and the version check
+// touch the line that the slot read needs anyway.
 //
-// Who writes what: the slots and the control word change only under the
-// exclusive lock; the control word is also stored atomically, so a reader
-// may check tags without the lock; the sync word is only touched
-// atomically. Per-slot metadata that later features need (a clock bit, an
-// expiry) belongs beside the slots, in the slot or in a parallel word like
-// ctrl, so that the one-cache-line header stays as it is.
+// Who writes what: writers change the control word with atomic stores, so
+// a reader may check tags without a lock. A full slot is changed (update)
+// or emptied (remove) only under the bucket's exclusive lock, which moves
+// the version on; an empty slot is filled without it (put). For slots read
+// optimistically, every write to a slot that a reader may be reading is
+// made of atomic word stores (storeSlot). Per-slot metadata that later
+// features need (a clock bit, an expiry) belongs beside the slots, in the
+// slot or in a parallel word like ctrl, so that the one-cache-line header
+// stays as it is.
 type bucketOf[K comparable, V any] struct {
 	ctrl  atomic.Uint64
 	sync  syncWord
 	slots [slotsPerBucket]slot[K, V]
 }
 
-// get looks k up in the bucket under its read lock, after the caller saw
-// a tag match. It reports the value and whether it found k, and the sync
-// word after the unlock (for draining counters).
-func (b *bucketOf[K, V]) get(k K, tag uint8) (v V, ok bool, w uint64) {
-	b.sync.rlock()
-	for m := ctrl(b.ctrl.Load()).match(tag); m != 0; m &= m - 1 {
-		s := &b.slots[slotOf(m)]
-		if s.key == k {
-			v = s.val
-			return v, true, b.sync.runlock(true)
-		}
+// get looks k up in the bucket: optimistically for the layouts that allow
+// it, else under the read lock.
+func (b *bucketOf[K, V]) get(k K, tag uint8, l wordLayout) (V, bool) {
+	if l.words > 0 {
+		return b.getOptimistic(k, tag, l)
 	}
-	return v, false, b.sync.runlock(false)
+	return b.getLocked(k, tag)
 }
 
-// find returns the slot of k in the bucket, or -1. Only writers call it:
-// they are serialized, and readers never write slots, so it needs no lock.
+// getOptimistic reads the bucket until it gets a consistent view: the
+// sync word, then the control word, then the slots whose tag matches, each
+// checked against the sync word before it is used (readMatch).
+func (b *bucketOf[K, V]) getOptimistic(k K, tag uint8, l wordLayout) (V, bool) {
+	for {
+		s := b.sync.begin()
+		m := ctrl(b.ctrl.Load()).match(tag)
+		if v, ok, valid := b.readMatch(k, m, s, l); valid {
+			return v, ok
+		}
+	}
+}
+
+// readMatch looks for k among the slots flagged in m, which the caller
+// found in a control word it loaded after the sync word s. Each candidate
+// slot is copied with atomic loads, and the copy is used only if the sync
+// word still equals s afterwards: then no writer changed or emptied a
+// full slot since s, and the copy is one whole entry (seqlock_unsafe.go).
+// valid is false when a writer got in the way and the caller must read
+// again.
+func (b *bucketOf[K, V]) readMatch(k K, m, s uint64, l wordLayout) (v V, found, valid bool) {
+	if s&writerBit != 0 {
+		return v, false, false
+	}
+	for ; m != 0; m &= m - 1 {
+		var e slot[K, V]
+		loadSlot(&e, &b.slots[slotOf(m)], l)
+		if b.sync.v.Load() != s {
+			return v, false, false
+		}
+		if e.key == k {
+			return e.val, true, true
+		}
+	}
+	return v, false, true
+}
+
+// getLocked looks k up under the bucket's read lock, after checking the
+// tags without it: a bucket without a matching tag costs no write.
+func (b *bucketOf[K, V]) getLocked(k K, tag uint8) (v V, ok bool) {
+	if ctrl(b.ctrl.Load()).match(tag) == 0 {
+		return v, false
+	}
+	b.sync.rlock()
+	for m := ctrl(b.ctrl.Load()).match(tag); m != 0; m &= m - 1 {
+		if s := &b.slots[slotOf(m)]; s.key == k {
+			v, ok = s.val, true
+			break
+		}
+	}
+	b.sync.runlock()
+	return v, ok
+}
+
+// find returns the slot of k in the bucket, or -1. Only writers call it,
+// holding what keeps other writers off the bucket (the store's mutex, or
+// the bucket's lock in a bounded store); readers never write slots, so it
+// reads them plainly.
 func (b *bucketOf[K, V]) find(k K, tag uint8) int {
 	for m := ctrl(b.ctrl.Load()).match(tag); m != 0; m &= m - 1 {
 		if j := slotOf(m); b.slots[j].key == k {
@@ -53,48 +109,88 @@ func (b *bucketOf[K, V]) find(k K, tag uint8) int {
 }
 
 // put writes k and v into empty slot j, then publishes the slot's tag. It
-// needs no lock, and taking none keeps the two locked instructions of the
-// lock and unlock off every insert (they also stop the CPU from
-// overlapping the cache misses of consecutive inserts when a growth moves
-// keys). Why it is safe: a reader reads a slot only after loading, under
-// the bucket's read lock, a control word in which the slot is full. Slot j
-// is empty now, and it was emptied (by remove, under the exclusive lock,
-// which waited for every reader inside) before any current reader took the
-// lock, so no reader is reading it; and a reader that sees the new tag
-// loaded the control word after the atomic store below, which orders the
-// slot's write before its read.
-func (b *bucketOf[K, V]) put(j int, k K, v V, tag uint8) {
-	b.slots[j] = slot[K, V]{k, v}
-	b.ctrl.Store(uint64(ctrl(b.ctrl.Load()).withSlot(j, tag)))
+// needs no lock, and taking none keeps two locked instructions off every
+// insert. Why it is safe:
+//
+//   - No reader uses a slot before it loads a control word in which the
+//     slot is full, after the atomic store below, which orders the slot's
+//     write before its read.
+//   - A slot that was never full in this table (control byte emptyFresh)
+//     has never been read by anyone: it is written with plain stores.
+//   - A slot that was emptied (emptyUsed) may still be read by an
+//     optimistic reader that saw it full before remove. Such a reader
+//     loaded the sync word before remove moved the version on, so it will
+//     discard what it read; but it reads concurrently with this write, so
+//     the write is made of atomic word stores, for the race detector and
+//     so that no word is torn. Readers of the locked path are not an issue:
+//     remove waited for all of them under the exclusive lock.
+func (b *bucketOf[K, V]) put(j int, k K, v V, tag uint8, l wordLayout) {
+	c := ctrl(b.ctrl.Load())
+	b.write(j, c, slot[K, V]{key: k, val: v}, l)
+	b.ctrl.Store(uint64(c.withSlot(j, tag)))
 }
 
-// update replaces the value in slot j.
-func (b *bucketOf[K, V]) update(j int, v V) {
+// write fills empty slot j, whose bucket has control word c, without
+// publishing it (put and insertBatch publish).
+func (b *bucketOf[K, V]) write(j int, c ctrl, e slot[K, V], l wordLayout) {
+	if l.words > 0 && c.at(j) == emptyUsed {
+		storeSlot(&b.slots[j], &e, 0, l)
+		return
+	}
+	b.slots[j] = e
+}
+
+// update replaces the value in slot j under the exclusive lock.
+func (b *bucketOf[K, V]) update(j int, v V, l wordLayout) {
 	b.sync.lock()
-	b.slots[j].val = v
+	if l.words > 0 {
+		e := slot[K, V]{key: b.slots[j].key, val: v}
+		storeSlot(&b.slots[j], &e, l.val, l)
+	} else {
+		b.slots[j].val = v
+	}
 	b.sync.unlock()
 }
 
 // remove empties slot j and zeroes it, so the entry's memory can be
 // collected.
-func (b *bucketOf[K, V]) remove(j int) {
+func (b *bucketOf[K, V]) remove(j int, l wordLayout) {
 	b.sync.lock()
-	b.ctrl.Store(uint64(ctrl(b.ctrl.Load()).withSlot(j, 0)))
-	b.slots[j] = slot[K, V]{}
+	b.ctrl.Store(uint64(ctrl(b.ctrl.Load()).withSlot(j, emptyUsed)))
+	var zero slot[K, V]
+	if l.words > 0 {
+		storeSlot(&b.slots[j], &zero, 0, l)
+	} else {
+		b.slots[j] = zero
+	}
 	b.sync.unlock()
 }
 
-// snapshot copies the bucket's entries into dst under the read lock and
-// returns how many it copied: a consistent view of one bucket, taken
-// without stopping any other bucket. Iteration, the load report and later
-// the snapshot writer visit the table this way, bucket by bucket.
-func (b *bucketOf[K, V]) snapshot(dst *[slotsPerBucket]slot[K, V]) int {
-	b.sync.rlock()
-	n := 0
-	for m := ctrl(b.ctrl.Load()).full(); m != 0; m &= m - 1 {
-		dst[n] = b.slots[slotOf(m)]
-		n++
+// snapshot copies the bucket's entries into dst and returns how many it
+// copied: a consistent view of one bucket, taken without stopping any
+// other bucket (optimistically, or under the read lock). Iteration, the
+// load report and later the snapshot writer visit the table this way,
+// bucket by bucket.
+func (b *bucketOf[K, V]) snapshot(dst *[slotsPerBucket]slot[K, V], l wordLayout) int {
+	if l.words == 0 {
+		b.sync.rlock()
+		n := 0
+		for m := ctrl(b.ctrl.Load()).full(); m != 0; m &= m - 1 {
+			dst[n] = b.slots[slotOf(m)]
+			n++
+		}
+		b.sync.runlock()
+		return n
 	}
-	b.sync.runlock(false)
-	return n
+	for {
+		s := b.sync.begin()
+		n := 0
+		for m := ctrl(b.ctrl.Load()).full(); m != 0; m &= m - 1 {
+			loadSlot(&dst[n], &b.slots[slotOf(m)], l)
+			n++
+		}
+		if b.sync.v.Load() == s {
+			return n
+		}
+	}
 }

@@ -49,7 +49,7 @@ func (s *Store[K, V]) prepare(t *table[K, V]) {
 		if next == t.n || t.maxEntries-t.entries > 2*chunks+64 {
 			return
 		}
-		s.prep = newTable[K, V](&s.opts, next, &s.tot, false)
+		s.prep = newTable[K, V](&s.opts, next, s.lay, false)
 	}
 	s.prep.allocNext()
 }

@@ -9,11 +9,20 @@ const slotsPerBucket = 8
 // The control word of a bucket holds one byte per slot, slot j in byte j
 // (bits 8j to 8j+7):
 //
-//	0x00        empty
+//	0x00        empty, and never full in this table (emptyFresh)
+//	0x01        empty, and full before (emptyUsed)
 //	0x80 | t    full, with the 7-bit tag t of the key's hash
 //
 // Unlike Go's Swiss map there are no tombstones: a key never probes past
-// its candidate buckets, so a deleted slot simply becomes empty again.
+// its candidate buckets, so a deleted slot simply becomes empty again. The
+// two kinds of empty differ only in how a writer may fill them: an
+// optimistic reader may still be reading a slot that was full, never one
+// that was not (bucketOf.put).
+const (
+	emptyFresh = 0x00
+	emptyUsed  = 0x01
+)
+
 const (
 	lsbs = 0x0101010101010101 // the lowest bit of every byte
 	msbs = 0x8080808080808080 // the highest bit of every byte
@@ -53,6 +62,9 @@ func (c ctrl) empty(capMask uint64) uint64 { return ^uint64(c) & capMask }
 
 // load returns the number of full slots.
 func (c ctrl) load() int { return bits.OnesCount64(uint64(c) & msbs) }
+
+// at returns slot j's byte.
+func (c ctrl) at(j int) uint8 { return uint8(uint64(c) >> (8 * uint(j))) }
 
 // slotOf returns the slot index of the lowest byte flagged in mask m.
 func slotOf(m uint64) int { return bits.TrailingZeros64(m) >> 3 }

@@ -102,10 +102,33 @@
 // beside its slots for per-slot metadata, and bucket-at-a-time visits need
 // no store-wide pause.
 //
+// # Snapshots
+//
+// [Store.Save] writes the store to a file and [Open] restores it, into a
+// table of the same size with every key in the bucket it was in, so the
+// restored store's load report equals the saved one (the format is in
+// internal/snapshot and the README). A snapshot is the store at one
+// instant, taken without stopping it, by copy-on-write per bucket: at the
+// snapshot instant every bucket is marked uncopied; the walker then claims
+// one bucket at a time (a compare-and-swap on the bucket's state) and
+// copies it unless a writer did, and a writer about to change one of its
+// key's candidate buckets first claims and copies those not yet copied.
+// Readers never wait, and records stream to the file as the walk goes. A
+// writer waits at most for one bucket's copy, except that when writers
+// copy faster than the file takes the records, they write what they copy
+// themselves, waiting for the file side (backpressure; cow.go). A growth
+// under way is finished first (in small batches) and none starts until the
+// snapshot ends: new keys whose candidates are full go to the stash
+// meanwhile. cow.go has the details, and the rule for code that changes a
+// table during a snapshot.
+//
 // # Caveats
 //
 //   - Stats costs O(buckets): counters live in the buckets.
 //   - BucketSize below 8 saves no memory.
 //   - Key types other than strings, integers and byte arrays are hashed
-//     through hash/maphash, reproducible only within one process.
+//     through hash/maphash, reproducible only within one process: Save
+//     refuses them (ErrKeyType).
+//   - While a snapshot runs the table does not grow, so a long Save under
+//     heavy inserts leaves a large stash until the next write after it.
 package store

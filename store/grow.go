@@ -148,7 +148,7 @@ func (s *Store[K, V]) grow(t *table[K, V]) {
 	nt := s.prep
 	if nt == nil || nt.n != next {
 		// Not prepared: a growth forced early by the stash.
-		nt = newTable[K, V](&s.opts, next, &s.tot, false)
+		nt = newTable[K, V](&s.opts, next, s.lay, false)
 	}
 	nt.allocRest()
 	s.prep = nil
@@ -250,9 +250,6 @@ func (s *Store[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 		pass := s.next / int(st.old.n)
 		if m := passMask(ctrl(b.ctrl.Load()), pass); m != 0 {
 			mv.take(s, st, i, m)
-		}
-		if pass == movePasses-1 {
-			s.tot.drainAll(&b.sync, i)
 		}
 		s.next++
 	}

@@ -30,6 +30,7 @@ func newTestStore[K comparable, V any](tb testing.TB, o Options) *Store[K, V] {
 //     that table's stash, under the tag of its hash, and appears once;
 //   - no slot past BucketSize is used, and every empty slot is zeroed (so
 //     the table holds no stale references);
+//   - every control byte is empty (fresh or used) or full with a tag;
 //   - every stash hint counts the stashed keys whose first candidate it is
 //     (or is saturated);
 //   - every table's entry count matches its contents, and the store's
@@ -97,7 +98,7 @@ func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int
 		for j := range slotsPerBucket {
 			cb := uint8(uint64(cw) >> (8 * j))
 			sl := &b.slots[j]
-			if cb == 0 {
+			if cb == emptyFresh || cb == emptyUsed {
 				// The old table keeps the slots it moved (grow.go's
 				// mover); the current one zeroes what it empties.
 				if name == "cur" && !reflect.ValueOf(sl).Elem().IsZero() {

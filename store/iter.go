@@ -25,7 +25,7 @@ func (s *Store[K, V]) All() iter.Seq2[K, V] {
 		defer s.unpin()
 		var buf [slotsPerBucket]slot[K, V]
 		for i := range t.n {
-			n := t.bucket(i).snapshot(&buf)
+			n := t.bucket(i).snapshot(&buf, t.lay)
 			for j := range n {
 				if !yield(buf[j].key, buf[j].val) {
 					return

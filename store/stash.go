@@ -55,7 +55,7 @@ func (s *stash[K, V]) entries() []slot[K, V] {
 	defer s.mu.RUnlock()
 	out := make([]slot[K, V], 0, len(s.m))
 	for k, v := range s.m {
-		out = append(out, slot[K, V]{k, v})
+		out = append(out, slot[K, V]{key: k, val: v})
 	}
 	return out
 }

@@ -22,30 +22,19 @@ func (st Stats) HitRatio() float64 {
 	return float64(st.Hits) / float64(st.Gets)
 }
 
-// Stats returns the counters. Hits and misses are counted in each bucket's
-// sync word, so that a Get writes no shared cache line (lock.go); Stats
-// adds up the striped totals and what every bucket holds, so it costs
-// O(buckets): about a millisecond per million buckets. Taken while other
-// goroutines work, the figures are each exact at some moment during the
-// call but not all at the same one; a few Gets that race with the end of a
-// growth or with Clear may go uncounted.
+// Stats returns the counters. Hits and misses are counted in striped
+// counters (counters.go), so that a Get writes no shared cache line; Stats
+// adds up the stripes. Taken while other goroutines work, the figures are
+// each exact at some moment during the call but not all at the same one.
 func (s *Store[K, V]) Stats() Stats {
 	s.mu.Lock()
 	sets, deletes, grows := s.sets, s.deletes, s.grows
 	s.mu.Unlock()
 	hits, misses := s.tot.sum()
 	st := s.tabs.Load()
-	stash := 0
-	for _, t := range []*table[K, V]{st.old, st.cur} {
-		if t == nil {
-			continue
-		}
-		for i := range t.n {
-			w := &t.bucket(i).sync
-			hits += w.hits()
-			misses += w.misses()
-		}
-		stash += t.stash.len()
+	stash := st.cur.stash.len()
+	if st.old != nil {
+		stash += st.old.stash.len()
 	}
 	return Stats{
 		Gets:    hits + misses,

@@ -19,7 +19,9 @@ type Store[K comparable, V any] struct {
 	// Readers load it once per lookup; writers replace it under mu.
 	tabs atomic.Pointer[tables[K, V]]
 
-	tot counters // hits and misses drained from the buckets
+	lay wordLayout // how slots are read: optimistically or under a lock
+
+	tot counters // hits and misses, striped
 
 	// mu serializes writers (Set, Delete, Clear, growth steps) and guards
 	// the fields below. Get never takes it.
@@ -30,6 +32,9 @@ type Store[K comparable, V any] struct {
 	prep *table[K, V] // the next table, being allocated (chunk.go)
 
 	sets, deletes, grows uint64
+
+	view   *cowView[K, V] // the snapshot being taken, if any (cow.go)
+	saveMu sync.Mutex     // one Save at a time
 
 	count atomic.Int64 // entries, in both tables; atomic so Len needs no lock
 }
@@ -60,14 +65,14 @@ func New[K comparable, V any](o Options) (*Store[K, V], error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store[K, V]{opts: o, fn: fn, hash: newHasher[K](fn)}
+	s := &Store[K, V]{opts: o, fn: fn, hash: newHasher[K](fn), lay: slotLayout[K, V]()}
 	s.tabs.Store(&tables[K, V]{cur: s.emptyTable()})
 	return s, nil
 }
 
 func (s *Store[K, V]) emptyTable() *table[K, V] {
 	n := sizeAtLeast(&s.opts, initialBuckets*uint64(s.opts.Choices))
-	return newTable[K, V](&s.opts, n, &s.tot, true)
+	return newTable[K, V](&s.opts, n, s.lay, true)
 }
 
 // Options returns the options in use: defaults filled in and the seed
@@ -79,28 +84,35 @@ func (s *Store[K, V]) Seed() uint64 { return s.opts.Seed }
 
 // Get returns the value stored for k and whether there is one.
 //
-// It takes no store-wide lock and writes to no shared cache line: it
-// checks the tags of k's candidates without locking, takes the read lock of
-// a bucket only where a tag matches, and counts the hit or miss in that
-// bucket's own sync word.
+// It takes no lock and writes to no shared cache line: it checks the tags
+// of k's candidates and reads the matching slots optimistically, checking
+// each bucket's version before and after (for slot types that cannot be
+// read that way, it takes the read lock of a bucket where a tag matches);
+// it counts the hit or miss in a counter stripe of its own goroutine.
 func (s *Store[K, V]) Get(k K) (V, bool) {
 	h := s.hash(k)
 	tag := tagOf(h)
+	hint := stripeHint()
+	if !optimisticReads {
+		hint = h
+	}
 	for {
 		st := s.tabs.Load()
 		if st.old != nil {
-			if v, ok, _ := st.old.get(k, h, tag); ok {
+			if v, ok := st.old.get(k, h, tag); ok {
+				s.tot.hit(hint)
 				return v, true
 			}
 		}
-		v, ok, first := st.cur.get(k, h, tag)
+		v, ok := st.cur.get(k, h, tag)
 		if ok {
+			s.tot.hit(hint)
 			return v, true
 		}
 		// Keys move from the old table to the new one; if the tables
 		// changed while we looked, k may have moved past us: look again.
 		if s.tabs.Load() == st {
-			st.cur.countMiss(first)
+			s.tot.miss(hint)
 			return v, false
 		}
 	}
@@ -114,6 +126,9 @@ func (s *Store[K, V]) Set(k K, v V) {
 	st := s.tabs.Load()
 	if st.old != nil {
 		st = s.migrateFor(st, h)
+	}
+	if s.view != nil {
+		s.cowTouch(st.cur, h)
 	}
 	t := st.cur
 	if !t.set(k, v, h, tag) {
@@ -140,6 +155,9 @@ func (s *Store[K, V]) Delete(k K) bool {
 	if st.old != nil {
 		st = s.migrateFor(st, h)
 	}
+	if s.view != nil {
+		s.cowTouch(st.cur, h)
+	}
 	deleted := st.cur.delete(k, h, tag)
 	if deleted {
 		s.count.Add(-1)
@@ -156,21 +174,11 @@ func (s *Store[K, V]) Len() int { return int(s.count.Load()) }
 // size. Counters (Stats) keep counting across a Clear.
 func (s *Store[K, V]) Clear() {
 	s.mu.Lock()
-	st := s.tabs.Load()
 	s.tabs.Store(&tables[K, V]{cur: s.emptyTable()})
 	s.count.Store(0)
 	s.next, s.step = 0, 0
 	s.prep = nil
 	s.mu.Unlock()
-	// Outside the lock: no writer can reach the old tables any more, and
-	// draining their counters takes time proportional to their size.
-	for _, t := range []*table[K, V]{st.old, st.cur} {
-		if t != nil {
-			for i := range t.n {
-				s.tot.drainAll(&t.bucket(i).sync, i)
-			}
-		}
-	}
 }
 
 // pin finishes any growth under way and keeps the table from growing until

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/twochoice/twochoice/bucket"
@@ -318,20 +319,24 @@ func TestStatsCount(t *testing.T) {
 	}
 }
 
-// TestCountersDrain drives one bucket's counters past drainAt.
-func TestCountersDrain(t *testing.T) {
-	if testing.Short() {
-		t.Skip("2^20 lookups")
-	}
+// TestCountersAreExact: hits and misses counted by many goroutines at
+// once, in their stripes, add up exactly.
+func TestCountersAreExact(t *testing.T) {
 	s := newTestStore[int, int](t, Options{Seed: 1})
 	s.Set(1, 1)
-	const n = 3*drainAt + 5
-	for range n {
-		s.Get(1)
-		s.Get(2)
+	const goroutines, n = 8, 20000
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Go(func() {
+			for range n {
+				s.Get(1)
+				s.Get(2)
+			}
+		})
 	}
-	if st := s.Stats(); st.Hits != n || st.Misses != n {
-		t.Fatalf("stats after %d hits and misses: %+v", n, st)
+	wg.Wait()
+	if st := s.Stats(); st.Hits != goroutines*n || st.Misses != goroutines*n {
+		t.Fatalf("stats after %d hits and misses: %+v", goroutines*n, st)
 	}
 }
 
@@ -381,7 +386,7 @@ func TestCand2MatchesGenerator(t *testing.T) {
 			// Set up a table without its buckets: 2^32 of them would not
 			// fit in memory, and cand2 does not read them.
 			full := &table[int, int]{}
-			full.setup(&o, gen, nil)
+			full.setup(&o, gen)
 			var c [hashfn.MaxChoices]uint64
 			for range 2000 {
 				h := r.Uint64()

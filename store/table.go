@@ -31,14 +31,15 @@ type table[K comparable, V any] struct {
 	span   [2]uint64
 	pow2   bool
 
+	lay wordLayout // the slots' word layout: how they are read (layout.go)
+
 	stash   stash[K, V]
-	entries int64     // keys in the buckets and the stash; guarded by the store's mutex
-	tot     *counters // the store's totals, where bucket counters drain
+	entries int64 // keys in the buckets and the stash; guarded by the store's mutex
 }
 
 // newTable returns a table of n buckets; with alloc false its chunks are
 // not allocated yet (see allocNext).
-func newTable[K comparable, V any](o *Options, n uint64, tot *counters, alloc bool) *table[K, V] {
+func newTable[K comparable, V any](o *Options, n uint64, lay wordLayout, alloc bool) *table[K, V] {
 	gen, err := o.Placement.Generator(n, o.Choices)
 	if err != nil {
 		// Sizes come from sizeAtLeast, which only returns sizes the
@@ -46,7 +47,8 @@ func newTable[K comparable, V any](o *Options, n uint64, tot *counters, alloc bo
 		panic("store: " + err.Error())
 	}
 	t := &table[K, V]{}
-	t.setup(o, gen, tot)
+	t.setup(o, gen)
+	t.lay = lay
 	t.chunks = make([][]bucketOf[K, V], (n+chunkSize-1)/chunkSize)
 	if alloc {
 		t.allocRest()
@@ -55,7 +57,7 @@ func newTable[K comparable, V any](o *Options, n uint64, tot *counters, alloc bo
 }
 
 // setup fills in everything but the buckets.
-func (t *table[K, V]) setup(o *Options, gen hashfn.Generator, tot *counters) {
+func (t *table[K, V]) setup(o *Options, gen hashfn.Generator) {
 	n := gen.Buckets()
 	t.n = n
 	t.gen = gen
@@ -63,7 +65,6 @@ func (t *table[K, V]) setup(o *Options, gen hashfn.Generator, tot *counters) {
 	t.d = o.Choices
 	t.size = o.BucketSize
 	t.capMask = capMaskOf(o.BucketSize)
-	t.tot = tot
 	t.maxEntries, t.stashBound = thresholds(o, n)
 	t.scheme = gen.Scheme()
 	t.span = [2]uint64{n, n}
@@ -104,79 +105,60 @@ func (t *table[K, V]) candidates(h uint64, c *[hashfn.MaxChoices]uint64) []uint6
 	return c[:t.d]
 }
 
-// get looks a key up: each candidate in order, checking tags without a
-// lock and taking a bucket's read lock only on a tag match, then the stash
-// if the first candidate's hint says a stashed key may be there. It also
-// returns the first candidate, where Store.Get counts a miss.
-func (t *table[K, V]) get(k K, h uint64, tag uint8) (v V, ok bool, first uint64) {
+// get looks a key up: each candidate in order, then the stash if the
+// first candidate's hint says a stashed key may be there.
+func (t *table[K, V]) get(k K, h uint64, tag uint8) (v V, ok bool) {
 	if t.d == 2 {
 		return t.get2(k, h, tag)
 	}
 	var c [hashfn.MaxChoices]uint64
-	cs := t.candidates(h, &c)
-	for _, i := range cs {
-		b := t.bucket(i)
-		if ctrl(b.ctrl.Load()).match(tag) == 0 {
-			continue
-		}
-		var w uint64
-		if v, ok, w = b.get(k, tag); ok {
-			if w>>hitShift&counterMask >= drainAt {
-				t.tot.drainHits(&b.sync, i)
-			}
-			return v, true, c[0]
+	for _, i := range t.candidates(h, &c) {
+		if v, ok = t.bucket(i).get(k, tag, t.lay); ok {
+			return v, true
 		}
 	}
 	if t.stash.len() > 0 && t.bucket(c[0]).sync.hint() != 0 {
-		if v, ok = t.stash.get(k); ok {
-			t.tot.stashHit(c[0])
-			return v, true, c[0]
-		}
+		return t.stash.get(k)
 	}
-	return v, false, c[0]
+	return v, false
 }
 
-// get2 is get for two candidates. It loads both control words before
-// looking at either, so when the key is in the second candidate its cache
-// miss overlaps the first one's instead of following it (the read lock's
-// atomic add would otherwise wait for it).
-func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool, first uint64) {
+// get2 is get for two candidates. It loads both buckets' sync and control
+// words before looking at either, so that when the key is in the second
+// candidate its cache miss overlaps the first one's instead of following
+// it. A candidate whose tags do not match needs no check of its version: a
+// key present all along is in one slot all along, and its tag always
+// matches.
+func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool) {
 	c0, c1 := t.cand2(h)
 	b0, b1 := t.bucket(c0), t.bucket(c1)
-	m0 := ctrl(b0.ctrl.Load()).match(tag)
-	m1 := ctrl(b1.ctrl.Load()).match(tag)
-	var w uint64
-	if m0 != 0 {
-		if v, ok, w = b0.get(k, tag); ok {
-			if w>>hitShift&counterMask >= drainAt {
-				t.tot.drainHits(&b0.sync, c0)
+	l := t.lay
+	if l.words == 0 {
+		if v, ok = b0.getLocked(k, tag); !ok {
+			v, ok = b1.getLocked(k, tag)
+		}
+	} else {
+		s0 := b0.sync.v.Load()
+		m0 := ctrl(b0.ctrl.Load()).match(tag)
+		s1 := b1.sync.v.Load()
+		m1 := ctrl(b1.ctrl.Load()).match(tag)
+		if m0 != 0 {
+			var valid bool
+			if v, ok, valid = b0.readMatch(k, m0, s0, l); !valid {
+				v, ok = b0.getOptimistic(k, tag, l)
 			}
-			return v, true, c0
 		}
-	}
-	if m1 != 0 {
-		if v, ok, w = b1.get(k, tag); ok {
-			if w>>hitShift&counterMask >= drainAt {
-				t.tot.drainHits(&b1.sync, c1)
+		if !ok && m1 != 0 {
+			var valid bool
+			if v, ok, valid = b1.readMatch(k, m1, s1, l); !valid {
+				v, ok = b1.getOptimistic(k, tag, l)
 			}
-			return v, true, c0
 		}
 	}
-	if t.stash.len() > 0 && b0.sync.hint() != 0 {
-		if v, ok = t.stash.get(k); ok {
-			t.tot.stashHit(c0)
-			return v, true, c0
-		}
+	if !ok && t.stash.len() > 0 && b0.sync.hint() != 0 {
+		return t.stash.get(k)
 	}
-	return v, false, c0
-}
-
-// countMiss counts a lookup that found nothing on its first candidate.
-func (t *table[K, V]) countMiss(first uint64) {
-	w := &t.bucket(first).sync
-	if w.countMiss()>>missShift&counterMask >= drainAt {
-		t.tot.drainMisses(w, first)
-	}
+	return v, ok
 }
 
 // Writers' operations. The store's mutex serializes them, so they read
@@ -189,7 +171,7 @@ func (t *table[K, V]) set(k K, v V, h uint64, tag uint8) bool {
 	for _, i := range t.candidates(h, &c) {
 		b := t.bucket(i)
 		if j := b.find(k, tag); j >= 0 {
-			b.update(j, v)
+			b.update(j, v, t.lay)
 			return true
 		}
 	}
@@ -208,7 +190,7 @@ func (t *table[K, V]) insert(k K, v V, h uint64, tag uint8) {
 	i := cs[t.choose(cs, h, nil)]
 	b := t.bucket(i)
 	if e := ctrl(b.ctrl.Load()).empty(t.capMask); e != 0 {
-		b.put(slotOf(e), k, v, tag)
+		b.put(slotOf(e), k, v, tag, t.lay)
 	} else {
 		t.stash.put(k, v)
 		t.bucket(cs[0]).sync.addHint(+1)
@@ -303,7 +285,7 @@ func (t *table[K, V]) insertBatch(es []slot[K, V], hs []uint64) {
 		cw := p.ctrlOf(t, i)
 		if e := cw.empty(t.capMask); e != 0 {
 			j := slotOf(e)
-			t.bucket(i).slots[j] = es[x]
+			t.bucket(i).write(j, cw, es[x], t.lay)
 			p.set(i, cw.withSlot(j, tagOf(h)))
 		} else {
 			t.stash.put(es[x].key, es[x].val)
@@ -327,7 +309,7 @@ func (t *table[K, V]) delete(k K, h uint64, tag uint8) bool {
 	for _, i := range cs {
 		b := t.bucket(i)
 		if j := b.find(k, tag); j >= 0 {
-			b.remove(j)
+			b.remove(j, t.lay)
 			t.entries--
 			return true
 		}

@@ -36,7 +36,8 @@
 // closes it, renames it over the target and syncs the directory. A crash or
 // a kill at any moment before the rename leaves the previous snapshot
 // untouched, and after it the new one whole. A failed or abandoned write
-// removes its temporary file.
+// removes its temporary file; one left by a killed process is removed by
+// the next Create for the same path, once no process holds its lock.
 //
 // # Errors
 //

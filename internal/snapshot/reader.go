@@ -44,6 +44,9 @@ func Open(path string, timeout time.Duration) (r *Reader, err error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("snapshot %s: %w: not a regular file", path, ErrNotSnapshot)
 	}
+	if err := checkMagic(path, fi.Size()); err != nil {
+		return nil, err
+	}
 	r = &Reader{path: path}
 	defer r.guard(&err, debug.SetPanicOnFault(true))
 	db, err := bolt.Open(path, 0o444, &bolt.Options{ReadOnly: true, Timeout: timeout})
@@ -64,6 +67,33 @@ func Open(path string, timeout time.Duration) (r *Reader, err error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// checkMagic tells a file that is not a bbolt database at all (empty, or
+// without bbolt's magic number in either meta page) from a damaged one,
+// before bbolt sees it: bbolt would try to initialize an empty file, and
+// reports a short text file as too small rather than as foreign.
+func checkMagic(path string, size int64) error {
+	if size == 0 {
+		return fmt.Errorf("snapshot %s: %w: the file is empty", path, ErrNotSnapshot)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	defer f.Close()
+	// A bbolt file starts with two meta pages; each is a 16-byte page
+	// header followed by the magic number (little-endian on the machines
+	// bbolt supports). The page size is usually 4096; if page 0 is
+	// damaged, page 1 is looked for there.
+	const magic = 0xED0CDAED
+	var b [20]byte
+	for _, off := range []int64{0, 4096} {
+		if n, _ := f.ReadAt(b[:], off); n == len(b) && binary.LittleEndian.Uint32(b[16:]) == magic {
+			return nil
+		}
+	}
+	return fmt.Errorf("snapshot %s: %w: not a bbolt database", path, ErrNotSnapshot)
 }
 
 // guard turns a panic or a memory fault inside bbolt (which may happen on

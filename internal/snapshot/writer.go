@@ -8,12 +8,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/hashicorp/go-msgpack/v2/codec"
 	bolt "go.etcd.io/bbolt"
 )
+
+// initialMmap is the writer's initial mapping of the file: 1 GiB on 64-bit
+// machines, none on 32-bit ones where address space is short.
+const initialMmap = (1 << 30) * (strconv.IntSize / 64)
 
 // TxBytes bounds the record bytes written in one bbolt transaction.
 const TxBytes = 4 << 20
@@ -41,10 +46,13 @@ func Create(path string) (*Writer, error) {
 	if _, err := rand.Read(suffix[:]); err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
+	removeStale(path)
 	w := &Writer{path: path, tmp: path + ".tmp-" + hex.EncodeToString(suffix[:]), sum: xxhash.New()}
 	// NoSync: one fsync at the end (in Commit) instead of one per
 	// transaction; until the rename the file is only a draft.
-	db, err := bolt.Open(w.tmp, 0o644, &bolt.Options{NoSync: true, NoFreelistSync: true})
+	// A large initial mapping (address space, not memory) spares bbolt
+	// from remapping the file each time it doubles while records pour in.
+	db, err := bolt.Open(w.tmp, 0o644, &bolt.Options{NoSync: true, NoFreelistSync: true, InitialMmapSize: initialMmap})
 	if err != nil {
 		os.Remove(w.tmp)
 		return nil, w.wrap("creating", err)
@@ -122,6 +130,13 @@ func checksumRecord(d *xxhash.Digest, rec []byte) {
 	d.Write(rec)
 }
 
+// Fits reports whether a record of n bytes can be appended without
+// committing the open transaction (and without a failed write before).
+func (w *Writer) Fits(n int) bool { return w.err == nil && w.txBytes+n+8 < TxBytes }
+
+// Path returns the path the snapshot is for (not the temporary file's).
+func (w *Writer) Path() string { return w.path }
+
 // Records returns how many records were appended.
 func (w *Writer) Records() uint64 { return w.seq }
 
@@ -152,8 +167,12 @@ func (w *Writer) Commit(m Meta) error {
 		err = w.tx.Commit()
 		w.tx = nil
 	}
+	// bbolt grows its file ahead of the data, in steps of up to 16 MiB of
+	// holes; the snapshot is cut to the pages in use, so that it is no
+	// bigger than its data and a cut-off copy is seen as truncated.
+	var size int64
 	if err == nil {
-		err = w.db.Sync()
+		err = w.db.View(func(tx *bolt.Tx) error { size = tx.Size(); return nil })
 	}
 	if err != nil {
 		w.Abort()
@@ -161,6 +180,12 @@ func (w *Writer) Commit(m Meta) error {
 	}
 	err = w.db.Close()
 	w.db = nil
+	if err == nil {
+		err = os.Truncate(w.tmp, size)
+	}
+	if err == nil {
+		err = syncFile(w.tmp)
+	}
 	if err == nil {
 		err = os.Rename(w.tmp, w.path)
 	}
@@ -187,6 +212,32 @@ func (w *Writer) Abort() {
 		w.db = nil
 	}
 	os.Remove(w.tmp)
+}
+
+// globEscape quotes the characters filepath.Match treats specially.
+func globEscape(s string) string {
+	var b []byte
+	for i := range len(s) {
+		switch s[i] {
+		case '*', '?', '[', '\\':
+			b = append(b, '\\')
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+// syncFile flushes a file's data and size to the disk.
+func syncFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func syncDir(dir string) error {

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/internal/cli"
+	"github.com/twochoice/twochoice/internal/snapshot"
+)
+
+func init() {
+	register(command{"inspect", "print a snapshot's metadata and bucket load next to the fluid limit", runInspect})
+}
+
+const inspectSynopsis = `inspect SNAP [flags]
+
+Reads a snapshot written by "twochoice load" or store.Save, without
+knowing its Go key and value types: checks every record against the
+metadata (count, checksum, the bucket each record names), then prints the
+metadata and the bucket occupancy histogram next to the fluid limit for
+the same rule, d, bucket size and keys per bucket.
+
+Examples:
+  twochoice inspect keys.snap
+  twochoice inspect keys.snap --format json
+  twochoice inspect keys.snap --plot load.svg`
+
+func runInspect(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("inspect", inspectSynopsis, stderr)
+	var (
+		plotFile = fs.String("plot", "", "write a chart of the bucket shares and the fluid limit to FILE.svg or FILE.png")
+		quiet    = fs.Bool("quiet", false, "no progress bar")
+		format   = cli.Table
+	)
+	fs.Var(&format, "format", "output: table or json")
+	// The snapshot may come before the flags, as in the synopsis.
+	var path string
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		path, args = args[0], args[1:]
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if path == "" && fs.NArg() > 0 {
+		path = fs.Arg(0)
+		if err := parseFlags(fs, fs.Args()[1:]); err != nil {
+			return err
+		}
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	case path == "":
+		return fmt.Errorf("%w: no snapshot file given", errUsage)
+	}
+	if err := summaryFormat(format); err != nil {
+		return err
+	}
+	r, err := snapshot.Open(path, 0)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	m := r.Meta()
+	sum, err := inspectSummary(r, &m, stderr, *quiet)
+	if err != nil {
+		return err
+	}
+	if *plotFile != "" {
+		title := fmt.Sprintf("%s: %d keys, %s d=%d, buckets of %d", path, sum.Entries, sum.Placement, sum.Choices, sum.BucketSize)
+		if err := sum.chart(title).WriteFile(*plotFile); err != nil {
+			return err
+		}
+	}
+	if format == cli.JSON {
+		return cli.WriteJSON(stdout, sum)
+	}
+	fmt.Fprintf(stdout, "snapshot %s\n", path)
+	fmt.Fprintf(stdout, "format version %d, created %s\n", m.Version, m.CreatedTime().UTC().Format(time.RFC3339Nano))
+	fmt.Fprintf(stdout, "key type %s, value type %s, max entries %d (0: unbounded), checksum %#016x\n", m.KeyType, m.ValueType, m.MaxEntries, m.Checksum)
+	return sum.writeTable(stdout)
+}
+
+// inspectSummary reads every record of the snapshot (ForEach checks their
+// count and checksum), counts the records per bucket, checks that count
+// against the metadata's histogram, and builds the summary.
+func inspectSummary(r *snapshot.Reader, m *snapshot.Meta, stderr io.Writer, quiet bool) (*snapSummary, error) {
+	rule, err := bucket.ParsePlacement(m.Placement)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w: placement: %v", r.Path(), snapshot.ErrCorrupt, err)
+	}
+	if err := rule.CheckChoices(m.Choices); err != nil || m.BucketSize < 1 || m.BucketSize > 8 {
+		return nil, fmt.Errorf("snapshot %s: %w: choices %d, bucket size %d", r.Path(), snapshot.ErrCorrupt, m.Choices, m.BucketSize)
+	}
+	gen, err := rule.Generator(m.Buckets, m.Choices)
+	if err != nil || len(m.Histogram) != rule.Parts(m.Choices) {
+		return nil, fmt.Errorf("snapshot %s: %w: table of %d buckets, histogram of %d parts", r.Path(), snapshot.ErrCorrupt, m.Buckets, len(m.Histogram))
+	}
+	var total uint64
+	for _, p := range m.Histogram {
+		for _, c := range p {
+			total += c
+		}
+	}
+	if total != m.Buckets {
+		return nil, fmt.Errorf("snapshot %s: %w: the histogram counts %d buckets, the table has %d", r.Path(), snapshot.ErrCorrupt, total, m.Buckets)
+	}
+	// One byte per bucket is enough: a bucket holds at most 8 records.
+	loads := make([]uint8, m.Buckets)
+	var stash, n uint64
+	bar := cli.NewProgress(stderr, "inspect", quiet)
+	defer bar.Done()
+	err = r.ForEach(func(rec []byte) error {
+		a, err := snapshot.DecodeAny(rec)
+		if err != nil {
+			return fmt.Errorf("snapshot %s: record %d: %w", r.Path(), n, err)
+		}
+		switch {
+		case a.Bucket == snapshot.StashBucket:
+			stash++
+		case a.Bucket < 0 || uint64(a.Bucket) >= m.Buckets || int(loads[a.Bucket]) >= m.BucketSize:
+			return fmt.Errorf("snapshot %s: record %d: %w: bucket %d (table of %d buckets of %d)", r.Path(), n, snapshot.ErrCorrupt, a.Bucket, m.Buckets, m.BucketSize)
+		default:
+			loads[a.Bucket]++
+		}
+		n++
+		if n%(1<<16) == 0 {
+			bar.Update(float64(n)/float64(max(m.Entries, 1)), fmt.Sprintf("%d records", n))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	parts := make([][]uint64, len(m.Histogram))
+	for p := range parts {
+		parts[p] = make([]uint64, m.BucketSize+1)
+	}
+	for i, l := range loads {
+		parts[gen.PartOf(uint64(i))][l]++
+	}
+	for p := range parts {
+		if !slices.Equal(parts[p], m.Histogram[p]) || stash != m.Stash {
+			return nil, fmt.Errorf("snapshot %s: %w: the records give loads %v and stash %d, the metadata %v and %d",
+				r.Path(), snapshot.ErrCorrupt, parts[p], stash, m.Histogram[p], m.Stash)
+		}
+	}
+	sum, err := newSnapSummary(parts, stash, rule, m.Choices, m.BucketSize, m.Hash, m.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w: %v", r.Path(), snapshot.ErrCorrupt, err)
+	}
+	return sum, nil
+}

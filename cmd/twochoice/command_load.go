@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/hashfn"
+	"github.com/twochoice/twochoice/internal/cli"
+	"github.com/twochoice/twochoice/store"
+)
+
+func init() {
+	register(command{"load", "build a store from a key file, print its load report and save a snapshot", runLoad})
+}
+
+const loadSynopsis = `load --keys FILE --out SNAP [flags]
+
+Reads keys from FILE, one per line (or the first column of a
+tab-separated file; empty keys are skipped), stores each with its line
+number as the value (a key seen twice keeps its last line), prints the
+store's bucket load next to the fluid limit, and saves the store as a
+snapshot to SNAP (see "twochoice inspect").
+
+Examples:
+  twochoice load --keys keys.txt --out keys.snap
+  twochoice load --keys trace.tsv --placement dchoice --choices 3 --out t.snap --format json`
+
+func runLoad(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("load", loadSynopsis, stderr)
+	var (
+		keysPath = fs.String("keys", "", "key file: one key per line, or TSV with the key first (required)")
+		out      = fs.String("out", "", "snapshot file to write (required)")
+		d        = fs.Int("choices", store.DefaultChoices, "number of candidate buckets d (one choice takes 1)")
+		size     = fs.Int("bucket-size", store.DefaultBucketSize, "slots per bucket, 1 to 8")
+		seed     = fs.Uint64("seed", 1, "hash seed")
+		quiet    = fs.Bool("quiet", false, "no progress bar")
+		rule     = store.DefaultPlacement
+		kind     = hashfn.XXHash
+		format   = cli.Table
+	)
+	fs.Var(&rule, "placement", "placement rule: one, dchoice, halves, goleft or double")
+	fs.Var(&kind, "hash", "hash family: xxhash or tabulation")
+	fs.Var(&format, "format", "output: table or json")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	case *keysPath == "":
+		return fmt.Errorf("%w: --keys is required", errUsage)
+	case *out == "":
+		return fmt.Errorf("%w: --out is required", errUsage)
+	case *seed == 0:
+		return fmt.Errorf("%w: --seed 0: want a seed > 0", errUsage)
+	}
+	if err := summaryFormat(format); err != nil {
+		return err
+	}
+	if rule == bucket.OneChoice && *d == store.DefaultChoices {
+		*d = 1
+	}
+	s, err := store.New[string, int](store.Options{Placement: rule, Choices: *d, BucketSize: *size, Hash: kind, Seed: *seed})
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if err := loadKeys(s, *keysPath, stderr, *quiet); err != nil {
+		return err
+	}
+	r := s.Load()
+	sum, err := newSnapSummary([][]uint64{r.Histogram}, uint64(r.Stash), r.Placement, r.Choices, r.BucketSize, r.Hash.String(), r.Seed)
+	if err != nil {
+		return err
+	}
+	bar := cli.NewProgress(stderr, "save", *quiet)
+	err = s.SaveProgress(*out, func(done, total uint64) {
+		bar.Update(float64(done)/float64(total), fmt.Sprintf("%d/%d buckets", done, total))
+	})
+	bar.Done()
+	if err != nil {
+		return err
+	}
+	if format == cli.JSON {
+		return cli.WriteJSON(stdout, sum)
+	}
+	fmt.Fprintln(stdout, r)
+	fmt.Fprintf(stdout, "saved %d entries to %s\n", r.Entries, *out)
+	return nil
+}
+
+// loadKeys sets every key of the file, with its line number as the value.
+func loadKeys(s *store.Store[string, int], path string, stderr io.Writer, quiet bool) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var total int64
+	if fi, err := f.Stat(); err == nil {
+		total = fi.Size()
+	}
+	bar := cli.NewProgress(stderr, "load", quiet)
+	defer bar.Done()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	var read int64
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		read += int64(len(b)) + 1
+		if i := bytes.IndexByte(b, '\t'); i >= 0 {
+			b = b[:i]
+		}
+		b = bytes.TrimSuffix(b, []byte("\r"))
+		if len(b) > 0 {
+			s.Set(string(b), line)
+		}
+		if line%65536 == 0 && total > 0 {
+			bar.Update(float64(read)/float64(total), fmt.Sprintf("%d keys", s.Len()))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: line %d: %w", path, line+1, err)
+	}
+	return nil
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/twochoice/twochoice/store"
+)
+
+// writeKeys writes n keys, every third line as TSV with more columns.
+func writeKeys(t *testing.T, n int) string {
+	t.Helper()
+	var b strings.Builder
+	for i := range n {
+		if i%3 == 0 {
+			fmt.Fprintf(&b, "user:%d\t%d\tx\n", i, i)
+		} else {
+			fmt.Fprintf(&b, "user:%d\n", i)
+		}
+	}
+	b.WriteString("\n") // an empty line is skipped
+	p := filepath.Join(t.TempDir(), "keys.tsv")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var summaryFields = []string{"entries", "buckets", "bucket_size", "placement", "choices", "hash", "seed",
+	"histogram", "stash", "max_load", "share_at_least", "fluid_share_at_least"}
+
+// load and inspect print the same JSON for a store and its snapshot, with
+// exactly the fields of issue 6; the snapshot opens as a store holding
+// each key with its line number.
+func TestLoadInspectRoundTrip(t *testing.T) {
+	keys := writeKeys(t, 20000)
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{},
+		{"--placement", "dchoice", "--choices", "3", "--bucket-size", "4", "--hash", "tabulation", "--seed", "77"},
+		{"--placement", "one", "--bucket-size", "2"},
+	} {
+		snap := filepath.Join(dir, fmt.Sprint(len(args), ".snap"))
+		code, loadOut, errOut := runCLI(append([]string{"load", "--keys", keys, "--out", snap, "--format", "json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("load %v: code %d, stderr %q", args, code, errOut)
+		}
+		code, inspOut, errOut := runCLI("inspect", snap, "--format", "json")
+		if code != 0 {
+			t.Fatalf("inspect: code %d, stderr %q", code, errOut)
+		}
+		if loadOut != inspOut {
+			t.Fatalf("load and inspect disagree:\n%s\n%s", loadOut, inspOut)
+		}
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(inspOut), &obj); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for k := range obj {
+			got = append(got, k)
+		}
+		slices.Sort(got)
+		want := slices.Clone(summaryFields)
+		slices.Sort(want)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("JSON fields %v, want %v", got, want)
+		}
+		if obj["entries"].(float64) != 20000 || len(obj["histogram"].([]any)) != int(obj["bucket_size"].(float64))+1 {
+			t.Fatalf("JSON: %s", inspOut)
+		}
+		s, err := store.Open[string, int](snap, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range []int{0, 1, 2, 9999, 19999} {
+			if v, ok := s.Get(fmt.Sprint("user:", i)); !ok || v != i+1 {
+				t.Fatalf("user:%d = %d, %v; want its line number %d", i, v, ok, i+1)
+			}
+		}
+	}
+	snap := filepath.Join(dir, "0.snap")
+	code, out, _ := runCLI("load", "--keys", keys, "--out", filepath.Join(dir, "t.snap"))
+	if code != 0 || !strings.Contains(out, "saved 20000 entries") || !strings.Contains(out, "fluid limit") {
+		t.Fatalf("load table: code %d\n%s", code, out)
+	}
+	code, out, _ = runCLI("inspect", "--quiet", snap)
+	for _, want := range []string{"format version 1", "key type string, value type int", "bucket/fluid", "20000 entries"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("inspect table lacks %q (code %d):\n%s", want, code, out)
+		}
+	}
+	for _, ext := range []string{"svg", "png"} {
+		p := filepath.Join(dir, "load."+ext)
+		if code, _, errOut := runCLI("inspect", snap, "--plot", p); code != 0 {
+			t.Fatalf("plot: %d %q", code, errOut)
+		}
+		if fi, err := os.Stat(p); err != nil || fi.Size() < 100 {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+}
+
+func TestLoadInspectErrors(t *testing.T) {
+	dir := t.TempDir()
+	keys := writeKeys(t, 100)
+	snap := filepath.Join(dir, "s.snap")
+	text := filepath.Join(dir, "text.snap")
+	os.WriteFile(text, []byte(strings.Repeat("hello\n", 2000)), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"load", "--out", snap}, exitUsage, "--keys"},
+		{[]string{"load", "--keys", keys}, exitUsage, "--out"},
+		{[]string{"load", "--keys", keys, "--out", snap, "--format", "csv"}, exitUsage, "csv"},
+		{[]string{"load", "--keys", keys, "--out", snap, "--placement", "best"}, exitUsage, "best"},
+		{[]string{"load", "--keys", keys, "--out", snap, "--bucket-size", "9"}, exitUsage, "BucketSize"},
+		{[]string{"load", "--keys", keys, "--out", snap, "--choices", "9"}, exitUsage, ""},
+		{[]string{"load", "--keys", keys, "--out", snap, "extra"}, exitUsage, "extra"},
+		{[]string{"load", "--keys", filepath.Join(dir, "none"), "--out", snap}, exitFail, "none"},
+		{[]string{"load", "--keys", keys, "--out", filepath.Join(dir, "no", "dir", "s.snap")}, exitFail, "no/dir"},
+		{[]string{"inspect"}, exitUsage, "no snapshot"},
+		{[]string{"inspect", text, "extra"}, exitUsage, "extra"},
+		{[]string{"inspect", text, "--format", "csv"}, exitUsage, "csv"},
+		{[]string{"inspect", text}, exitFail, "not a twochoice snapshot"},
+		{[]string{"inspect", filepath.Join(dir, "none.snap")}, exitFail, "not found"},
+	} {
+		code, out, errOut := runCLI(tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.msg) || out != "" {
+			t.Errorf("%v: code %d (want %d), stdout %q, stderr %q (want %q)", tc.args, code, tc.code, out, errOut, tc.msg)
+		}
+	}
+	if _, err := os.Stat(snap); err == nil {
+		t.Errorf("a failed load wrote %s", snap)
+	}
+}
+
+// inspect reads snapshots of any key and value types without knowing them.
+func TestInspectOtherTypes(t *testing.T) {
+	type rec struct {
+		Name string
+		N    int
+	}
+	dir := t.TempDir()
+	si, err := store.New[int64, [16]byte](store.Options{Placement: 2, Choices: 3, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := store.New[[8]byte, rec](store.Options{BucketSize: 4, Hash: 1, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5000 {
+		si.Set(int64(i)*-7, [16]byte{byte(i)})
+		ss.Set([8]byte{byte(i), byte(i >> 8)}, rec{fmt.Sprint(i), i})
+	}
+	for name, save := range map[string]func(string) error{"int.snap": si.Save, "struct.snap": ss.Save} {
+		p := filepath.Join(dir, name)
+		if err := save(p); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCLI("inspect", p, "--format", "json")
+		var sum snapSummary
+		if code != 0 || json.Unmarshal([]byte(out), &sum) != nil || sum.Entries != 5000 {
+			t.Fatalf("%s: code %d, stderr %q, out %s", name, code, errOut, out)
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/twochoice/twochoice/internal/snapshot"
+)
+
+// Snapshot errors, for errors.Is. They are the sentinels of the snapshot
+// format (internal/snapshot); every error of Save and Open wraps one of
+// them, or ErrKeyType, and names the file.
+var (
+	// ErrNotFound: the snapshot file does not exist (it also matches
+	// fs.ErrNotExist).
+	ErrNotFound = snapshot.ErrNotFound
+	// ErrNotSnapshot: the file is not a twochoice snapshot.
+	ErrNotSnapshot = snapshot.ErrNotSnapshot
+	// ErrCorrupt: the file is a snapshot but damaged (truncated, a flipped
+	// bit, records that disagree with the metadata or with the hash).
+	ErrCorrupt = snapshot.ErrCorrupt
+	// ErrNewerVersion: the file was written by a newer format version.
+	ErrNewerVersion = snapshot.ErrNewerVersion
+	// ErrTypeMismatch: the snapshot's key or value type is not K or V.
+	ErrTypeMismatch = snapshot.ErrTypeMismatch
+	// ErrOptionsMismatch: options given to Open contradict the snapshot.
+	ErrOptionsMismatch = snapshot.ErrOptionsMismatch
+	// ErrLocked: another process holds the file (bbolt's open timeout).
+	ErrLocked = snapshot.ErrLocked
+	// ErrNoSpace: the disk filled up during Save (it also matches
+	// syscall.ENOSPC). The previous snapshot is untouched.
+	ErrNoSpace = snapshot.ErrNoSpace
+	// ErrKeyType: the store's key type is hashed through hash/maphash,
+	// whose hashes differ from one process to the next, so a snapshot of
+	// it could not be restored into the same buckets. Strings, byte arrays
+	// and integer kinds can be saved.
+	ErrKeyType = errors.New("store: key type cannot be saved: its hash is not reproducible across processes")
+)
+
+// Save writes a snapshot of the store to path: a consistent view of the
+// store at one instant, taken while other goroutines keep reading and
+// writing (see cow.go for how: readers never wait, and writers wait for at
+// most one bucket's copy, or, when they change buckets faster than the file
+// takes them, write those buckets to the file themselves). The file is
+// written beside path under a temporary name, synced and renamed over
+// path, so a crash or a kill at any moment leaves the previous file at
+// path whole. Records are streamed to the file as the walk goes: the
+// memory Save needs does not grow with the store, apart from a bounded
+// number of copies of buckets that writers change before the walk reaches
+// them.
+//
+// The format is described in internal/snapshot and in the README. Keys of
+// types that New hashes through hash/maphash cannot be saved (ErrKeyType);
+// values must be encodable with msgpack (exported fields of structs).
+// One Save runs at a time per store; a second waits for the first.
+func (s *Store[K, V]) Save(path string) error { return s.SaveProgress(path, nil) }
+
+// SaveProgress is Save, calling progress (if not nil) from time to time,
+// and once at the end, with the buckets written so far and in all, for
+// a progress bar. It is called on Save's goroutine and must not call the
+// store's write methods (they may wait for Save).
+func (s *Store[K, V]) SaveProgress(path string, progress func(done, total uint64)) error {
+	if shapeOf(reflect.TypeFor[K]()) == shapeOther {
+		return fmt.Errorf("snapshot %s: %w (key type %s)", path, ErrKeyType, typeName[K]())
+	}
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
+	w, err := snapshot.Create(path)
+	if err != nil {
+		return err
+	}
+	defer w.Abort() // after a successful Commit it does nothing
+	v := s.beginView(w)
+	created := time.Now().UnixNano()
+	m, err := s.writeView(v, progress)
+	s.endView(v)
+	if err != nil {
+		return err
+	}
+	m.Created = created
+	return w.Commit(m)
+}
+
+// writeView walks the view bucket by bucket and appends its records.
+func (s *Store[K, V]) writeView(v *cowView[K, V], progress func(done, total uint64)) (snapshot.Meta, error) {
+	// put writes entries to the file; the caller holds v.out.
+	put := func(es []viewEntry[K, V]) error {
+		defer clear(es) // drop references to the store's keys and values
+		if v.err != nil {
+			return v.err
+		}
+		for x := range es {
+			e := &es[x]
+			rec, err := v.enc.EncodeRecord(e.key, e.val, e.expiry, e.bucket)
+			if err != nil {
+				return fmt.Errorf("snapshot %s: %w", v.w.Path(), err)
+			}
+			if err := v.w.Append(rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	v.out.Lock()
+	err := put(v.stash)
+	v.out.Unlock()
+	if err != nil {
+		return snapshot.Meta{}, err
+	}
+	var own, spare, taken []viewEntry[K, V]
+	counts := newCounts(len(v.counts))
+	for i := range v.t.n {
+		if progress != nil && i%4096 == 0 {
+			progress(i, v.t.n)
+		}
+		own, taken = s.viewNext(v, i, own[:0], spare, counts)
+		// One bucket's worth of records per hold of the file side, so a
+		// writer that assists waits for little.
+		for _, es := range [2][]viewEntry[K, V]{own, taken} {
+			for len(es) > 0 {
+				n := min(len(es), slotsPerBucket)
+				v.out.Lock()
+				err := put(es[:n])
+				v.out.Unlock()
+				if err != nil {
+					return snapshot.Meta{}, err
+				}
+				es = es[n:]
+			}
+		}
+		spare = taken
+	}
+	if progress != nil {
+		progress(v.t.n, v.t.n)
+	}
+	// Every bucket has been claimed; wait for writers still copying one
+	// (the walker skipped it), then take what writers left in the pending
+	// list since the last bucket.
+	v.settle()
+	v.mu.Lock()
+	taken, v.pending = v.pending, nil
+	v.mu.Unlock()
+	v.out.Lock()
+	err = put(taken)
+	v.out.Unlock()
+	if err != nil {
+		return snapshot.Meta{}, err
+	}
+	o := s.opts
+	m := snapshot.Meta{
+		KeyType:    typeName[K](),
+		ValueType:  typeName[V](),
+		Placement:  o.Placement.String(),
+		Choices:    o.Choices,
+		BucketSize: o.BucketSize,
+		Hash:       o.Hash.String(),
+		Seed:       o.Seed,
+		Buckets:    v.t.n,
+		Stash:      uint64(len(v.stash)),
+		MaxEntries: o.MaxEntries,
+		Histogram:  make([][]uint64, len(v.counts)),
+	}
+	v.mu.Lock() // every bucket is copied: no writer touches counts now
+	for p, c := range v.counts {
+		for k, x := range c {
+			counts[p][k] += x
+		}
+		m.Histogram[p] = counts[p][:o.BucketSize+1]
+	}
+	v.mu.Unlock()
+	return m, nil
+}
+
+// typeName is the name a snapshot records for a Go type, and Open checks.
+func typeName[T any]() string { return reflect.TypeFor[T]().String() }

@@ -1,0 +1,586 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-msgpack/v2/codec"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/twochoice/twochoice/internal/snapshot"
+)
+
+// saveOpen saves s to a fresh file and opens it again.
+func saveOpen[K comparable, V any](t *testing.T, s *Store[K, V], opts *Options) (*Store[K, V], string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.snap")
+	if err := s.Save(path); err != nil {
+		t.Fatalf("Save: %v", err)
+	}
+	r, err := Open[K, V](path, opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := r.checkInvariants(); err != nil {
+			t.Errorf("restored store: %v", err)
+		}
+	})
+	return r, path
+}
+
+// sameReport compares two load reports, leaving out the delete count
+// (a restored store has seen none).
+func sameReport(t *testing.T, a, b *Report) {
+	t.Helper()
+	a2, b2 := *a, *b
+	a2.Deletes, b2.Deletes = 0, 0
+	if !reflect.DeepEqual(&a2, &b2) {
+		t.Fatalf("load reports differ:\nsaved:\n%v\nrestored:\n%v", a, b)
+	}
+}
+
+// sameContents checks that two stores hold the same entries.
+func sameContents[K comparable, V any](t *testing.T, a, b *Store[K, V]) {
+	t.Helper()
+	if a.Len() != b.Len() {
+		t.Fatalf("Len %d, restored %d", a.Len(), b.Len())
+	}
+	for k, v := range a.All() {
+		got, ok := b.Get(k)
+		if !ok || !reflect.DeepEqual(got, v) {
+			t.Fatalf("key %v: restored %v, %v; saved %v", k, got, ok, v)
+		}
+	}
+}
+
+// Every rule and hash family, with stashed keys among them: the restored
+// store holds the same entries, in the same buckets (its load report
+// equals the saved one, histogram, parts and stash included).
+func TestSaveOpenSameLoad(t *testing.T) {
+	seed := seedFor(t)
+	configs := everyConfig()
+	// Small buckets under one choice overflow into the stash.
+	configs = append(configs, Options{Choices: 1, BucketSize: 1, Seed: 7}, Options{Placement: 2, Choices: 2, BucketSize: 2, Seed: 8})
+	stashed := 0
+	for _, o := range configs {
+		t.Run(name(o), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, uint64(o.Placement)))
+			s := newTestStore[string, []byte](t, o)
+			n := 500 + rng.IntN(3000)
+			if testing.Short() {
+				n = 200 + rng.IntN(800)
+			}
+			for i := range n {
+				s.Set(fmt.Sprintf("key-%d-%d", i, rng.Uint64()), []byte(fmt.Sprint(i)))
+				if i%7 == 0 {
+					s.Delete(fmt.Sprintf("key-%d", i/2)) // mostly misses
+				}
+			}
+			r, _ := saveOpen(t, s, nil)
+			sameReport(t, s.Load(), r.Load())
+			var calls, last, total uint64
+			if err := s.SaveProgress(filepath.Join(t.TempDir(), "p.snap"), func(d, n uint64) { calls, last, total = calls+1, d, n }); err != nil {
+				t.Fatal(err)
+			}
+			if calls == 0 || last != total || total != uint64(s.Load().Buckets) {
+				t.Fatalf("progress: %d calls, last %d of %d", calls, last, total)
+			}
+			sameContents(t, s, r)
+			stashed += s.Load().Stash
+			if r.Options() != s.Options() {
+				t.Fatalf("options %+v, restored %+v", s.Options(), r.Options())
+			}
+			// The restored store keeps working, and grows.
+			for i := range 2 * n {
+				r.Set(fmt.Sprint("new", i), nil)
+			}
+			if r.Len() != s.Len()+2*n {
+				t.Fatalf("Len after more Sets: %d", r.Len())
+			}
+		})
+	}
+	if stashed == 0 {
+		t.Fatal("no configuration had stashed keys: the stash was not tested")
+	}
+}
+
+// Integer and byte-array keys, an empty store, and a store in the middle
+// of a growth all round-trip.
+func TestSaveOpenKeyTypes(t *testing.T) {
+	si := newTestStore[int32, string](t, Options{Seed: 3})
+	sb := newTestStore[[16]byte, uint64](t, Options{Placement: 4, Choices: 3, Hash: 1, Seed: 4})
+	for i := range 5000 {
+		si.Set(int32(i*7919), fmt.Sprint(i))
+		var k [16]byte
+		binary.LittleEndian.PutUint64(k[:], uint64(i)*0x9e3779b97f4a7c15)
+		sb.Set(k, uint64(i))
+	}
+	ri, _ := saveOpen(t, si, nil)
+	sameReport(t, si.Load(), ri.Load())
+	sameContents(t, si, ri)
+	rb, _ := saveOpen(t, sb, nil)
+	sameReport(t, sb.Load(), rb.Load())
+	sameContents(t, sb, rb)
+
+	empty := newTestStore[string, int](t, Options{Seed: 5})
+	re, _ := saveOpen(t, empty, nil)
+	if re.Len() != 0 || re.Load().Buckets != empty.Load().Buckets {
+		t.Fatalf("empty store: restored %d entries, %d buckets", re.Len(), re.Load().Buckets)
+	}
+
+	// Stop in the middle of a growth: Save finishes it first.
+	g := newTestStore[int, int](t, Options{Seed: 6})
+	for i := 0; !g.Stats().Growing || i < 1000; i++ {
+		g.Set(i, i)
+	}
+	rg, _ := saveOpen(t, g, nil)
+	sameContents(t, g, rg)
+	sameReport(t, g.Load(), rg.Load())
+}
+
+// Options given to Open must agree with the file; zero fields take its.
+func TestOpenOptions(t *testing.T) {
+	s := newTestStore[string, int](t, Options{Placement: 2, Choices: 3, BucketSize: 4, Hash: 1, Seed: 42})
+	for i := range 1000 {
+		s.Set(fmt.Sprint(i), i)
+	}
+	_, path := saveOpen(t, s, &Options{Seed: 42, Choices: 3})
+	for _, o := range []Options{
+		{Seed: 43}, {Choices: 2}, {BucketSize: 8}, {Placement: 3}, {Choices: 1}, {MaxEntries: 10},
+	} {
+		_, err := Open[string, int](path, &o)
+		if !errors.Is(err, ErrOptionsMismatch) || !strings.Contains(err.Error(), path) {
+			t.Errorf("Open with %+v: %v, want ErrOptionsMismatch naming the file", o, err)
+		}
+	}
+}
+
+// rewriteMeta changes a snapshot's metadata record in place, as a damaged
+// or doctored file would have it.
+func rewriteMeta(t *testing.T, path string, change func(m *snapshot.Meta), version uint32) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	h := &codec.MsgpackHandle{WriteExt: true}
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("meta"))
+		var m snapshot.Meta
+		if err := codec.NewDecoderBytes(b.Get([]byte("meta")), h).Decode(&m); err != nil {
+			return err
+		}
+		change(&m)
+		var enc []byte
+		if err := codec.NewEncoderBytes(&enc, h).Encode(&m); err != nil {
+			return err
+		}
+		if version != 0 {
+			var v [4]byte
+			binary.BigEndian.PutUint32(v[:], version)
+			if err := b.Put([]byte("version"), v[:]); err != nil {
+				return err
+			}
+		}
+		return b.Put([]byte("meta"), enc)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Each kind of bad input gets its sentinel error and a message naming the
+// file, and never a store.
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	s := newTestStore[string, int](t, Options{Seed: 9})
+	for i := range 3000 {
+		s.Set(fmt.Sprint("k", i), i)
+	}
+	good := filepath.Join(dir, "good.snap")
+	if err := s.Save(good); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	doctored := func(name string, change func(m *snapshot.Meta), version uint32) string {
+		p := file(name, raw)
+		rewriteMeta(t, p, change, version)
+		return p
+	}
+	cases := []struct {
+		name string
+		path string
+		want error
+	}{
+		{"missing", filepath.Join(dir, "nope.snap"), ErrNotFound},
+		{"not bbolt", file("text.snap", []byte(strings.Repeat("not a database\n", 500))), ErrNotSnapshot},
+		{"empty", file("empty.snap", nil), ErrNotSnapshot},
+		{"directory", dir, ErrNotSnapshot},
+		{"truncated", file("trunc.snap", raw[:len(raw)/2]), ErrCorrupt},
+		{"newer version", doctored("newer.snap", func(*snapshot.Meta) {}, snapshot.Version+1), ErrNewerVersion},
+		{"other seed", doctored("seed.snap", func(m *snapshot.Meta) { m.Seed++ }, 0), ErrCorrupt},
+		{"other table size", doctored("size.snap", func(m *snapshot.Meta) { m.Buckets *= 1000 }, 0), ErrCorrupt},
+		{"wrong histogram", doctored("hist.snap", func(m *snapshot.Meta) { m.Histogram[0][1]--; m.Histogram[0][2]++ }, 0), ErrCorrupt},
+		{"bad placement", doctored("rule.snap", func(m *snapshot.Meta) { m.Placement = "best" }, 0), ErrCorrupt},
+	}
+	for _, tc := range cases {
+		r, err := Open[string, int](tc.path, nil)
+		if r != nil || !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.path) {
+			t.Errorf("%s: Open = %v, %v; want %v naming %s", tc.name, r != nil, err, tc.want, tc.path)
+		}
+	}
+	if _, err := Open[string, int](filepath.Join(dir, "nope"), nil); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file does not match fs.ErrNotExist: %v", err)
+	}
+	if _, err := Open[int, int](good, nil); !errors.Is(err, ErrTypeMismatch) {
+		t.Errorf("wrong key type: %v", err)
+	}
+	if _, err := Open[string, string](good, nil); !errors.Is(err, ErrTypeMismatch) {
+		t.Errorf("wrong value type: %v", err)
+	}
+
+	// A file another process holds for writing.
+	db, err := bolt.Open(good, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open[string, int](good, nil); !errors.Is(err, ErrLocked) {
+		t.Errorf("locked file: %v", err)
+	}
+	db.Close()
+
+	// Keys hashed through maphash cannot be saved.
+	type point struct{ X, Y int }
+	sp := newTestStore[point, int](t, Options{Seed: 1})
+	sp.Set(point{1, 2}, 3)
+	if err := sp.Save(filepath.Join(dir, "p.snap")); !errors.Is(err, ErrKeyType) {
+		t.Errorf("struct keys: %v", err)
+	}
+	// A failed save leaves nothing behind, and the good file still opens.
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.tmp-*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	if _, err := Open[string, int](good, nil); err != nil {
+		t.Errorf("the good file: %v", err)
+	}
+}
+
+// Every bit flip and truncation of a small snapshot fails with a sentinel
+// error or opens into a store that passes the invariant checks (a flip in
+// bbolt's free space changes nothing).
+func TestOpenDamaged(t *testing.T) {
+	dir := t.TempDir()
+	s := newTestStore[string, int](t, Options{Seed: 12})
+	for i := range 200 {
+		s.Set(fmt.Sprint(i), i)
+	}
+	path := filepath.Join(dir, "s.snap")
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	rng := rand.New(rand.NewPCG(seedFor(t), 1))
+	tries := 300
+	if testing.Short() {
+		tries = 60
+	}
+	for x := range tries {
+		b := bytes.Clone(raw)
+		if x%5 == 0 {
+			b = b[:rng.IntN(len(b))]
+		} else {
+			b[rng.IntN(len(b))] ^= 1 << rng.IntN(8)
+		}
+		checkDamaged(t, filepath.Join(dir, "d.snap"), b)
+	}
+}
+
+func checkDamaged(t *testing.T, p string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open[string, int](p, nil)
+	if err != nil {
+		for _, want := range []error{ErrCorrupt, ErrNotSnapshot, ErrNewerVersion, ErrTypeMismatch} {
+			if errors.Is(err, want) {
+				return
+			}
+		}
+		t.Fatalf("unexpected error: %v", err)
+	}
+	if err := r.checkInvariants(); err != nil {
+		t.Fatalf("opened a damaged file into a broken store: %v", err)
+	}
+}
+
+func FuzzOpen(f *testing.F) {
+	s, _ := New[string, int](Options{Seed: 13, BucketSize: 2})
+	for i := range 100 {
+		s.Set(fmt.Sprint(i), i)
+	}
+	path := filepath.Join(f.TempDir(), "seed.snap")
+	if err := s.Save(path); err != nil {
+		f.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	f.Add(raw, uint32(0), uint8(0))
+	f.Add(raw, uint32(len(raw)/2), uint8(1))
+	f.Add(raw, uint32(len(raw)-4096+20), uint8(0x40))
+	f.Add(raw[:len(raw)-100], uint32(0), uint8(0))
+	f.Fuzz(func(t *testing.T, b []byte, pos uint32, xor uint8) {
+		if len(b) > 0 {
+			b = bytes.Clone(b)
+			b[int(pos)%len(b)] ^= xor
+		}
+		checkDamaged(t, filepath.Join(t.TempDir(), "f.snap"), b)
+	})
+}
+
+// A snapshot taken while writers insert, update and delete is the store
+// at one instant. Each writer inserts its keys w<id>-<seq> in order of
+// seq, then sets w<id>-last to seq; a deleter deletes d-<i> in order of
+// i. At any instant, each writer's keys present are a prefix 0…p-1 with
+// last = p-1 or p-2, and the d- keys present are a suffix. A walk that
+// did not copy buckets before they change sees keys inserted after it
+// passed some buckets but not others: gaps.
+func TestSaveIsPointInTime(t *testing.T) {
+	const writers, pre = 2, 4000
+	// Each writer inserts up to perWriter keys: while a snapshot runs
+	// the table does not grow and new keys pile up in the stash.
+	perWriter, saves := 40_000, 8
+	if testing.Short() {
+		perWriter, saves = 5_000, 3
+	}
+	for x, o := range []Options{{Seed: 21}, {Placement: 1, Choices: 3, BucketSize: 4, Seed: 22}, {Choices: 1, BucketSize: 2, Seed: 23}, {Seed: 24}} {
+		t.Run(name(o), func(t *testing.T) {
+			if x == 3 {
+				// Writers write every bucket they copy to the file.
+				defer func(b int) { pendingBound = b }(pendingBound)
+				pendingBound = 0
+			}
+			s := newTestStore[string, int](t, o)
+			for i := range pre {
+				s.Set(fmt.Sprint("d-", i), i)
+			}
+			var stop atomic.Bool
+			var wg sync.WaitGroup
+			for w := range writers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for seq := 0; seq < perWriter && !stop.Load(); seq++ {
+						s.Set(fmt.Sprintf("w%d-%d", w, seq), seq)
+						s.Set(fmt.Sprintf("w%d-last", w), seq)
+					}
+				}()
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < pre && !stop.Load(); i++ {
+					s.Delete(fmt.Sprint("d-", i))
+				}
+			}()
+			wg.Add(1)
+			go func() { // readers are not in the way either
+				defer wg.Done()
+				for i := 0; i < writers*perWriter && !stop.Load(); i++ {
+					s.Get(fmt.Sprint("d-", i%pre))
+				}
+			}()
+			dir := t.TempDir()
+			var files []string
+			for x := range saves {
+				p := filepath.Join(dir, fmt.Sprint(x, ".snap"))
+				if err := s.Save(p); err != nil {
+					t.Error(err)
+					break
+				}
+				files = append(files, p)
+			}
+			stop.Store(true)
+			wg.Wait()
+			for _, p := range files {
+				r, err := Open[string, int](p, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := r.checkInvariants(); err != nil {
+					t.Fatal(err)
+				}
+				checkInstant(t, r, writers, pre)
+			}
+		})
+	}
+}
+
+func checkInstant(t *testing.T, r *Store[string, int], writers, pre int) {
+	t.Helper()
+	for w := range writers {
+		p := 0
+		for {
+			if _, ok := r.Get(fmt.Sprintf("w%d-%d", w, p)); !ok {
+				break
+			}
+			p++
+		}
+		n := 0
+		for k := range r.Keys() {
+			if strings.HasPrefix(k, fmt.Sprintf("w%d-", w)) && !strings.HasSuffix(k, "last") {
+				n++
+			}
+		}
+		if n != p {
+			t.Fatalf("writer %d: keys 0…%d present, then gaps: %d keys in all", w, p-1, n)
+		}
+		last, ok := r.Get(fmt.Sprintf("w%d-last", w))
+		// Set(w-p) happened, then Set(last, p) may or may not have.
+		valid := ok && last == p-1 || ok && last == p-2 || !ok && p <= 1
+		if !valid {
+			t.Fatalf("writer %d: keys 0…%d present, last = %d, %v", w, p-1, last, ok)
+		}
+	}
+	first := pre
+	for i := pre - 1; i >= 0; i-- {
+		if _, ok := r.Get(fmt.Sprint("d-", i)); !ok {
+			break
+		}
+		first = i
+	}
+	for i := range first {
+		if _, ok := r.Get(fmt.Sprint("d-", i)); ok {
+			t.Fatalf("d-%d present, d-%d…%d present, but some between deleted", i, first, pre-1)
+		}
+	}
+}
+
+// Open leaves out entries whose expiry has passed and keeps the others.
+// The store has no expiry of its own yet (Save records 0), so the file is
+// rewritten with expiries, as a store with TTLs would write it.
+func TestOpenSkipsExpired(t *testing.T) {
+	s := newTestStore[string, int](t, Options{Seed: 51})
+	for i := range 1000 {
+		s.Set(fmt.Sprint(i), i)
+	}
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "src.snap"), filepath.Join(dir, "dst.snap")
+	if err := s.Save(src); err != nil {
+		t.Fatal(err)
+	}
+	r, err := snapshot.Open(src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w, err := snapshot.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, enc := snapshot.NewDecoder[string, int](), snapshot.NewEncoder[string, int]()
+	now := time.Now().UnixNano()
+	err = r.ForEach(func(rec []byte) error {
+		k, v, _, b, err := dec.DecodeRecord(rec)
+		if err != nil {
+			return err
+		}
+		exp := now + int64(time.Hour) // odd values: an hour to live
+		if v%2 == 0 {
+			exp = now - 1 // even: expired
+		}
+		out, err := enc.EncodeRecord(k, v, exp, b)
+		if err != nil {
+			return err
+		}
+		return w.Append(out)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(r.Meta()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Open[string, int](dst, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := got.checkInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Len() != 500 {
+		t.Fatalf("%d entries restored, want the 500 unexpired", got.Len())
+	}
+	for i := range 1000 {
+		if v, ok := got.Get(fmt.Sprint(i)); ok != (i%2 == 1) || ok && v != i {
+			t.Fatalf("key %d: %d, %v", i, v, ok)
+		}
+	}
+}
+
+// Save while another goroutine clears the store and fills it again, key 0
+// first: each snapshot is the store at one instant, so it holds keys
+// 0 … p-1 for some p, in a store that passes the invariant checks.
+func TestSaveDuringClear(t *testing.T) {
+	s := newTestStore[int, int](t, Options{Seed: 61})
+	var stop atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for !stop.Load() {
+			s.Clear()
+			for i := range 3000 {
+				s.Set(i, i)
+			}
+		}
+	}()
+	dir := t.TempDir()
+	saves := 20
+	if testing.Short() {
+		saves = 8
+	}
+	for x := range saves {
+		p := filepath.Join(dir, fmt.Sprint(x, ".snap"))
+		if err := s.Save(p); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open[int, int](p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.checkInvariants(); err != nil {
+			t.Fatal(err)
+		}
+		n := r.Len()
+		for i := range n {
+			if v, ok := r.Get(i); !ok || v != i {
+				t.Fatalf("snapshot %d: %d entries, but key %d = %d, %v", x, n, i, v, ok)
+			}
+		}
+	}
+	stop.Store(true)
+	<-done
+}
