@@ -64,7 +64,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	if rule == bucket.OneChoice && *d == store.DefaultChoices {
 		*d = 1
 	}
-	s, err := store.New[string, int](store.Options{Placement: rule, Choices: *d, BucketSize: *size, Hash: kind, Seed: *seed})
+	s, err := store.New[string, uint64](store.Options{Placement: rule, Choices: *d, BucketSize: *size, Hash: kind, Seed: *seed})
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -93,7 +93,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 }
 
 // loadKeys sets every key of the file, with its line number as the value.
-func loadKeys(s *store.Store[string, int], path string, stderr io.Writer, quiet bool) error {
+func loadKeys(s *store.Store[string, uint64], path string, stderr io.Writer, quiet bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -118,7 +118,7 @@ func loadKeys(s *store.Store[string, int], path string, stderr io.Writer, quiet 
 		}
 		b = bytes.TrimSuffix(b, []byte("\r"))
 		if len(b) > 0 {
-			s.Set(string(b), line)
+			s.Set(string(b), uint64(line))
 		}
 		if line%65536 == 0 && total > 0 {
 			bar.Update(float64(read)/float64(total), fmt.Sprintf("%d keys", s.Len()))

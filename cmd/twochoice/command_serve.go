@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -25,22 +26,26 @@ func init() {
 	register(command{"serve", "load keys into a store and serve its live debug page", runServe})
 }
 
-const serveSynopsis = `serve --keys FILE [--addr 127.0.0.1:8080] [flags]
+const serveSynopsis = `serve --keys FILE | --snapshot SNAP [--addr 127.0.0.1:8080] [flags]
 
 Loads the keys of FILE (one a line, or the first column of a TSV; Zstandard
 files are decompressed) into a store, each with its line number as the
-value, and serves the store's debug page: its configuration, counters, and
+value, or opens a snapshot that "twochoice load" saved (its placement,
+choices, bucket size, hash and seed then come from the file), and serves
+the store's debug page: its configuration, counters, and
 bucket load histogram next to the fluid limit, overall and per part,
 refreshed on request. A synthetic workload keeps running against the store
 so that the numbers move. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.
 
 Pages: / (the index), /NAME (the store), /NAME.json (the same as JSON),
-/debug/vars (expvar). It listens on loopback unless --addr says otherwise.
+/NAME.snapshot (a snapshot of the store, saved on request), /debug/vars
+(expvar). It listens on loopback unless --addr says otherwise.
 
 Examples:
   twochoice serve --keys keys.txt
   twochoice serve --keys keys.txt --placement dchoice --workload uniform --writes 0.5 --rate 0
-  twochoice serve --keys trace.keys.zst --addr 127.0.0.1:0 --name oltp`
+  twochoice serve --keys trace.keys.zst --addr 127.0.0.1:0 --name oltp
+  twochoice load --keys keys.txt --out keys.snap && twochoice serve --snapshot keys.snap`
 
 // shutdownTimeout bounds how long requests in flight may take to finish
 // once the server is told to stop.
@@ -49,7 +54,8 @@ const shutdownTimeout = 5 * time.Second
 func runServe(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", serveSynopsis, stderr)
 	var (
-		keysPath   = fs.String("keys", "", "key file: one key a line, or a TSV whose first column is the key (required)")
+		keysPath   = fs.String("keys", "", "key file: one key a line, or a TSV whose first column is the key")
+		snapPath   = fs.String("snapshot", "", "a snapshot saved by twochoice load, served instead of --keys")
 		addr       = fs.String("addr", "127.0.0.1:8080", "address to listen on; port 0 picks a free one")
 		name       = fs.String("name", "", "the store's name in URLs (default: the key file's name)")
 		choices    = fs.Int("choices", store.DefaultChoices, "d, candidate buckets per key")
@@ -75,32 +81,56 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
-	if *keysPath == "" {
-		return fmt.Errorf("%w: --keys FILE is required", errUsage)
+	if (*keysPath == "") == (*snapPath == "") {
+		return fmt.Errorf("%w: give one of --keys FILE and --snapshot SNAP", errUsage)
+	}
+	source := *keysPath
+	if source == "" {
+		source = *snapPath
+		var conflict []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "placement", "choices", "bucket-size", "hash", "seed":
+				conflict = append(conflict, "--"+f.Name)
+			}
+		})
+		if len(conflict) > 0 {
+			return fmt.Errorf("%w: %s: a snapshot brings its own store options", errUsage, strings.Join(conflict, ", "))
+		}
 	}
 	if *name == "" {
-		*name = nameOf(*keysPath)
+		*name = nameOf(source)
 	}
 	if placement == bucket.OneChoice {
 		*choices = 1
 	}
 	cfg := serve.Config{
-		Addr: *addr, Name: *name, Expvar: true,
+		Addr: *addr, Name: *name, Expvar: true, Snapshots: true,
 		Options: store.Options{Placement: placement, Choices: *choices, BucketSize: *bucketSize, Hash: hash, Seed: *seed},
 		Workload: serve.Workload{Kind: *kind, ZipfS: *zipfS, Writes: *writes, Deletes: *deletes, Inserts: *inserts,
 			Threads: *threads, Rate: *rate, Seed: *wseed},
 	}
 
 	start := time.Now()
-	bar := cli.NewProgress(stderr, "reading keys", *quiet)
-	keys, err := serve.ReadKeys(*keysPath, func(f float64) { bar.Update(f, "") })
-	bar.Done()
-	if err != nil {
-		return err
+	var bar *cli.Progress
+	if *snapPath != "" {
+		s, err := store.Open[string, uint64](*snapPath, nil)
+		if err != nil {
+			return err
+		}
+		cfg.Store = s
+		bar = cli.NewProgress(stderr, "starting", true)
+	} else {
+		bar = cli.NewProgress(stderr, "reading keys", *quiet)
+		keys, err := serve.ReadKeys(*keysPath, func(f float64) { bar.Update(f, "") })
+		bar.Done()
+		if err != nil {
+			return err
+		}
+		bar = cli.NewProgress(stderr, "loading   ", *quiet)
+		cfg.Keys = keys
+		cfg.Progress = func(f float64) { bar.Update(f, "") }
 	}
-	bar = cli.NewProgress(stderr, "loading   ", *quiet)
-	cfg.Keys = keys
-	cfg.Progress = func(f float64) { bar.Update(f, "") }
 	srv, err := serve.Start(cfg)
 	bar.Done()
 	if errors.Is(err, serve.ErrConfig) {
@@ -111,11 +141,11 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	o := srv.Store.Options()
 	fmt.Fprintf(stderr, "loaded %d keys from %s in %s: %s, d = %d, buckets of %d, %s, seed %d\n",
-		srv.Store.Len(), *keysPath, time.Since(start).Round(time.Millisecond), o.Placement, o.Choices, o.BucketSize, o.Hash, o.Seed)
+		srv.Store.Len(), source, time.Since(start).Round(time.Millisecond), o.Placement, o.Choices, o.BucketSize, o.Hash, o.Seed)
 	if !loopback(srv.Addr()) {
 		fmt.Fprintf(stderr, "warning: listening on %s, beyond this machine: the page shows the store's configuration, seed and traffic to anyone who can reach it\n", srv.Addr())
 	}
-	fmt.Fprintf(stdout, "serving %s (index /, JSON %s.json, expvar /debug/vars); Ctrl-C stops\n", srv.URL(), cfg.Name)
+	fmt.Fprintf(stdout, "serving %s (index /, JSON %s.json, snapshot %s.snapshot, expvar /debug/vars); Ctrl-C stops\n", srv.URL(), cfg.Name, cfg.Name)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

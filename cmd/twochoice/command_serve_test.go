@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"image"
@@ -19,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/twochoice/twochoice/store"
 )
 
 // asCommand, when set in the environment, makes the test binary run the
@@ -47,7 +50,10 @@ func TestServeErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"serve"}, exitUsage, "--keys FILE is required"},
+		{[]string{"serve"}, exitUsage, "give one of --keys FILE and --snapshot SNAP"},
+		{[]string{"serve", "--keys", keys, "--snapshot", keys}, exitUsage, "give one of"},
+		{[]string{"serve", "--snapshot", keys}, exitFail, "not a twochoice snapshot"},
+		{[]string{"serve", "--snapshot", keys, "--seed", "3"}, exitUsage, "a snapshot brings its own store options"},
 		{[]string{"serve", "--keys", keys, "extra"}, exitUsage, "unexpected argument"},
 		{[]string{"serve", "--keys", filepath.Join(t.TempDir(), "missing")}, exitFail, "no such file"},
 		{[]string{"serve", "--keys", keys, "--workload", "lognormal"}, exitUsage, "lognormal"},
@@ -91,44 +97,7 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cmd := exec.Command(os.Args[0], "serve", "--keys", keys, "--addr", "127.0.0.1:0", "--seed", "42", "--quiet")
-	cmd.Env = append(os.Environ(), asCommand+"=1")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	stopped := false
-	defer func() {
-		if !stopped {
-			cmd.Process.Kill()
-			<-exited
-		}
-	}()
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := urlRE.FindStringSubmatch(sc.Text()); m != nil {
-				urls <- m[1]
-			}
-		}
-		exited <- cmd.Wait()
-	}()
-	var page string
-	select {
-	case page = <-urls:
-	case err := <-exited:
-		stopped = true
-		t.Fatalf("serve exited: %v\n%s", err, stderr.String())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("serve printed no URL in 60 s\n%s", stderr.String())
-	}
+	page, stop := startServe(t, "--keys", keys, "--seed", "42")
 	if !strings.HasSuffix(page, "/sessions") {
 		t.Fatalf("page URL %s", page)
 	}
@@ -144,25 +113,143 @@ func TestServeEndToEnd(t *testing.T) {
 
 	skipped := browse(t, page, dir)
 
-	// SIGINT: a clean shutdown, exit status 0.
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		stopped = true
-		if err != nil {
-			t.Fatalf("serve after SIGINT: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatalf("serve did not stop within 15 s of SIGINT\n%s", stderr.String())
-	}
-	if !strings.Contains(stderr.String(), "stopped: the workload sent") {
-		t.Errorf("stderr: %s", stderr.String())
-	}
+	stop()
 	if skipped != "" {
 		t.Skip(skipped)
 	}
+}
+
+// startServe runs "twochoice serve" with args as a process of its own on a
+// free loopback port, and returns the store's page URL and a function
+// that stops it with SIGINT and checks that it shut down cleanly.
+func startServe(t *testing.T, args ...string) (page string, stop func()) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"serve", "--addr", "127.0.0.1:0", "--quiet"}, args...)...)
+	cmd.Env = append(os.Environ(), asCommand+"=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := urlRE.FindStringSubmatch(sc.Text()); m != nil {
+				urls <- m[1]
+			}
+		}
+		exited <- cmd.Wait()
+	}()
+	select {
+	case page = <-urls:
+	case err := <-exited:
+		stopped = true
+		t.Fatalf("serve exited: %v\n%s", err, stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("serve printed no URL in 60 s\n%s", stderr.String())
+	}
+	return page, func() {
+		t.Helper()
+		// SIGINT: a clean shutdown, exit status 0.
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-exited:
+			stopped = true
+			if err != nil {
+				t.Fatalf("serve after SIGINT: %v\n%s", err, stderr.String())
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatalf("serve did not stop within 15 s of SIGINT\n%s", stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "stopped: the workload sent") {
+			t.Errorf("stderr: %s", stderr.String())
+		}
+	}
+}
+
+// TestServeSnapshot saves a store with "twochoice load", serves it with
+// --snapshot, and checks that the page shows the saved store and that the
+// snapshot route streams a file that opens to the same keys and loads.
+func TestServeSnapshot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server; skipped in -short mode")
+	}
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "users.txt")
+	var b bytes.Buffer
+	for i := range 5000 {
+		fmt.Fprintf(&b, "user:%d\n", i)
+	}
+	os.WriteFile(keys, b.Bytes(), 0o644)
+	snap := filepath.Join(dir, "users.snap")
+	if code, _, errOut := runCLI("load", "--keys", keys, "--out", snap, "--seed", "7", "--placement", "dchoice"); code != 0 {
+		t.Fatalf("load: %d %s", code, errOut)
+	}
+	saved, err := store.Open[string, uint64](snap, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No workload, so the store stays as saved while it is compared.
+	page, stop := startServe(t, "--snapshot", snap, "--workload", "none")
+	if !strings.HasSuffix(page, "/users") {
+		t.Fatalf("page URL %s", page)
+	}
+	resp, err := http.Get(page + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Entries   int    `json:"entries"`
+		Placement string `json:"placement"`
+		Seed      uint64 `json:"seed"`
+		Histogram []int  `json:"histogram"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&doc)
+	resp.Body.Close()
+	want := saved.Load()
+	if err != nil || doc.Entries != 5000 || doc.Placement != "dchoice" || doc.Seed != 7 || len(doc.Histogram) == 0 {
+		t.Fatalf("JSON: %+v, %v", doc, err)
+	}
+	for k, c := range doc.Histogram {
+		if uint64(c) != want.Histogram[k] {
+			t.Fatalf("served histogram %v, saved %v", doc.Histogram, want.Histogram)
+		}
+	}
+	resp, err = http.Get(page + ".snapshot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := filepath.Join(dir, "downloaded.snap")
+	f, _ := os.Create(got)
+	_, err = io.Copy(f, resp.Body)
+	resp.Body.Close()
+	f.Close()
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET %s.snapshot: %d, %v", page, resp.StatusCode, err)
+	}
+	again, err := store.Open[string, uint64](got, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Len() != saved.Len() || again.Load().String() != want.String() {
+		t.Errorf("downloaded snapshot: %d keys\n%s\nwant %d\n%s", again.Len(), again.Load(), saved.Len(), want)
+	}
+	stop()
 }
 
 // browse loads the page in headless Chromium: the DOM it built must hold

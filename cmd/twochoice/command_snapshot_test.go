@@ -75,12 +75,12 @@ func TestLoadInspectRoundTrip(t *testing.T) {
 		if obj["entries"].(float64) != 20000 || len(obj["histogram"].([]any)) != int(obj["bucket_size"].(float64))+1 {
 			t.Fatalf("JSON: %s", inspOut)
 		}
-		s, err := store.Open[string, int](snap, nil)
+		s, err := store.Open[string, uint64](snap, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, i := range []int{0, 1, 2, 9999, 19999} {
-			if v, ok := s.Get(fmt.Sprint("user:", i)); !ok || v != i+1 {
+			if v, ok := s.Get(fmt.Sprint("user:", i)); !ok || v != uint64(i+1) {
 				t.Fatalf("user:%d = %d, %v; want its line number %d", i, v, ok, i+1)
 			}
 		}
@@ -91,7 +91,7 @@ func TestLoadInspectRoundTrip(t *testing.T) {
 		t.Fatalf("load table: code %d\n%s", code, out)
 	}
 	code, out, _ = runCLI("inspect", "--quiet", snap)
-	for _, want := range []string{"format version 1", "key type string, value type int", "bucket/fluid", "20000 entries"} {
+	for _, want := range []string{"format version 1", "key type string, value type uint64", "bucket/fluid", "20000 entries"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("inspect table lacks %q (code %d):\n%s", want, code, out)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/twochoice/twochoice/store"
@@ -23,6 +24,13 @@ type Config struct {
 	// Keys are loaded into the store before it is served, each with its
 	// index as the value.
 	Keys []string
+	// Store, if not nil, is served instead of a new store of Keys (a
+	// store opened from a snapshot, say); Options and Progress are then
+	// unused, and the workload asks for Keys, or for the store's keys
+	// when Keys is empty.
+	Store *store.Store[string, uint64]
+	// Snapshots offers the store's snapshot for download at /NAME.snapshot.
+	Snapshots bool
 	// Options configure the store.
 	Options store.Options
 	// Workload is run against the store while it is served.
@@ -47,26 +55,35 @@ type Server struct {
 
 // Start loads the keys, listens, and starts serving and the workload.
 func Start(c Config) (*Server, error) {
+	if c.Store != nil && len(c.Keys) == 0 {
+		for k := range c.Store.All() {
+			c.Keys = append(c.Keys, k)
+		}
+		slices.Sort(c.Keys) // the workload's key ranks must not depend on the table's order
+	}
 	if len(c.Keys) == 0 {
 		return nil, fmt.Errorf("%w: no keys", ErrConfig)
 	}
 	if err := c.Workload.check(); err != nil {
 		return nil, err
 	}
-	s, err := store.New[string, uint64](c.Options)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	for i, k := range c.Keys {
-		s.Set(k, uint64(i))
-		if c.Progress != nil && i%65536 == 0 {
-			c.Progress(float64(i) / float64(len(c.Keys)))
+	s := c.Store
+	if s == nil {
+		var err error
+		if s, err = store.New[string, uint64](c.Options); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		for i, k := range c.Keys {
+			s.Set(k, uint64(i))
+			if c.Progress != nil && i%65536 == 0 {
+				c.Progress(float64(i) / float64(len(c.Keys)))
+			}
+		}
+		if c.Progress != nil {
+			c.Progress(1)
 		}
 	}
-	if c.Progress != nil {
-		c.Progress(1)
-	}
-	h := storehttp.NewHandler(nil)
+	h := storehttp.NewHandler(&storehttp.Options{Snapshots: c.Snapshots})
 	if err := h.Add(c.Name, s); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
