@@ -86,13 +86,6 @@ func (w *syncWord) lock() {
 	}
 }
 
-// tryLock takes the bucket exclusively if no writer holds it and no reader
-// is inside, without waiting.
-func (w *syncWord) tryLock() bool {
-	v := w.v.Load()
-	return v&(writerBit|readerMask) == 0 && w.v.CompareAndSwap(v, v|writerBit)
-}
-
 // unlock releases an exclusive hold and moves the version on, in one add.
 func (w *syncWord) unlock() { w.v.Add(versionOne - writerBit) }
 
