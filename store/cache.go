@@ -310,8 +310,12 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 		} else {
 			st.evictions.Add(1)
 			// Remember how popular the victim was, for when it returns
-			// (the sketch already counted its first insert).
-			if hits := hitsOf(t.meta[i].acc[j].Load(), gen); hits > 0 {
+			// (the sketch already counted its first insert). Only for
+			// victims hit twice or more: raising for a single hit
+			// changed no OLTP hit ratio by more than 0.04 points, and
+			// most victims are one-offs, so this saves most raises (a
+			// cache miss each).
+			if hits := hitsOf(t.meta[i].acc[j].Load(), gen); hits >= 2 {
 				s.sk.raise(t.meta[i].hash[j], min(hits+1, counterMax))
 			}
 		}

@@ -102,9 +102,46 @@
 // beside its slots for per-slot metadata, and bucket-at-a-time visits need
 // no store-wide pause.
 //
+// # Cache mode
+//
+// With Options.MaxEntries > 0 the store is a cache (cache.go, evict.go,
+// sketch.go, clock.go). Its table never grows and has exactly MaxEntries
+// slots (a few buckets have one slot fewer than BucketSize), so Len can
+// never pass the bound. A new key goes to its least loaded candidate, as
+// in a map; when all its candidates are full it takes the slot of a
+// victim among their entries (d × BucketSize of them, 16 by default):
+// the candidates are the eviction sample, and no list of all entries, no
+// global lock and no background goroutine is needed. Every Set lands:
+// after Set(k, v) returns, Get(k) returns v until k is set again, deleted,
+// expires, or is evicted by a later Set of another key.
+//
+// The victim is the entry with the highest age − weight × hits (evict.go):
+// age counts the inserts since its last access, hits how often it was
+// used, starting from what a TinyLFU count-min sketch remembers of the key
+// (so a key evicted while popular comes back with its count, and a
+// newcomer seen once is the first to go), and weight is half the capacity.
+// Expired entries go before any other. Hit counts and the sketch are
+// halved every 16 × capacity inserts, so old popularity fades.
+//
+// Writers lock only their key's candidate buckets (an update only the
+// bucket that holds the key), in increasing order, so writes on different
+// keys run in parallel; readers are as in a map, and record a hit in the
+// slot's policy word only when it would change it noticeably.
+//
+// TTLs: SetWithTTL, or Options.DefaultTTL for Set; time comes from
+// Options.Clock (the system clock by default). An expired entry is never
+// returned. Len counts it until it is removed: by a Get, Set or Delete of
+// its key, or by a Set of another key that needs room among its buckets.
+// A slot's expiry is kept beside it in Unix nanoseconds (0: none), and
+// table.entriesOf returns it with the entries, for snapshots.
+//
 // # Caveats
 //
-//   - Stats costs O(buckets): counters live in the buckets.
+//   - Stats costs O(stripes): counters live in padded stripes.
+//   - A cache under one choice evicts from full buckets before it is
+//     full: its keys have a single candidate bucket (the theory's point).
+//   - TTLs need a bounded store: SetWithTTL panics with ErrUnbounded on an
+//     unbounded one, and New rejects DefaultTTL without MaxEntries.
 //   - BucketSize below 8 saves no memory.
 //   - Key types other than strings, integers and byte arrays are hashed
 //     through hash/maphash, reproducible only within one process.

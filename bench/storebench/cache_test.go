@@ -12,21 +12,22 @@ import (
 )
 
 // The cache benchmarks: twochoice as a bounded cache against otter, both
-// holding a tenth of the keys of the Get workload (1M keys, Zipf 1.0; 4K
-// keys with -short), so that most keys do not fit and Sets evict.
+// holding a tenth or a hundredth of the keys of the Get workload (1M keys,
+// Zipf 1.0; 4K keys with -short), so that most keys do not fit and Sets
+// evict.
 //
 //	go test -c -o /tmp/storebench.test ./bench/storebench
 //	for i in $(seq 10); do flock /tmp/twochoice-bench.lock \
 //	  /tmp/storebench.test -test.run '^$' -test.bench 'Cache' -test.count 1 >> cache.txt; done
 
-// cacheFraction is the share of the keys the caches hold.
-const cacheFraction = 10
+// cacheFractions are the shares of the keys the caches hold: 1/10, 1/100.
+var cacheFractions = []int{10, 100}
 
 // cachePeers builds the two caches of capacity n, full: each has seen the
 // access sequence, or its first 4 × keys accesses (4M of 4M for the 1M
 // keys; less with -short, so that CI's single runs stay quick).
-func cachePeers(b *testing.B, w workload) (tc, ot cache) {
-	n := len(w.keys) / cacheFraction
+func cachePeers(b *testing.B, w workload, fraction int) (tc, ot cache) {
+	n := len(w.keys) / fraction
 	s, err := store.New[string, int64](store.Options{Seed: 1, MaxEntries: n})
 	if err != nil {
 		b.Fatal(err)
@@ -51,15 +52,17 @@ func cachePeers(b *testing.B, w workload) (tc, ot cache) {
 // throughput.
 func BenchmarkCacheSetRatio(b *testing.B) {
 	w := getWorkload(b)
-	tc, ot := cachePeers(b, w)
-	for _, g := range []int{1, 2} {
-		b.Run(fmt.Sprintf("vs=otter/goroutines=%d", g), func(b *testing.B) {
-			b.ReportAllocs()
-			pairedOps(b, g, tc, ot, w, func(c cache, k string, i int) int64 {
-				c.Set(k, int64(i))
-				return 0
+	for _, f := range cacheFractions {
+		tc, ot := cachePeers(b, w, f)
+		for _, g := range []int{1, 2} {
+			b.Run(fmt.Sprintf("cache=1/%d/vs=otter/goroutines=%d", f, g), func(b *testing.B) {
+				b.ReportAllocs()
+				pairedOps(b, g, tc, ot, w, func(c cache, k string, i int) int64 {
+					c.Set(k, int64(i))
+					return 0
+				})
 			})
-		})
+		}
 	}
 }
 
@@ -67,15 +70,17 @@ func BenchmarkCacheSetRatio(b *testing.B) {
 // misses, no Set on a miss), paired against otter as above.
 func BenchmarkCacheGetRatio(b *testing.B) {
 	w := getWorkload(b)
-	tc, ot := cachePeers(b, w)
-	for _, g := range []int{1, 2} {
-		b.Run(fmt.Sprintf("vs=otter/goroutines=%d", g), func(b *testing.B) {
-			b.ReportAllocs()
-			pairedOps(b, g, tc, ot, w, func(c cache, k string, _ int) int64 {
-				v, _ := c.Get(k)
-				return v
+	for _, f := range cacheFractions {
+		tc, ot := cachePeers(b, w, f)
+		for _, g := range []int{1, 2} {
+			b.Run(fmt.Sprintf("cache=1/%d/vs=otter/goroutines=%d", f, g), func(b *testing.B) {
+				b.ReportAllocs()
+				pairedOps(b, g, tc, ot, w, func(c cache, k string, _ int) int64 {
+					v, _ := c.Get(k)
+					return v
+				})
 			})
-		})
+		}
 	}
 }
 
