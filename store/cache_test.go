@@ -541,3 +541,39 @@ func TestSetWithTTLNeedsBound(t *testing.T) {
 	}()
 	s.SetWithTTL("k", 1, time.Second)
 }
+
+// What snapshots use: entriesOf reads expiries back as they were set, and
+// setExpiring restores them, refusing what has expired meanwhile.
+func TestExpiryForSnapshots(t *testing.T) {
+	clk := newFakeClock()
+	s := newTestStore[string, int](t, Options{MaxEntries: 100, Clock: clk, Seed: 8})
+	s.SetWithTTL("a", 1, time.Minute)
+	s.Set("b", 2)
+	want := map[string]int64{"a": clk.ns.Load() + int64(time.Minute), "b": 0}
+	got := make(map[string]int64)
+	tab := s.tabs.Load().cur
+	var (
+		buf  [slotsPerBucket]slot[string, int]
+		exps [slotsPerBucket]int64
+	)
+	for i := range tab.n {
+		for j := range tab.entriesOf(i, &buf, &exps) {
+			got[buf[j].key] = exps[j]
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Fatalf("entriesOf expiries %v, want %v", got, want)
+	}
+	r := newTestStore[string, int](t, Options{MaxEntries: 100, Clock: clk, Seed: 9})
+	if !r.setExpiring("a", 1, want["a"]) || !r.setExpiring("b", 2, 0) || r.setExpiring("c", 3, clk.ns.Load()) {
+		t.Fatalf("setExpiring refused a live entry or took an expired one")
+	}
+	clk.advance(time.Minute)
+	if _, ok := r.Get("a"); ok || r.Len() != 1 {
+		t.Fatalf("restored expiry not honoured: Len %d", r.Len())
+	}
+	u := newTestStore[string, int](t, Options{Seed: 1})
+	if !u.setExpiring("x", 1, 0) || u.setExpiring("y", 1, 1) {
+		t.Fatalf("unbounded setExpiring")
+	}
+}
