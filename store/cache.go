@@ -156,9 +156,23 @@ func (t *table[K, V]) lookup(i uint64, k K, tag uint8, ttl bool) (j int, v V, ex
 // an entry written with an expiry after that is one this Get may return
 // anyway (it raced the Set), and it had not expired when it was written.
 func (s *Store[K, V]) getCache(t *table[K, V], k K, h uint64, tag uint8, hint uint64) (V, bool) {
-	var c [hashfn.MaxChoices]uint64
+	var (
+		c       [hashfn.MaxChoices]uint64
+		matches [hashfn.MaxChoices]bool
+	)
 	ttl := s.ttl.Load()
-	for _, i := range t.cands(h, &c) {
+	cs := t.cands(h, &c)
+	// Check every candidate's tags before reading any slot, so that the
+	// candidates' cache misses overlap (as get2 does for a map). A
+	// candidate without a matching tag needs no further look: a key
+	// present all along keeps its slot and its tag.
+	for x, i := range cs {
+		matches[x] = ctrl(t.bucket(i).ctrl.Load()).match(tag) != 0
+	}
+	for x, i := range cs {
+		if !matches[x] {
+			continue
+		}
 		j, v, exp, ok := t.lookup(i, k, tag, ttl)
 		if !ok {
 			continue
