@@ -41,18 +41,18 @@ const (
 
 // sketchPeriod is the number of inserts between halvings, in multiples of
 // the capacity. TinyLFU counts 10 × capacity accesses; this sketch counts
-// inserts and evicted keys' hits, a sparser stream.
-var sketchPeriod uint64 = 16
+// inserts and evicted keys' hits, a sparser stream. On OLTP, 16 gave
+// 40.5% at 1,000 entries where 8 gave 40.1% and 4 gave 39.3% (the larger
+// sizes moved by under 0.3 points); 32 was no better.
+const sketchPeriod = 16
 
-// newSketch returns a sketch for a cache of the given capacity: 16
-// counters per entry (one word), rounded up to a power of two.
-func newSketch(capacity int) *sketch {
+// init sizes the sketch for a cache of the given capacity: 16 counters
+// per entry (one word), rounded up to a power of two.
+func (s *sketch) init(capacity int) {
 	words := uint64(1) << bits.Len64(uint64(max(capacity, blockWords)-1))
-	return &sketch{
-		words:  make([]atomic.Uint64, words),
-		blocks: words/blockWords - 1,
-		period: uint64(max(capacity, 64)) * sketchPeriod,
-	}
+	s.words = make([]atomic.Uint64, words)
+	s.blocks = words/blockWords - 1
+	s.period = uint64(max(capacity, 64)) * sketchPeriod
 }
 
 // spot is one counter: its word and the shift of its 4 bits.

@@ -11,7 +11,8 @@ import (
 func TestSketch(t *testing.T) {
 	seed := seedFor(t)
 	rng := rand.New(rand.NewPCG(seed, 2))
-	sk := newSketch(1000)
+	sk := new(sketch)
+	sk.init(1000)
 	add := func(h uint64) uint8 { sp := sk.spots(h); return sk.add(&sp) }
 	counts := make(map[uint64]int)
 	for range 3000 {
