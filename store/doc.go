@@ -80,15 +80,15 @@
 //
 // # Concurrency
 //
-// All methods are safe for concurrent use. Writers (Set, Delete, Clear and
-// the growth steps they carry) are serialized by the store's mutex, and
-// take a bucket's exclusive lock only for the instant they change it.
-// Readers never take the store's mutex and never write a shared cache
-// line: a Get writes only to the sync word of a bucket where its tag
-// matched, and counts its hit or miss there. Why not optimistic
-// (seqlock) reads: keys and values of any type, strings among them, span
-// several words, and a torn string header may be dereferenced before a
-// version check could reject it, which is not memory-safe in Go.
+// All methods are safe for concurrent use. In an unbounded store, writers
+// (Set, Delete, Clear and the growth steps they carry) are serialized by
+// the store's mutex and take a bucket's exclusive lock only for the
+// instant they change it; a cache's writers lock their key's buckets
+// instead (see "Cache mode"). Readers never take the store's mutex: they
+// read slots optimistically, checking the bucket's version before and
+// after (seqlock_unsafe.go says why that is memory-safe for the slot
+// types it allows), or under the bucket's read lock for other slot types,
+// and count hits and misses in striped counters.
 //
 // # Iteration and views
 //

@@ -18,10 +18,11 @@ type Options struct {
 	// A positive value makes the store a cache of at most MaxEntries
 	// entries that never grows: a new key that finds its candidate
 	// buckets full evicts one of their entries (see evict.go and the
-	// package documentation's "Cache mode"). It must be at least the
-	// number of buckets the rule needs for it (about MaxEntries /
-	// BucketSize, rounded up to a size the rule accepts), which only rules
-	// out caches of fewer entries than Choices.
+	// package documentation's "Cache mode"). Every bucket needs a slot,
+	// so New rejects a bound below the number of buckets the rule needs
+	// (about MaxEntries / 8 rounded up to a size the rule accepts; buckets
+	// get more slots than BucketSize when that is what it takes): in
+	// practice, bounds below Choices or just above it.
 	MaxEntries int
 
 	// DefaultTTL is the time to live of an entry stored by Set in a
