@@ -278,6 +278,11 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 		}
 		b.sync.unlock()
 	}
+	// A new key, most likely: the sketch counts it and says how often it
+	// came before. Counted before taking the locks, to hold them for less
+	// time (if k came in meanwhile, the count is one too many, which a
+	// frequency estimate does not mind).
+	f := s.sk.add(&sp) - 1
 	var lk locked
 	lockAll(&lk, t, cs)
 	now := s.ticks.now(hint)
@@ -290,8 +295,6 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 			return
 		}
 	}
-	// A new key: the sketch counts it and says how often it came before.
-	f := s.sk.add(&sp) - 1
 	var loads [hashfn.MaxChoices]uint32
 	for x, i := range cs {
 		// A short bucket counts its missing slot as full.
@@ -309,6 +312,10 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 	b := t.bucket(i)
 	cw := ctrl(b.ctrl.Load())
 	j := -1
+	var (
+		victimHits uint8
+		victimHash uint64
+	)
 	if e := cw.empty(t.capAt(i)); e != 0 {
 		// The rule picks a least loaded candidate (one choice: the only
 		// one), so if it is full, they all are.
@@ -323,15 +330,8 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 			st.expirations.Add(1)
 		} else {
 			st.evictions.Add(1)
-			// Remember how popular the victim was, for when it returns
-			// (the sketch already counted its first insert). Only for
-			// victims hit twice or more: raising for a single hit
-			// changed no OLTP hit ratio by more than 0.04 points, and
-			// most victims are one-offs, so this saves most raises (a
-			// cache miss each).
-			if hits := hitsOf(t.meta[i].acc[j].Load(), gen); hits >= 2 {
-				s.sk.raise(t.meta[i].hash[j], min(hits+1, counterMax))
-			}
+			victimHits = hitsOf(t.meta[i].acc[j].Load(), gen)
+			victimHash = t.meta[i].hash[j]
 		}
 	}
 	e := slot[K, V]{key: k, val: v}
@@ -346,6 +346,14 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 	m.hash[j] = h
 	b.ctrl.Store(uint64(cw.withSlot(j, tag)))
 	unlockAll(&lk, t)
+	// Remember how popular the victim was, for when it returns (the
+	// sketch already counted its first insert), after the locks are
+	// released. Only for victims hit twice or more: raising for a single
+	// hit changed no OLTP hit ratio by more than 0.04 points, and most
+	// victims are one-offs, so this saves most raises (a cache miss each).
+	if victimHits >= 2 {
+		s.sk.raise(victimHash, min(victimHits+1, counterMax))
+	}
 	if before, after := s.ticks.tick(hint); before != after {
 		s.sk.advance(before, after)
 	}
