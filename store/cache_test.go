@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -575,5 +576,21 @@ func TestExpiryForSnapshots(t *testing.T) {
 	u := newTestStore[string, int](t, Options{Seed: 1})
 	if !u.setExpiring("x", 1, 0) || u.setExpiring("y", 1, 1) {
 		t.Fatalf("unbounded setExpiring")
+	}
+}
+
+// A cache's load report: no fluid columns (a full cache is not balls that
+// arrive and stay), utilization against the bound.
+func TestCacheLoadReport(t *testing.T) {
+	s := newTestStore[int, int](t, Options{MaxEntries: 5000, Seed: 3})
+	for i := range 20000 {
+		s.Set(i, i)
+	}
+	r := s.Load()
+	if r.MaxEntries != 5000 || r.Entries != s.Len() || r.FluidShareAtLeast != nil || r.Utilization > 1 || r.Utilization < 0.99 {
+		t.Fatalf("report %+v", r)
+	}
+	if out := r.String(); !strings.Contains(out, "a cache of at most 5000 entries") {
+		t.Fatalf("report:\n%s", out)
 	}
 }
