@@ -23,7 +23,10 @@ const (
 
 type stripe struct {
 	hits, misses atomic.Uint64
-	_            [cacheLine - 16]byte
+	// Cache mode: its writers take no store-wide lock, so they count here
+	// too (cache.go).
+	evictions, expirations, sets, deletes atomic.Uint64
+	_                                     [cacheLine - 48]byte
 }
 
 // cacheLine is the size of a cache line on the common 64-bit CPUs.
@@ -35,10 +38,24 @@ func stripeOf(hint uint64) uint64 { return hint * 0x9e3779b97f4a7c15 >> (64 - st
 func (c *counters) hit(hint uint64)  { c.stripes[stripeOf(hint)].hits.Add(1) }
 func (c *counters) miss(hint uint64) { c.stripes[stripeOf(hint)].misses.Add(1) }
 
+func (c *counters) stripe(hint uint64) *stripe { return &c.stripes[stripeOf(hint)] }
+
 func (c *counters) sum() (hits, misses uint64) {
 	for i := range c.stripes {
 		hits += c.stripes[i].hits.Load()
 		misses += c.stripes[i].misses.Load()
 	}
 	return hits, misses
+}
+
+// sumCache returns the cache mode's counts.
+func (c *counters) sumCache() (evictions, expirations, sets, deletes uint64) {
+	for i := range c.stripes {
+		st := &c.stripes[i]
+		evictions += st.evictions.Load()
+		expirations += st.expirations.Load()
+		sets += st.sets.Load()
+		deletes += st.deletes.Load()
+	}
+	return evictions, expirations, sets, deletes
 }

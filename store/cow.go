@@ -62,9 +62,11 @@ import (
 // near pendingBound. Apart from that a view costs 2 bits per bucket, and
 // the file side one bbolt transaction (TxBytes of records).
 //
-// The contract for code that changes a table (the cache mode's eviction
-// and expiry included): hold the store's mutex, and call cowTouch with the
-// key's hash before changing any of its candidate buckets or the stash.
+// The contract for code that changes a table: hold the store's mutex, and
+// call cowTouch with the key's hash before changing any of its candidate
+// buckets or the stash. The cache mode's writers (Set, Delete, eviction,
+// expiry), which hold bucket locks instead, call cowTouchLocked with the
+// buckets they hold, after taking the locks and before changing anything.
 
 // cowView is one snapshot being taken.
 type cowView[K comparable, V any] struct {
@@ -134,7 +136,7 @@ func (s *Store[K, V]) beginView(w *snapshot.Writer) *cowView[K, V] {
 		v.stash = append(v.stash, viewEntry[K, V]{key: k, val: val, expiry: s.entryExpiry(t, stashIndex, 0, k), bucket: stashIndex})
 	}
 	t.stash.mu.RUnlock()
-	s.view = v
+	s.view.Store(v)
 	s.mu.Unlock()
 	return v
 }
@@ -153,9 +155,7 @@ func (s *Store[K, V]) endView(v *cowView[K, V]) {
 		viewDone(v.maxPending)
 	}
 	s.mu.Lock()
-	if s.view == v {
-		s.view = nil
-	}
+	s.view.CompareAndSwap(v, nil)
 	s.mu.Unlock()
 	s.unpin()
 }
@@ -202,12 +202,32 @@ func (v *cowView[K, V]) settle() {
 // cowTouch is called by a writer, holding s.mu, before it changes any
 // candidate bucket of the key with hash h in table t.
 func (s *Store[K, V]) cowTouch(t *table[K, V], h uint64) {
-	v := s.view
+	v := s.view.Load()
 	if v == nil || v.t != t {
 		return
 	}
 	var c [8]uint64
-	for _, i := range t.candidates(h, &c) {
+	v.touch(s, t.candidates(h, &c))
+}
+
+// cowTouchLocked is cowTouch for a cache writer: it holds the locks of
+// buckets (which it is about to change) instead of s.mu. The walker
+// claims and copies a cache's bucket under that bucket's lock too
+// (viewNext), so a bucket is never being copied by the walker while a
+// writer holds it, and a writer that loaded no view (before the snapshot
+// instant) finishes its change before the walker can copy the bucket: its
+// write is part of the snapshot, as if it had happened just before the
+// instant, while no one could see the bucket.
+func (s *Store[K, V]) cowTouchLocked(t *table[K, V], buckets []uint64) {
+	if v := s.view.Load(); v != nil && v.t == t {
+		v.touch(s, buckets)
+	}
+}
+
+// touch copies, for a writer, each of buckets not yet copied.
+func (v *cowView[K, V]) touch(s *Store[K, V], buckets []uint64) {
+	t := v.t
+	for _, i := range buckets {
 		switch v.claim(i) {
 		case uncopied:
 			if v.assist(s, i) {
@@ -287,11 +307,23 @@ func (v *cowView[K, V]) copyBucket(s *Store[K, V], i uint64, dst []viewEntry[K, 
 // load in counts), and hands over what writers copied since the last call,
 // leaving spare (emptied) in its place for them to fill.
 func (s *Store[K, V]) viewNext(v *cowView[K, V], i uint64, dst, spare []viewEntry[K, V], counts [][]uint64) (own, taken []viewEntry[K, V]) {
+	// A cache's writers hold bucket locks, not s.mu, and one that came
+	// before the snapshot instant may still be changing the bucket: the
+	// walker claims and copies a cache's bucket under its lock
+	// (cowTouchLocked).
+	var b *bucketOf[K, V]
+	if s.cache {
+		b = v.t.bucket(i)
+		b.sync.lock()
+	}
 	if v.claim(i) == uncopied {
 		n := len(dst)
 		dst = v.copyBucket(s, i, dst)
 		v.done(i)
 		counts[v.t.gen.PartOf(i)][len(dst)-n]++
+	}
+	if b != nil {
+		b.sync.unlock()
 	}
 	v.mu.Lock()
 	taken, v.pending = v.pending, spare[:0]
@@ -299,18 +331,14 @@ func (s *Store[K, V]) viewNext(v *cowView[K, V], i uint64, dst, spare []viewEntr
 	return dst, taken
 }
 
-// entryExpiry returns the expiry of an entry, in Unix nanoseconds (0:
-// never): slot j of bucket i of table t, or key k in t's stash when i is
-// stashIndex. The caller holds s.mu. The store has no expiry yet; the
-// cache mode fills this in.
+// entryExpiry returns the expiry of an entry, in Unix nanoseconds by the
+// store's clock (0: never): slot j of bucket i of table t, or key k in t's
+// stash when i is stashIndex. Only a cache's entries expire (ttl.go), and
+// a cache has no stash.
 func (s *Store[K, V]) entryExpiry(t *table[K, V], i int64, j int, k K) int64 {
-	_, _, _, _ = t, i, j, k
-	return 0
-}
-
-// restoreExpiry sets the expiry of an entry that Open has just placed, as
-// entryExpiry reads it. The store has no expiry yet; the cache mode fills
-// this in.
-func (s *Store[K, V]) restoreExpiry(t *table[K, V], i int64, j int, k K, expiry int64) {
-	_, _, _, _, _ = t, i, j, k, expiry
+	_ = k
+	if t.meta == nil || i < 0 {
+		return 0
+	}
+	return t.meta[i].exp[j].Load()
 }

@@ -80,15 +80,15 @@
 //
 // # Concurrency
 //
-// All methods are safe for concurrent use. Writers (Set, Delete, Clear and
-// the growth steps they carry) are serialized by the store's mutex, and
-// take a bucket's exclusive lock only for the instant they change it.
-// Readers never take the store's mutex and never write a shared cache
-// line: a Get writes only to the sync word of a bucket where its tag
-// matched, and counts its hit or miss there. Why not optimistic
-// (seqlock) reads: keys and values of any type, strings among them, span
-// several words, and a torn string header may be dereferenced before a
-// version check could reject it, which is not memory-safe in Go.
+// All methods are safe for concurrent use. In an unbounded store, writers
+// (Set, Delete, Clear and the growth steps they carry) are serialized by
+// the store's mutex and take a bucket's exclusive lock only for the
+// instant they change it; a cache's writers lock their key's buckets
+// instead (see "Cache mode"). Readers never take the store's mutex: they
+// read slots optimistically, checking the bucket's version before and
+// after (seqlock_unsafe.go says why that is memory-safe for the slot
+// types it allows), or under the bucket's read lock for other slot types,
+// and count hits and misses in striped counters.
 //
 // # Iteration and views
 //
@@ -122,9 +122,46 @@
 // meanwhile. cow.go has the details, and the rule for code that changes a
 // table during a snapshot.
 //
+// # Cache mode
+//
+// With Options.MaxEntries > 0 the store is a cache (cache.go, evict.go,
+// sketch.go, clock.go). Its table never grows and has exactly MaxEntries
+// slots (a few buckets have one slot fewer than BucketSize), so Len can
+// never pass the bound. A new key goes to its least loaded candidate, as
+// in a map; when all its candidates are full it takes the slot of a
+// victim among their entries (d × BucketSize of them, 16 by default):
+// the candidates are the eviction sample, and no list of all entries, no
+// global lock and no background goroutine is needed. Every Set lands:
+// after Set(k, v) returns, Get(k) returns v until k is set again, deleted,
+// expires, or is evicted by a later Set of another key.
+//
+// The victim is the entry with the highest age − weight × hits (evict.go):
+// age counts the inserts since its last access, hits how often it was
+// used, starting from what a TinyLFU count-min sketch remembers of the key
+// (so a key evicted while popular comes back with its count, and a
+// newcomer seen once is the first to go), and weight is half the capacity.
+// Expired entries go before any other. Hit counts and the sketch are
+// halved every 16 × capacity inserts, so old popularity fades.
+//
+// Writers lock only their key's candidate buckets (an update only the
+// bucket that holds the key), in increasing order, so writes on different
+// keys run in parallel; readers are as in a map, and record a hit in the
+// slot's policy word only when it would change it noticeably.
+//
+// TTLs: SetWithTTL, or Options.DefaultTTL for Set; time comes from
+// Options.Clock (the system clock by default). An expired entry is never
+// returned. Len counts it until it is removed: by a Get, Set or Delete of
+// its key, or by a Set of another key that needs room among its buckets.
+// A slot's expiry is kept beside it in Unix nanoseconds (0: none), and
+// table.entriesOf returns it with the entries, for snapshots.
+//
 // # Caveats
 //
-//   - Stats costs O(buckets): counters live in the buckets.
+//   - Stats costs O(stripes): counters live in padded stripes.
+//   - A cache under one choice evicts from full buckets before it is
+//     full: its keys have a single candidate bucket (the theory's point).
+//   - TTLs need a bounded store: SetWithTTL panics with ErrUnbounded on an
+//     unbounded one, and New rejects DefaultTTL without MaxEntries.
 //   - BucketSize below 8 saves no memory.
 //   - Key types other than strings, integers and byte arrays are hashed
 //     through hash/maphash, reproducible only within one process: Save

@@ -2,7 +2,9 @@ package store_test
 
 import (
 	"fmt"
+	"log"
 	"slices"
+	"time"
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/store"
@@ -115,4 +117,40 @@ func ExampleStore_Load() {
 	// ≥ 6       0.6341 (0.633)        0.3681 (0.3727)
 	// ≥ 7       0.1286 (0.1275)       0.0173 (0.01671)
 	// ≥ 8       0 (4.498e-04)         0 (9.447e-07)
+}
+
+// A bounded cache: it never holds more than MaxEntries, every Set lands,
+// and what made room is counted.
+func Example_cache() {
+	s, err := store.New[int, int](store.Options{MaxEntries: 1000, Seed: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i := range 5000 {
+		s.Set(i, i)
+	}
+	v, ok := s.Get(4999) // the last Set is always there
+	st := s.Stats()
+	fmt.Println(v, ok, s.Len(), st.Evictions)
+	// Output: 4999 true 1000 4000
+}
+
+// fixedClock is a clock that only moves when told to.
+type fixedClock struct{ t time.Time }
+
+func (c *fixedClock) Now() time.Time { return c.t }
+
+// TTLs, with a clock the example controls.
+func ExampleStore_SetWithTTL() {
+	clock := &fixedClock{time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s, err := store.New[string, string](store.Options{MaxEntries: 100, Clock: clock})
+	if err != nil {
+		log.Fatal(err)
+	}
+	s.SetWithTTL("session", "alice", time.Minute)
+	s.Set("config", "v1") // no DefaultTTL: never expires
+	clock.t = clock.t.Add(2 * time.Minute)
+	_, ok := s.Get("session")
+	fmt.Println(ok, s.Len(), s.Stats().Expirations)
+	// Output: false 1 1
 }

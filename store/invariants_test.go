@@ -77,6 +77,18 @@ func (s *Store[K, V]) checkInvariants() error {
 			}
 		}
 	}
+	if s.cache {
+		if got := st.cur.live.Load(); got != total {
+			return fmt.Errorf("cache: Len counts %d entries, the table holds %d", got, total)
+		}
+		if total > int64(s.opts.MaxEntries) {
+			return fmt.Errorf("cache: %d entries, MaxEntries %d", total, s.opts.MaxEntries)
+		}
+		if slots := int64(st.cur.n)*int64(st.cur.size) - int64(st.cur.short); slots != int64(s.opts.MaxEntries) {
+			return fmt.Errorf("cache: %d slots, MaxEntries %d", slots, s.opts.MaxEntries)
+		}
+		return nil
+	}
 	if got := s.count.Load(); got != total {
 		return fmt.Errorf("Len counts %d entries, the tables hold %d", got, total)
 	}
@@ -92,8 +104,12 @@ func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int
 			return 0, fmt.Errorf("%s bucket %d: lock held (word %#x)", name, i, w)
 		}
 		cw := ctrl(b.ctrl.Load())
-		if inUse := t.capMask >> 7 * 0xff; uint64(cw)&^inUse != 0 { // every byte of the first BucketSize
-			return 0, fmt.Errorf("%s bucket %d: control word %#x uses slots past BucketSize %d", name, i, uint64(cw), t.size)
+		capMask := t.capMask
+		if t.meta != nil {
+			capMask = t.capAt(i)
+		}
+		if inUse := capMask >> 7 * 0xff; uint64(cw)&^inUse != 0 { // every byte of the first BucketSize
+			return 0, fmt.Errorf("%s bucket %d: control word %#x uses slots past its %d", name, i, uint64(cw), slotsOf(capMask))
 		}
 		for j := range slotsPerBucket {
 			cb := uint8(uint64(cw) >> (8 * j))
@@ -104,12 +120,21 @@ func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int
 				if name == "cur" && !reflect.ValueOf(sl).Elem().IsZero() {
 					return 0, fmt.Errorf("%s bucket %d slot %d: empty but not zeroed", name, i, j)
 				}
+				if t.meta != nil {
+					m := &t.meta[i]
+					if m.acc[j].Load() != 0 || m.exp[j].Load() != 0 || m.hash[j] != 0 {
+						return 0, fmt.Errorf("cache bucket %d slot %d: empty but its metadata is not zeroed", i, j)
+					}
+				}
 				continue
 			}
 			if cb&0x80 == 0 {
 				return 0, fmt.Errorf("%s bucket %d slot %d: bad control byte %#x", name, i, j, cb)
 			}
 			h := s.hash(sl.key)
+			if t.meta != nil && t.meta[i].hash[j] != h {
+				return 0, fmt.Errorf("cache bucket %d slot %d: key %v has hash %#x, its metadata says %#x", i, j, sl.key, h, t.meta[i].hash[j])
+			}
 			if tagOf(h) != cb {
 				return 0, fmt.Errorf("%s bucket %d slot %d: key %v has tag %#x, control byte %#x", name, i, j, sl.key, tagOf(h), cb)
 			}
@@ -145,7 +170,7 @@ func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int
 			return 0, fmt.Errorf("%s bucket %d: stash hint %d, %d stashed keys have it first", name, i, got, want)
 		}
 	}
-	if got := t.entries; got != n {
+	if got := t.entries; got != n && t.meta == nil { // a cache counts in live
 		return 0, fmt.Errorf("%s table counts %d entries, holds %d", name, got, n)
 	}
 	return n, nil

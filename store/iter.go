@@ -23,10 +23,20 @@ func (s *Store[K, V]) All() iter.Seq2[K, V] {
 	return func(yield func(K, V) bool) {
 		t := s.pin()
 		defer s.unpin()
-		var buf [slotsPerBucket]slot[K, V]
+		var (
+			buf  [slotsPerBucket]slot[K, V]
+			exps [slotsPerBucket]int64
+			now  int64
+		)
+		if s.cache && s.ttl.Load() {
+			now = s.nowNanos()
+		}
 		for i := range t.n {
-			n := t.bucket(i).snapshot(&buf, t.lay)
+			n := t.entriesOf(i, &buf, &exps)
 			for j := range n {
+				if now != 0 && exps[j] != 0 && exps[j] <= now {
+					continue // expired (only bounded stores have expiries)
+				}
 				if !yield(buf[j].key, buf[j].val) {
 					return
 				}

@@ -38,6 +38,11 @@ type Report struct {
 	MeanLoad       float64 `json:"mean_load"`
 	Utilization    float64 `json:"utilization"`
 	MaxUtilization float64 `json:"max_utilization"`
+	// MaxEntries is a cache's bound (0: unbounded). A cache's buckets fill
+	// up and then evict, which the fluid limit of balls that arrive and
+	// stay does not describe: its report has no fluid columns, and its
+	// utilization is Entries / MaxEntries.
+	MaxEntries int `json:"max_entries,omitempty"`
 
 	// ShareAtLeast[k] is the fraction of buckets with load ≥ k, k = 0 … C;
 	// FluidShareAtLeast the fluid limit's prediction at m/n = Entries /
@@ -122,8 +127,13 @@ func (s *Store[K, V]) report(h *bucket.Histogram, stash, n int, deletes uint64) 
 		hist:           h,
 	}
 	r.Utilization = r.MeanLoad / float64(o.BucketSize)
+	if o.MaxEntries > 0 {
+		r.MaxEntries = o.MaxEntries
+		r.Utilization = float64(r.Entries) / float64(o.MaxEntries)
+		r.MaxUtilization = 1
+	}
 	var fl *fluid.Result
-	if r.Entries > 0 {
+	if r.Entries > 0 && o.MaxEntries == 0 {
 		var err error
 		fl, err = fluid.Solve(fluid.Params{
 			Placement: o.Placement,
@@ -188,8 +198,13 @@ func (r *Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d entries in %d buckets of %d slots (%s, d = %d, %s, seed %d)\n",
 		r.Entries, r.Buckets, r.BucketSize, r.Placement, r.Choices, r.Hash, r.Seed)
-	fmt.Fprintf(&b, "utilization %.3f (grows at %.2f), mean load %.3f, max load %d, stash %d",
-		r.Utilization, r.MaxUtilization, r.MeanLoad, r.MaxLoad, r.Stash)
+	if r.MaxEntries > 0 {
+		fmt.Fprintf(&b, "a cache of at most %d entries: utilization %.3f, mean load %.3f, max load %d",
+			r.MaxEntries, r.Utilization, r.MeanLoad, r.MaxLoad)
+	} else {
+		fmt.Fprintf(&b, "utilization %.3f (grows at %.2f), mean load %.3f, max load %d, stash %d",
+			r.Utilization, r.MaxUtilization, r.MeanLoad, r.MaxLoad, r.Stash)
+	}
 	if r.FluidShareAtLeast != nil {
 		fmt.Fprintf(&b, " (fluid limit %s)", float(r.FluidStash))
 	}

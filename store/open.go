@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
@@ -54,8 +53,20 @@ func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error)
 	if err := checkShape(&m, &s.opts); err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
-	t := newTable[K, V](&s.opts, m.Buckets, s.lay, true)
-	rs := restorer[K, V]{s: s, t: t, dec: snapshot.NewDecoder[K, V](), now: time.Now().UnixNano()}
+	var t *table[K, V]
+	if s.cache {
+		// A cache's table size follows from its options alone.
+		if t = newCacheTable[K, V](&s.opts, s.lay); t.n != m.Buckets {
+			return nil, fmt.Errorf("snapshot %s: %w: a cache of %d entries has %d buckets, the file says %d",
+				path, ErrCorrupt, s.opts.MaxEntries, t.n, m.Buckets)
+		}
+		if m.Stash != 0 {
+			return nil, fmt.Errorf("snapshot %s: %w: a cache has no stash, the file has %d entries in one", path, ErrCorrupt, m.Stash)
+		}
+	} else {
+		t = newTable[K, V](&s.opts, m.Buckets, s.lay, true)
+	}
+	rs := restorer[K, V]{s: s, t: t, dec: snapshot.NewDecoder[K, V](), now: s.nowNanosAny()}
 	err = r.ForEach(func(rec []byte) error {
 		if err := rs.add(rec); err != nil {
 			return fmt.Errorf("snapshot %s: record %d: %w", path, rs.n, err)
@@ -77,7 +88,9 @@ func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error)
 		}
 	}
 	s.tabs.Store(&tables[K, V]{cur: t})
-	s.count.Store(t.entries)
+	if !s.cache {
+		s.count.Store(t.entries)
+	}
 	return s, nil
 }
 
@@ -99,6 +112,9 @@ func snapshotOptions(m *snapshot.Meta, given *Options) (Options, error) {
 	if given == nil {
 		return o, nil
 	}
+	// What a process chooses for itself, not the file: the clock that
+	// expiries are read by, and the TTL of its own Sets.
+	o.Clock, o.DefaultTTL = given.Clock, given.DefaultTTL
 	var diff []string
 	check := func(name string, set bool, g, f any) {
 		if set && g != f {
@@ -254,23 +270,42 @@ func (rs *restorer[K, V]) place(k K, v V, expiry, bi int64, h uint64) error {
 		return fmt.Errorf("%w: key %v twice", ErrCorrupt, k)
 	}
 	if bi == stashIndex {
+		if rs.s.cache {
+			return fmt.Errorf("%w: key %v recorded in the stash of a cache, which has none", ErrCorrupt, k)
+		}
 		t.stash.put(k, v)
 		t.bucket(cs[0]).sync.addHint(+1)
 		t.entries++
-		rs.s.restoreExpiry(t, stashIndex, 0, k, expiry)
 		return nil
 	}
 	if bi < 0 || uint64(bi) >= t.n || !slices.Contains(cs, uint64(bi)) {
 		return fmt.Errorf("%w: key %v recorded in bucket %d, not one of its candidates %v (a different hash or seed?)", ErrCorrupt, k, bi, cs)
 	}
 	b := t.bucket(uint64(bi))
-	e := ctrl(b.ctrl.Load()).empty(t.capMask)
+	capMask := t.capMask
+	if rs.s.cache {
+		capMask = t.capAt(uint64(bi))
+	}
+	e := ctrl(b.ctrl.Load()).empty(capMask)
 	if e == 0 {
-		return fmt.Errorf("%w: bucket %d holds more than %d records", ErrCorrupt, bi, t.size)
+		return fmt.Errorf("%w: bucket %d holds more than %d records", ErrCorrupt, bi, slotsOf(capMask))
 	}
 	j := slotOf(e)
 	b.put(j, k, v, tag, t.lay)
 	t.entries++
-	rs.s.restoreExpiry(t, bi, j, k, expiry)
+	if rs.s.cache {
+		// As a new entry of a cache (setCache): its expiry, its hash for
+		// the sketch, and an insert at the clock's start with no hits
+		// (the policy's recency and frequency are not saved).
+		s := rs.s
+		m := &t.meta[bi]
+		m.exp[j].Store(expiry)
+		if expiry != 0 && !s.ttl.Load() {
+			s.ttl.Store(true) // Gets read expiries only once some entry has one
+		}
+		m.acc[j].Store(inserted(s.ticks.now(0), 0, s.sk.gen.Load()))
+		m.hash[j] = h
+		t.live.Add(1)
+	}
 	return nil
 }

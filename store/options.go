@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
@@ -14,9 +15,24 @@ import (
 // of 8 slots, seeded xxHash64 and a random seed.
 type Options struct {
 	// MaxEntries bounds the store: 0 means unbounded (the table grows).
-	// Bounded caches that evict are not available yet; New rejects a
-	// positive value with ErrBounded.
+	// A positive value makes the store a cache of at most MaxEntries
+	// entries that never grows: a new key that finds its candidate
+	// buckets full evicts one of their entries (see evict.go and the
+	// package documentation's "Cache mode"). Every bucket needs a slot,
+	// so New rejects a bound below the number of buckets the rule needs
+	// (about MaxEntries / 8 rounded up to a size the rule accepts; buckets
+	// get more slots than BucketSize when that is what it takes): in
+	// practice, bounds below Choices or just above it.
 	MaxEntries int
+
+	// DefaultTTL is the time to live of an entry stored by Set in a
+	// bounded store: 0 means entries do not expire unless set with
+	// SetWithTTL. It needs MaxEntries > 0.
+	DefaultTTL time.Duration
+
+	// Clock tells a bounded store the time, for TTLs; nil means the
+	// system clock. Tests inject one to control expiry.
+	Clock Clock
 
 	// Placement is the rule that picks a new key's bucket among its
 	// candidates. Its zero value, bucket.OneChoice, means the default
@@ -48,10 +64,10 @@ type Options struct {
 var (
 	// ErrOptions is returned by New for options it cannot use.
 	ErrOptions = errors.New("store: invalid options")
-	// ErrBounded is returned by New for MaxEntries > 0: bounded caches
-	// (eviction among a key's candidates, TTLs) are the next step and not
-	// available yet.
-	ErrBounded = errors.New("store: bounded caches (MaxEntries > 0) are not available yet")
+	// ErrUnbounded is what SetWithTTL panics with on an unbounded store
+	// (MaxEntries 0): expiry is a feature of the cache mode, and calling it
+	// there is a programming error, like a write to a nil map.
+	ErrUnbounded = errors.New("store: TTLs need a bounded store (MaxEntries > 0)")
 )
 
 // Defaults.
@@ -62,13 +78,15 @@ const (
 )
 
 // resolve returns o with the defaults filled in, or an error that wraps
-// ErrOptions (or ErrBounded) and says what is wrong.
+// ErrOptions and says what is wrong.
 func (o Options) resolve() (Options, error) {
 	switch {
 	case o.MaxEntries < 0:
 		return o, fmt.Errorf("%w: MaxEntries %d is negative", ErrOptions, o.MaxEntries)
-	case o.MaxEntries > 0:
-		return o, ErrBounded
+	case o.DefaultTTL < 0:
+		return o, fmt.Errorf("%w: DefaultTTL %v is negative", ErrOptions, o.DefaultTTL)
+	case o.DefaultTTL > 0 && o.MaxEntries == 0:
+		return o, fmt.Errorf("%w: DefaultTTL needs a bounded store (MaxEntries > 0)", ErrOptions)
 	}
 	if o.Choices == 0 {
 		o.Choices = DefaultChoices

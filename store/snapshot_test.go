@@ -376,7 +376,11 @@ func TestSaveIsPointInTime(t *testing.T) {
 	if testing.Short() {
 		perWriter, saves = 5_000, 3
 	}
-	for x, o := range []Options{{Seed: 21}, {Placement: 1, Choices: 3, BucketSize: 4, Seed: 22}, {Choices: 1, BucketSize: 2, Seed: 23}, {Seed: 24}} {
+	// The last is a cache, whose writers lock buckets instead of the
+	// store's mutex; large enough that it evicts nothing (checked), since
+	// an eviction would leave a gap the check below cannot tell from a
+	// torn snapshot.
+	for x, o := range []Options{{Seed: 21}, {Placement: 1, Choices: 3, BucketSize: 4, Seed: 22}, {Choices: 1, BucketSize: 2, Seed: 23}, {Seed: 24}, {MaxEntries: 1 << 20, Seed: 25}} {
 		t.Run(name(o), func(t *testing.T) {
 			if x == 3 {
 				// Writers write every bucket they copy to the file.
@@ -425,6 +429,9 @@ func TestSaveIsPointInTime(t *testing.T) {
 			}
 			stop.Store(true)
 			wg.Wait()
+			if ev := s.Stats().Evictions; ev != 0 {
+				t.Fatalf("the cache evicted %d entries: make it larger", ev)
+			}
 			for _, p := range files {
 				r, err := Open[string, int](p, nil)
 				if err != nil {
@@ -583,4 +590,70 @@ func TestSaveDuringClear(t *testing.T) {
 	}
 	stop.Store(true)
 	<-done
+}
+
+// A cache round-trips with its expiries: every key back in its bucket,
+// the same load report, entries that had not expired keep their absolute
+// expiry (by the store's clock, given to Open), and those that had are
+// left out. A full cache that has evicted keeps evicting after Open.
+func TestSaveOpenCache(t *testing.T) {
+	for _, o := range []Options{{MaxEntries: 5000, Seed: 31}, {MaxEntries: 777, Placement: 1, Choices: 3, BucketSize: 4, Seed: 32, Hash: 1}, {MaxEntries: 3000, Choices: 1, Seed: 33}} {
+		t.Run(name(o), func(t *testing.T) {
+			clk := newFakeClock()
+			o.Clock = clk
+			s := newTestStore[string, int](t, o)
+			n := 2 * o.MaxEntries // full, and evicting
+			for i := range n {
+				k := fmt.Sprint("k", i)
+				switch i % 3 {
+				case 0:
+					s.Set(k, i)
+				case 1:
+					s.SetWithTTL(k, i, time.Minute)
+				case 2:
+					s.SetWithTTL(k, i, time.Hour)
+				}
+			}
+			if s.Stats().Evictions == 0 {
+				t.Fatal("no evictions: the test wants a full cache")
+			}
+			r, _ := saveOpen(t, s, &Options{Clock: clk})
+			sameReport(t, s.Load(), r.Load())
+			sameContents(t, s, r)
+			if err := r.checkInvariants(); err != nil {
+				t.Fatal(err)
+			}
+			// The same expiries: after 2 minutes the one-minute keys are
+			// gone from both, the others stay.
+			clk.advance(2 * time.Minute)
+			for i := range n {
+				k := fmt.Sprint("k", i)
+				v1, ok1 := s.Get(k)
+				v2, ok2 := r.Get(k)
+				if ok1 != ok2 || v1 != v2 {
+					t.Fatalf("%s: saved store %d, %v; restored %d, %v", k, v1, ok1, v2, ok2)
+				}
+				if ok1 && i%3 == 1 {
+					t.Fatalf("%s outlived its TTL", k)
+				}
+			}
+			// Saved now, the expired keys still in their slots are left
+			// out of the restored store.
+			r2, _ := saveOpen(t, r, &Options{Clock: clk})
+			for k := range r2.Keys() {
+				if _, ok := r.Get(k); !ok {
+					t.Fatalf("%s restored, but expired", k)
+				}
+			}
+			for i := range n {
+				r2.Set(fmt.Sprint("more", i), i)
+			}
+			if r2.Len() > o.MaxEntries {
+				t.Fatalf("Len %d over MaxEntries %d after Open", r2.Len(), o.MaxEntries)
+			}
+			if err := r2.checkInvariants(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }

@@ -8,10 +8,14 @@ type Stats struct {
 	Sets    uint64 `json:"sets"`    // calls to Set, new keys and updates
 	Deletes uint64 `json:"deletes"` // calls to Delete that removed a key
 	Grows   uint64 `json:"grows"`   // growths started
-	Entries int    `json:"entries"`
-	Buckets int    `json:"buckets"` // buckets of the current table
-	Stash   int    `json:"stash"`   // entries in the stash(es)
-	Growing bool   `json:"growing"` // keys are moving to a bigger table
+	// Bounded stores: entries evicted to make room for a new key, and
+	// expired entries removed (by a Get of their key or to make room).
+	Evictions   uint64 `json:"evictions"`
+	Expirations uint64 `json:"expirations"`
+	Entries     int    `json:"entries"`
+	Buckets     int    `json:"buckets"` // buckets of the current table
+	Stash       int    `json:"stash"`   // entries in the stash(es)
+	Growing     bool   `json:"growing"` // keys are moving to a bigger table
 }
 
 // HitRatio returns Hits / Gets, or 0 before the first Get.
@@ -31,21 +35,26 @@ func (s *Store[K, V]) Stats() Stats {
 	sets, deletes, grows := s.sets, s.deletes, s.grows
 	s.mu.Unlock()
 	hits, misses := s.tot.sum()
+	ev, ex, csets, cdeletes := s.tot.sumCache()
+	sets += csets
+	deletes += cdeletes
 	st := s.tabs.Load()
 	stash := st.cur.stash.len()
 	if st.old != nil {
 		stash += st.old.stash.len()
 	}
 	return Stats{
-		Gets:    hits + misses,
-		Hits:    hits,
-		Misses:  misses,
-		Sets:    sets,
-		Deletes: deletes,
-		Grows:   grows,
-		Entries: s.Len(),
-		Buckets: int(st.cur.n),
-		Stash:   stash,
-		Growing: st.old != nil,
+		Gets:        hits + misses,
+		Hits:        hits,
+		Misses:      misses,
+		Sets:        sets,
+		Deletes:     deletes,
+		Grows:       grows,
+		Evictions:   ev,
+		Expirations: ex,
+		Entries:     s.Len(),
+		Buckets:     int(st.cur.n),
+		Stash:       stash,
+		Growing:     st.old != nil,
 	}
 }

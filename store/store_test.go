@@ -57,7 +57,9 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		want error
 	}{
 		{Options{MaxEntries: -1}, ErrOptions},
-		{Options{MaxEntries: 10}, ErrBounded},
+		{Options{MaxEntries: 1}, ErrOptions}, // below the 2 buckets of go-left
+		{Options{DefaultTTL: -1, MaxEntries: 10}, ErrOptions},
+		{Options{DefaultTTL: 1}, ErrOptions}, // TTLs need a bound
 		{Options{Choices: 9}, ErrOptions},
 		{Options{Choices: -1}, ErrOptions},
 		{Options{Placement: bucket.Placement(17)}, ErrOptions},

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"sync/atomic"
+
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
 )
@@ -35,6 +37,14 @@ type table[K comparable, V any] struct {
 
 	stash   stash[K, V]
 	entries int64 // keys in the buckets and the stash; guarded by the store's mutex
+
+	// Cache mode only (cache.go): the slots' policy words and expiries,
+	// bucket by bucket; the buckets below short have one slot fewer than
+	// size; live counts the entries (the bucket locks guard the writes, so
+	// there is no store-wide count to contend for).
+	meta  []bucketMeta
+	short uint64
+	live  atomic.Int64
 }
 
 // newTable returns a table of n buckets; with alloc false its chunks are

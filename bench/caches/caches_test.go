@@ -52,7 +52,15 @@ func newCache[K Key](t *testing.T, p Peer[K, int], o Options) Cache[K, int] {
 
 // Below capacity no policy has a reason to drop a key: every Set must be
 // seen by the next Get, overwrites included, and absent keys must miss.
+//
+// Except for twochoice under one choice: a key there has one candidate
+// bucket of 8 slots, and a bucket fills up long before the cache does (at
+// half the capacity about 2% of the buckets are full): the baseline that
+// shows why two choices matter, not a policy choice.
 func testSetGet[K Key](t *testing.T, p Peer[K, int]) {
+	if p.Name == "twochoice-one" {
+		t.Skip("one choice evicts from full buckets below capacity (see above)")
+	}
 	const capacity = 1000
 	c := newCache(t, p, Options{Capacity: capacity, Sync: true})
 	for i := range capacity / 2 {

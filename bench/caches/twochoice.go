@@ -43,7 +43,7 @@ func twochoicePeers[K Key, V any]() []Peer[K, V] {
 
 // boundedRules says whether the store has a cache mode yet (see
 // twochoicePeers).
-const boundedRules = false
+const boundedRules = true
 
 // NewTwochoice returns a twochoice store under rule, bounded to o.Capacity
 // entries (0: unbounded). The store needs no background work, so o.Sync

@@ -130,3 +130,40 @@ func TestOLTPMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// Issue 5's target: the bounded twochoice cache (go-left, the default
+// rule) has at least the hit ratio of the best of LRU, ARC, 2Q (their
+// reference figures, which this harness reproduces) and otter (as this
+// harness measures it) at every capacity of the OLTP table. The store's
+// seed is fixed in the adapter, so the figures are exact and replayable.
+func TestOLTPTwochoiceBeatsPeers(t *testing.T) {
+	if testing.Short() && raceEnabled {
+		t.Skip("decoding and replaying OLTP under the race detector takes 20 s; the suite without -race checks it")
+	}
+	open := loadTrace(t, "OLTP.lis.zst")
+	p, err := caches.Lookup[uint64, struct{}]("twochoice-goleft")
+	if err != nil {
+		t.Fatal(err)
+	}
+	capacities := oltpCapacities
+	if testing.Short() {
+		capacities = capacities[:1]
+	}
+	results, err := Run(open, Jobs([]caches.Peer[uint64, struct{}]{p}, capacities), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range results {
+		best, who := otterMeasured[i], "otter (measured)"
+		for name, row := range oltpReference {
+			if name != "otter" && row[i] > best {
+				best, who = row[i], name
+			}
+		}
+		got := 100 * r.HitRatio()
+		t.Logf("twochoice-goleft C=%5d  %6.2f%%  best peer %s %6.2f%%  (%+.2f)", r.Capacity, got, who, best, got-best)
+		if got < best {
+			t.Errorf("twochoice-goleft at %d entries: hit ratio %.2f%%, below %s's %.2f%%", r.Capacity, got, who, best)
+		}
+	}
+}

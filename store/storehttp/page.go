@@ -268,6 +268,8 @@ var statOrder = []struct{ field, label string }{
 	{"Misses", "misses"},
 	{"Sets", "sets"},
 	{"Deletes", "deletes"},
+	{"Evictions", "evictions"},
+	{"Expirations", "expirations"},
 	{"Grows", "growths"},
 	{"Entries", ""}, // in Occupancy, from the load report
 	{"Buckets", ""}, // in Configuration

@@ -11,8 +11,8 @@ import (
 )
 
 // Saver is a store that can write a snapshot of itself to a file, as
-// store.Store's Save will once snapshots exist (until then no
-// *store.Store is a Saver, and the route answers 404). With
+// *store.Store does (Store.Save); a store that is not one gets no
+// snapshot route (404). With
 // Options.Snapshots set, GET /NAME.snapshot has the store save a snapshot
 // into a fresh temporary directory, streams the file and removes it.
 // Save must write the whole file before it returns, and may fail (a value

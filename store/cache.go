@@ -1,0 +1,507 @@
+package store
+
+import (
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/twochoice/twochoice/hashfn"
+)
+
+// Cache mode: a store with Options.MaxEntries > 0.
+//
+// The table never grows. It has exactly MaxEntries slots: n buckets of
+// BucketSize slots, n the smallest size the rule accepts that is at least
+// MaxEntries / BucketSize, and the first short buckets one slot fewer (and
+// all of them fewer still if the rule rounded n up a lot), so that Len
+// can never pass MaxEntries and no store-wide count has to be consulted to
+// know it. A new key goes to its least loaded candidate, by the rule, as
+// in an unbounded store; when every candidate is full it takes the slot of
+// a victim among the candidates' entries (evict.go). There is no stash.
+//
+// Writers lock only the candidate buckets of their key (in increasing
+// order, so two writers never wait for each other in a cycle) and hold
+// them for the whole Set or Delete: there is no store-wide writers' lock,
+// which is what lets writes on different keys run in parallel. Readers
+// read as in an unbounded store, plus the slot's expiry, validated by the
+// same version check, and then record the hit in the slot's policy word.
+
+// bucketMeta is what the cache keeps beside a bucket's slots, in a slice
+// beside the buckets rather than in them, so that unbounded stores do not
+// pay for it. Each field is an array over the slots, so that what one
+// operation reads is one cache line: the eviction scan reads acc, a Get
+// reads one acc (and one exp when TTLs are in use), and only the chosen
+// victim's hash is read.
+type bucketMeta struct {
+	// acc is each slot's policy word (evict.go): the tick of its last
+	// access, its hit count and the sketch generation of that count.
+	acc [slotsPerBucket]atomic.Uint64
+	// exp is when each entry expires, in Unix nanoseconds by the store's
+	// clock; 0 means never. Snapshots save it as it is (see
+	// table.entriesOf).
+	exp [slotsPerBucket]atomic.Int64
+	// hash is each key's hash, so that evicting it can tell the sketch
+	// about it without reading the key again. Only writers read it, under
+	// the bucket's lock.
+	hash [slotsPerBucket]uint64
+}
+
+// cacheSize returns the buckets of a cache of max entries, and how the
+// slots are spread over them: every bucket has size slots except the first
+// short ones, which have one fewer. Where rounding the table up to a size
+// the rule accepts (a prime, a multiple of d) would leave buckets without
+// a slot, which happens only for buckets of one or two slots, it takes
+// fewer, larger buckets instead (up to 8 slots). It fails if even that
+// leaves a bucket without a slot: MaxEntries below d, or a little above.
+func cacheSize(o *Options) (n uint64, size int, short uint64, err error) {
+	c := uint64(o.BucketSize)
+	maxE := uint64(o.MaxEntries)
+	n = sizeAtLeast(o, (maxE+c-1)/c)
+	for n > maxE && c < slotsPerBucket {
+		c++
+		n = sizeAtLeast(o, (maxE+c-1)/c)
+	}
+	if n > maxE {
+		return 0, 0, 0, fmt.Errorf("%w: MaxEntries %d is below the %d buckets that %v with %d choices needs",
+			ErrOptions, o.MaxEntries, n, o.Placement, o.Choices)
+	}
+	deficit := n*c - maxE
+	size = int(c - deficit/n)
+	return n, size, deficit % n, nil
+}
+
+// newCacheTable returns the table of a cache, allocated.
+func newCacheTable[K comparable, V any](o *Options, lay wordLayout) *table[K, V] {
+	n, size, short, err := cacheSize(o)
+	if err != nil {
+		panic("store: " + err.Error()) // New checked it
+	}
+	t := newTable[K, V](o, n, lay, true)
+	t.size = size
+	t.capMask = capMaskOf(size)
+	t.short = short
+	t.maxEntries = int64(o.MaxEntries)
+	t.meta = make([]bucketMeta, n)
+	return t
+}
+
+// capAt returns the mask of the slots bucket i may use.
+func (t *table[K, V]) capAt(i uint64) uint64 {
+	if i < t.short {
+		return capMaskOf(t.size - 1)
+	}
+	return t.capMask
+}
+
+// cands returns the key's candidates, through the d = 2 fast path when it
+// applies.
+func (t *table[K, V]) cands(h uint64, c *[hashfn.MaxChoices]uint64) []uint64 {
+	if t.d == 2 {
+		c[0], c[1] = t.cand2(h)
+		return c[:2]
+	}
+	return t.candidates(h, c)
+}
+
+// lookup finds k in bucket i and returns its slot, value and expiry:
+// optimistically for the layouts that allow it (the expiry is read inside
+// the same version check as the slot), else under the read lock. It reads
+// the expiry only if ttl says some entry may have one.
+func (t *table[K, V]) lookup(i uint64, k K, tag uint8, ttl bool) (j int, v V, exp int64, ok bool) {
+	b := t.bucket(i)
+	me := &t.meta[i].exp
+	l := t.lay
+	if l.words == 0 {
+		if ctrl(b.ctrl.Load()).match(tag) == 0 {
+			return -1, v, 0, false
+		}
+		b.sync.rlock()
+		for m := ctrl(b.ctrl.Load()).match(tag); m != 0; m &= m - 1 {
+			if x := slotOf(m); b.slots[x].key == k {
+				j, v, exp, ok = x, b.slots[x].val, me[x].Load(), true
+				break
+			}
+		}
+		b.sync.runlock()
+		return j, v, exp, ok
+	}
+	for {
+		s := b.sync.begin()
+		m := ctrl(b.ctrl.Load()).match(tag)
+		valid := true
+		for ; m != 0; m &= m - 1 {
+			x := slotOf(m)
+			var e slot[K, V]
+			loadSlot(&e, &b.slots[x], l)
+			var xp int64
+			if ttl {
+				xp = me[x].Load()
+			}
+			if b.sync.v.Load() != s {
+				valid = false
+				break
+			}
+			if e.key == k {
+				return x, e.val, xp, true
+			}
+		}
+		if valid {
+			return -1, v, 0, false
+		}
+	}
+}
+
+// getCache is Get in cache mode. The TTL flag is read before the slots:
+// an entry written with an expiry after that is one this Get may return
+// anyway (it raced the Set), and it had not expired when it was written.
+func (s *Store[K, V]) getCache(t *table[K, V], k K, h uint64, tag uint8, hint uint64) (V, bool) {
+	var (
+		c       [hashfn.MaxChoices]uint64
+		matches [hashfn.MaxChoices]bool
+	)
+	ttl := s.ttl.Load()
+	cs := t.cands(h, &c)
+	// Check every candidate's tags before reading any slot, so that the
+	// candidates' cache misses overlap (as get2 does for a map). A
+	// candidate without a matching tag needs no further look: a key
+	// present all along keeps its slot and its tag.
+	for x, i := range cs {
+		matches[x] = ctrl(t.bucket(i).ctrl.Load()).match(tag) != 0
+	}
+	for x, i := range cs {
+		if !matches[x] {
+			continue
+		}
+		j, v, exp, ok := t.lookup(i, k, tag, ttl)
+		if !ok {
+			continue
+		}
+		if exp != 0 && exp <= s.nowNanos() {
+			s.expire(t, i, k, tag)
+			break
+		}
+		t.touch(i, j, s.ticks.now(hint), s.sk.gen.Load(), s.slack)
+		s.tot.hit(hint)
+		return v, true
+	}
+	s.tot.miss(hint)
+	var zero V
+	return zero, false
+}
+
+// expire removes k from bucket i if it is there and expired: a Get that
+// finds an expired entry removes it, so Len stops counting it.
+func (s *Store[K, V]) expire(t *table[K, V], i uint64, k K, tag uint8) {
+	b := t.bucket(i)
+	b.sync.lock()
+	if j := b.find(k, tag); j >= 0 {
+		if x := t.meta[i].exp[j].Load(); x != 0 && x <= s.nowNanos() {
+			one := [1]uint64{i}
+			s.cowTouchLocked(t, one[:])
+			t.clearSlot(i, j)
+			s.tot.stripe(stripeHint()).expirations.Add(1)
+		}
+	}
+	b.sync.unlock()
+}
+
+// locked is the set of buckets a cache writer holds: a key's distinct
+// candidates, in increasing order.
+type locked struct {
+	idx [hashfn.MaxChoices]uint64
+	n   int
+}
+
+// lockAll takes the distinct buckets of cs exclusively, in increasing
+// order.
+func lockAll[K comparable, V any](lk *locked, t *table[K, V], cs []uint64) {
+	lk.n = copy(lk.idx[:], cs)
+	if lk.n == 2 {
+		if lk.idx[0] > lk.idx[1] {
+			lk.idx[0], lk.idx[1] = lk.idx[1], lk.idx[0]
+		} else if lk.idx[0] == lk.idx[1] {
+			lk.n = 1
+		}
+	} else if lk.n > 2 {
+		slices.Sort(lk.idx[:lk.n])
+		lk.n = len(slices.Compact(lk.idx[:lk.n]))
+	}
+	for _, i := range lk.idx[:lk.n] {
+		t.bucket(i).sync.lock()
+	}
+}
+
+// unlockAll releases what lockAll took.
+func unlockAll[K comparable, V any](lk *locked, t *table[K, V]) {
+	for _, i := range lk.idx[:lk.n] {
+		t.bucket(i).sync.unlock()
+	}
+}
+
+// setCache is Set and SetWithTTL in cache mode; exp is the expiry (0:
+// never).
+func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
+	hint := stripeHint()
+	st := s.tot.stripe(hint)
+	st.sets.Add(1)
+	if exp != 0 && !s.ttl.Load() {
+		s.ttl.Store(true)
+	}
+	t := s.tabs.Load().cur
+	var c [hashfn.MaxChoices]uint64
+	cs := t.cands(h, &c)
+	sp := s.sk.spots(h)
+	// Load, before the first locked instruction (which waits for every
+	// load before it), a word of each cache line a Set of a new key needs:
+	// the candidates' control words and policy words and the key's sketch
+	// block. The loads do not depend on one another, so their cache misses
+	// overlap instead of following one another.
+	touched := sp[0].w.Load()
+	for _, i := range cs {
+		touched ^= t.bucket(i).ctrl.Load() ^ t.meta[i].acc[0].Load()
+	}
+	keep(touched)
+	// An update locks only the bucket that holds the key: found without
+	// a lock first, then found again under the lock (a key only enters a
+	// bucket under the locks of all its candidates, so while this one is
+	// held, k cannot appear elsewhere). Half the locking of an insert, and
+	// a hot key's updates leave its other candidate alone.
+	for x, i := range cs {
+		if ctrl(t.bucket(i).ctrl.Load()).match(tag) == 0 {
+			continue
+		}
+		b := t.bucket(i)
+		b.sync.lock()
+		if j := b.find(k, tag); j >= 0 {
+			s.cowTouchLocked(t, cs[x:x+1])
+			t.update(i, j, k, v, exp, s.ticks.now(hint), s.sk.gen.Load(), s.slack)
+			b.sync.unlock()
+			return
+		}
+		b.sync.unlock()
+	}
+	// A new key, most likely: the sketch counts it and says how often it
+	// came before. Counted before taking the locks, to hold them for less
+	// time (if k came in meanwhile, the count is one too many, which a
+	// frequency estimate does not mind).
+	f := s.sk.add(&sp) - 1
+	var lk locked
+	lockAll(&lk, t, cs)
+	s.cowTouchLocked(t, lk.idx[:lk.n])
+	now := s.ticks.now(hint)
+	gen := s.sk.gen.Load()
+	// Look again: k may have come in since.
+	for _, i := range cs {
+		if j := t.bucket(i).find(k, tag); j >= 0 {
+			t.update(i, j, k, v, exp, now, gen, s.slack)
+			unlockAll(&lk, t)
+			return
+		}
+	}
+	var loads [hashfn.MaxChoices]uint32
+	for x, i := range cs {
+		// A short bucket counts its missing slot as full.
+		loads[x] = uint32(ctrl(t.bucket(i).ctrl.Load()).load() + t.size - slotsOf(t.capAt(i)))
+	}
+	var x int
+	switch t.d {
+	case 1:
+	case 2:
+		x = t.rule.Choose2(loads[0], loads[1], h<<56)
+	default:
+		x = t.rule.Choose(loads[:t.d], hashfn.Extend(h, coinExtension))
+	}
+	i := cs[x]
+	b := t.bucket(i)
+	cw := ctrl(b.ctrl.Load())
+	j := -1
+	var (
+		victimHits uint8
+		victimHash uint64
+	)
+	if e := cw.empty(t.capAt(i)); e != 0 {
+		// The rule picks a least loaded candidate (one choice: the only
+		// one), so if it is full, they all are.
+		j = slotOf(e)
+		t.live.Add(1)
+	} else {
+		var expired bool
+		i, j, expired = s.victim(t, cs, now, gen)
+		b = t.bucket(i)
+		cw = ctrl(b.ctrl.Load())
+		if expired {
+			st.expirations.Add(1)
+		} else {
+			st.evictions.Add(1)
+			victimHits = hitsOf(t.meta[i].acc[j].Load(), gen)
+			victimHash = t.meta[i].hash[j]
+		}
+	}
+	e := slot[K, V]{key: k, val: v}
+	if t.lay.words > 0 && cw.at(j) != emptyFresh {
+		storeSlot(&b.slots[j], &e, 0, t.lay)
+	} else {
+		b.slots[j] = e
+	}
+	m := &t.meta[i]
+	m.exp[j].Store(exp)
+	m.acc[j].Store(inserted(now, f, gen))
+	m.hash[j] = h
+	b.ctrl.Store(uint64(cw.withSlot(j, tag)))
+	unlockAll(&lk, t)
+	// Remember how popular the victim was, for when it returns (the
+	// sketch already counted its first insert), after the locks are
+	// released. Only for victims hit twice or more: raising for a single
+	// hit changed no OLTP hit ratio by more than 0.04 points, and most
+	// victims are one-offs, so this saves most raises (a cache miss each).
+	if victimHits >= 2 {
+		s.sk.raise(victimHash, min(victimHits+1, counterMax))
+	}
+	if before, after := s.ticks.tick(hint); before != after {
+		s.sk.advance(before, after)
+	}
+}
+
+// update replaces the value in slot j of bucket i, which holds k; the
+// caller holds the bucket. It counts as an access.
+func (t *table[K, V]) update(i uint64, j int, k K, v V, exp int64, now uint64, gen uint32, slack uint32) {
+	b := t.bucket(i)
+	if t.lay.words > 0 {
+		e := slot[K, V]{key: k, val: v}
+		storeSlot(&b.slots[j], &e, t.lay.val, t.lay)
+	} else {
+		b.slots[j].val = v
+	}
+	m := &t.meta[i]
+	if m.exp[j].Load() != exp {
+		m.exp[j].Store(exp)
+	}
+	t.touch(i, j, now, gen, slack)
+}
+
+// slotsOf returns the number of slots in a capacity mask.
+func slotsOf(capMask uint64) int { return ctrl(capMask).load() }
+
+// deleteCache is Delete in cache mode.
+func (s *Store[K, V]) deleteCache(k K, h uint64, tag uint8) bool {
+	t := s.tabs.Load().cur
+	var (
+		c  [hashfn.MaxChoices]uint64
+		lk locked
+	)
+	cs := t.cands(h, &c)
+	lockAll(&lk, t, cs)
+	defer unlockAll(&lk, t)
+	s.cowTouchLocked(t, lk.idx[:lk.n])
+	for _, i := range cs {
+		if j := t.bucket(i).find(k, tag); j >= 0 {
+			// An expired entry goes too, but was not there to delete.
+			st := s.tot.stripe(stripeHint())
+			if x := t.meta[i].exp[j].Load(); x != 0 && x <= s.nowNanos() {
+				t.clearSlot(i, j)
+				st.expirations.Add(1)
+				return false
+			}
+			t.clearSlot(i, j)
+			st.deletes.Add(1)
+			return true
+		}
+	}
+	return false
+}
+
+// clearSlot empties slot j of bucket i; the caller holds the bucket.
+func (t *table[K, V]) clearSlot(i uint64, j int) {
+	b := t.bucket(i)
+	b.ctrl.Store(uint64(ctrl(b.ctrl.Load()).withSlot(j, emptyUsed)))
+	var zero slot[K, V]
+	if t.lay.words > 0 {
+		storeSlot(&b.slots[j], &zero, 0, t.lay)
+	} else {
+		b.slots[j] = zero
+	}
+	t.meta[i].acc[j].Store(0)
+	t.meta[i].exp[j].Store(0)
+	t.meta[i].hash[j] = 0
+	t.live.Add(-1)
+}
+
+// touch records a hit on slot j of bucket i. It writes the policy word
+// only if the hit changes it by more than slack ticks or a hit, so that a
+// hot key read from many cores does not make them fight over its cache
+// line; it uses compare-and-swap, so that a hit that raced an eviction does
+// not stamp the old key's history on the new one.
+func (t *table[K, V]) touch(i uint64, j int, now uint64, gen uint32, slack uint32) {
+	m := &t.meta[i].acc[j]
+	old := m.Load()
+	if fresh(old, now, gen, slack) {
+		return
+	}
+	if nw := accessed(old, now, gen); nw != old {
+		m.CompareAndSwap(old, nw)
+	}
+}
+
+// SetWithTTL stores v for k, replacing any value k had, to expire after
+// ttl (by Options.Clock); ttl ≤ 0 means it never expires, whatever
+// Options.DefaultTTL says. An expired entry is never returned. It is
+// counted by Len until it is removed, which happens at the first of: a
+// Get of its key, a Set or Delete of its key, or a Set of another key that
+// needs room among its candidate buckets (expired entries are the first
+// victims there). It needs a bounded store (MaxEntries > 0) and panics
+// with ErrUnbounded on an unbounded one.
+func (s *Store[K, V]) SetWithTTL(k K, v V, ttl time.Duration) {
+	if s.opts.MaxEntries == 0 {
+		panic(ErrUnbounded)
+	}
+	var exp int64
+	if ttl > 0 {
+		exp = s.nowNanos() + int64(ttl)
+	}
+	h := s.hash(k)
+	s.setCache(k, v, h, tagOf(h), exp)
+}
+
+// entriesOf copies the entries of bucket i into dst, with their expiry in
+// exps (Unix nanoseconds by the store's clock, 0 for none; left as it is
+// for an unbounded store, whose entries never expire), and returns how
+// many it copied: a consistent view of the bucket, taken as Get reads
+// (optimistically or under the read lock). Iteration and snapshots read
+// the table this way.
+func (t *table[K, V]) entriesOf(i uint64, dst *[slotsPerBucket]slot[K, V], exps *[slotsPerBucket]int64) int {
+	b := t.bucket(i)
+	if t.meta == nil {
+		return b.snapshot(dst, t.lay)
+	}
+	me := &t.meta[i].exp
+	if t.lay.words == 0 {
+		b.sync.rlock()
+		n := 0
+		for m := ctrl(b.ctrl.Load()).full(); m != 0; m &= m - 1 {
+			j := slotOf(m)
+			dst[n], exps[n] = b.slots[j], me[j].Load()
+			n++
+		}
+		b.sync.runlock()
+		return n
+	}
+	for {
+		s := b.sync.begin()
+		n := 0
+		for m := ctrl(b.ctrl.Load()).full(); m != 0; m &= m - 1 {
+			j := slotOf(m)
+			loadSlot(&dst[n], &b.slots[j], t.lay)
+			exps[n] = me[j].Load()
+			n++
+		}
+		if b.sync.v.Load() == s {
+			return n
+		}
+	}
+}
+
+// keep uses a value, so that the compiler keeps the loads that made it.
+//
+//go:noinline
+func keep(uint64) {}

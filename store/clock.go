@@ -1,0 +1,66 @@
+package store
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// A Clock tells a bounded store the time, for TTLs (Options.Clock). Tests
+// inject one to move time by hand. Its Now must be safe for concurrent
+// use; the store calls it only for entries that have an expiry, and on
+// writes that set or may evict one.
+type Clock interface {
+	Now() time.Time
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+// nowNanos returns the store's time in Unix nanoseconds, the unit of the
+// slots' expiry field.
+func (s *Store[K, V]) nowNanos() int64 { return s.clock.Now().UnixNano() }
+
+// ticks is the logical clock of a bounded store's eviction policy: it
+// counts the keys inserted, the eviction policy's sense of "how long ago"
+// (a slot remembers the tick of its last access, evict.go). A single
+// counter would be a cache line that every inserting core writes, so
+// each stripe counts its own goroutines' inserts (as the hit counters do,
+// counters.go) and hands them to the shared count tickBatch at a time. A
+// goroutine reads the shared count plus its own stripe's pending ticks:
+// exact on one goroutine, and off by less than tickBatch per other
+// inserting goroutine otherwise, which the policy does not notice.
+type ticks struct {
+	global atomic.Uint64
+	_      [cacheLine - 8]byte
+	local  [numStripes]tickStripe
+}
+
+type tickStripe struct {
+	n atomic.Uint64
+	_ [cacheLine - 8]byte
+}
+
+// tickBatch is how many ticks a stripe gathers before adding them to the
+// shared count.
+const tickBatch = 64
+
+// now returns the tick as the goroutine with the given hint sees it.
+func (c *ticks) now(hint uint64) uint64 {
+	return c.global.Load() + c.local[stripeOf(hint)].n.Load()
+}
+
+// tick counts one insert. It returns the shared count before and after
+// when it moved, else 0, 0; the caller uses that to start a new sketch
+// period (sketch.go) exactly once per boundary.
+func (c *ticks) tick(hint uint64) (before, after uint64) {
+	l := &c.local[stripeOf(hint)]
+	// Exactly one add sees the stripe reach tickBatch, even when two
+	// goroutines share the stripe.
+	if l.n.Add(1) != tickBatch {
+		return 0, 0
+	}
+	l.n.Add(^uint64(tickBatch - 1))
+	after = c.global.Add(tickBatch)
+	return after - tickBatch, after
+}
