@@ -169,14 +169,24 @@ func (b *bucketOf[K, V]) remove(j int, l wordLayout) {
 // snapshot copies the bucket's entries into dst and returns how many it
 // copied: a consistent view of one bucket, taken without stopping any
 // other bucket (optimistically, or under the read lock). Iteration, the
-// load report and later the snapshot writer visit the table this way,
-// bucket by bucket.
+// load report and snapshots visit the table this way, bucket by bucket.
 func (b *bucketOf[K, V]) snapshot(dst *[slotsPerBucket]slot[K, V], l wordLayout) int {
+	return b.snapshotExp(dst, nil, nil, l)
+}
+
+// snapshotExp is snapshot that also copies, when me is not nil, each
+// entry's expiry from me (the bucket's expiry words) into exps, in the
+// same consistent view.
+func (b *bucketOf[K, V]) snapshotExp(dst *[slotsPerBucket]slot[K, V], me *[slotsPerBucket]atomic.Int64, exps *[slotsPerBucket]int64, l wordLayout) int {
 	if l.words == 0 {
 		b.sync.rlock()
 		n := 0
 		for m := ctrl(b.ctrl.Load()).full(); m != 0; m &= m - 1 {
-			dst[n] = b.slots[slotOf(m)]
+			j := slotOf(m)
+			dst[n] = b.slots[j]
+			if me != nil {
+				exps[n] = me[j].Load()
+			}
 			n++
 		}
 		b.sync.runlock()
@@ -186,7 +196,11 @@ func (b *bucketOf[K, V]) snapshot(dst *[slotsPerBucket]slot[K, V], l wordLayout)
 		s := b.sync.begin()
 		n := 0
 		for m := ctrl(b.ctrl.Load()).full(); m != 0; m &= m - 1 {
-			loadSlot(&dst[n], &b.slots[slotOf(m)], l)
+			j := slotOf(m)
+			loadSlot(&dst[n], &b.slots[j], l)
+			if me != nil {
+				exps[n] = me[j].Load()
+			}
 			n++
 		}
 		if b.sync.v.Load() == s {

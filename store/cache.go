@@ -474,31 +474,7 @@ func (t *table[K, V]) entriesOf(i uint64, dst *[slotsPerBucket]slot[K, V], exps 
 	if t.meta == nil {
 		return b.snapshot(dst, t.lay)
 	}
-	me := &t.meta[i].exp
-	if t.lay.words == 0 {
-		b.sync.rlock()
-		n := 0
-		for m := ctrl(b.ctrl.Load()).full(); m != 0; m &= m - 1 {
-			j := slotOf(m)
-			dst[n], exps[n] = b.slots[j], me[j].Load()
-			n++
-		}
-		b.sync.runlock()
-		return n
-	}
-	for {
-		s := b.sync.begin()
-		n := 0
-		for m := ctrl(b.ctrl.Load()).full(); m != 0; m &= m - 1 {
-			j := slotOf(m)
-			loadSlot(&dst[n], &b.slots[j], t.lay)
-			exps[n] = me[j].Load()
-			n++
-		}
-		if b.sync.v.Load() == s {
-			return n
-		}
-	}
+	return b.snapshotExp(dst, &t.meta[i].exp, exps, t.lay)
 }
 
 // keep uses a value, so that the compiler keeps the loads that made it.

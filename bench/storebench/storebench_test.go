@@ -163,65 +163,17 @@ func BenchmarkGetRatio(b *testing.B) {
 	}
 }
 
-// pairedGoroutines runs b.N Gets on each of c and peer, on g goroutines, in
-// alternating rounds of pairedChunk Gets per goroutine, and reports the
+// pairedGoroutines runs b.N Gets of present keys on each of c and peer,
+// on g goroutines, in alternating rounds (pairedOps), and reports the
 // times.
 func pairedGoroutines(b *testing.B, g int, c, peer cache, w workload) {
-	const pairedChunk = 2048
-	runtime.GC()
-	type job struct {
-		c    cache
-		from int
-	}
-	jobs := make([]chan job, g)
-	var done sync.WaitGroup
-	for j := range jobs {
-		jobs[j] = make(chan job)
-		go func() {
-			mask := len(w.access) - 1
-			var sum int64
-			for jb := range jobs[j] {
-				for i := jb.from; i < jb.from+pairedChunk; i++ {
-					v, ok := jb.c.Get(w.keys[w.access[i&mask]])
-					if !ok {
-						panic("missing key")
-					}
-					sum += v
-				}
-				done.Done()
-			}
-			sink.Add(sum)
-		}()
-	}
-	run := func(c cache, round int) time.Duration {
-		t0 := time.Now()
-		done.Add(g)
-		for j := range jobs {
-			jobs[j] <- job{c, j*1234567 + round*pairedChunk}
+	pairedOps(b, g, c, peer, w, func(c cache, k string, _ int) int64 {
+		v, ok := c.Get(k)
+		if !ok {
+			panic("missing key")
 		}
-		done.Wait()
-		return time.Since(t0)
-	}
-	var tc, tp time.Duration
-	rounds := (b.N + pairedChunk*g - 1) / (pairedChunk * g)
-	b.ResetTimer()
-	for r := range rounds {
-		if r%2 == 0 {
-			tc += run(c, r)
-			tp += run(peer, r)
-		} else {
-			tp += run(peer, r)
-			tc += run(c, r)
-		}
-	}
-	b.StopTimer()
-	for j := range jobs {
-		close(jobs[j])
-	}
-	ops := float64(rounds * pairedChunk * g)
-	b.ReportMetric(float64(tc.Nanoseconds())/ops, "ns/op")
-	b.ReportMetric(float64(tp.Nanoseconds())/ops, "peer-ns/op")
-	b.ReportMetric(float64(tc)/float64(tp), "x-peer")
+		return v
+	})
 }
 
 var sink syncInt
