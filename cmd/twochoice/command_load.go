@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/twochoice/twochoice/bucket"
-	"github.com/twochoice/twochoice/hashfn"
 	"github.com/twochoice/twochoice/internal/cli"
 	"github.com/twochoice/twochoice/store"
 )
@@ -34,16 +33,10 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	var (
 		keysPath = fs.String("keys", "", "key file: one key per line, or TSV with the key first (required)")
 		out      = fs.String("out", "", "snapshot file to write (required)")
-		d        = fs.Int("choices", store.DefaultChoices, "number of candidate buckets d (one choice takes 1)")
-		size     = fs.Int("bucket-size", store.DefaultBucketSize, "slots per bucket, 1 to 8")
-		seed     = fs.Uint64("seed", 1, "hash seed")
+		opts     = addStoreFlags(fs, 1, "hash seed")
 		quiet    = fs.Bool("quiet", false, "no progress bar")
-		rule     = store.DefaultPlacement
-		kind     = hashfn.XXHash
 		format   = cli.Table
 	)
-	fs.Var(&rule, "placement", "placement rule: one, dchoice, halves, goleft or double")
-	fs.Var(&kind, "hash", "hash family: xxhash or tabulation")
 	fs.Var(&format, "format", "output: table or json")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -55,16 +48,17 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: --keys is required", errUsage)
 	case *out == "":
 		return fmt.Errorf("%w: --out is required", errUsage)
-	case *seed == 0:
+	case *opts.seed == 0:
 		return fmt.Errorf("%w: --seed 0: want a seed > 0", errUsage)
 	}
 	if err := summaryFormat(format); err != nil {
 		return err
 	}
-	if rule == bucket.OneChoice && *d == store.DefaultChoices {
-		*d = 1
+	o := opts.options()
+	if o.Placement == bucket.OneChoice && o.Choices == store.DefaultChoices {
+		o.Choices = 1
 	}
-	s, err := store.New[string, uint64](store.Options{Placement: rule, Choices: *d, BucketSize: *size, Hash: kind, Seed: *seed})
+	s, err := store.New[string, uint64](o)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}

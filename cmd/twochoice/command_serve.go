@@ -11,12 +11,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/twochoice/twochoice/bucket"
-	"github.com/twochoice/twochoice/hashfn"
 	"github.com/twochoice/twochoice/internal/cli"
 	"github.com/twochoice/twochoice/internal/serve"
 	"github.com/twochoice/twochoice/store"
@@ -54,27 +54,21 @@ const shutdownTimeout = 5 * time.Second
 func runServe(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", serveSynopsis, stderr)
 	var (
-		keysPath   = fs.String("keys", "", "key file: one key a line, or a TSV whose first column is the key")
-		snapPath   = fs.String("snapshot", "", "a snapshot saved by twochoice load, served instead of --keys")
-		addr       = fs.String("addr", "127.0.0.1:8080", "address to listen on; port 0 picks a free one")
-		name       = fs.String("name", "", "the store's name in URLs (default: the key file's name)")
-		choices    = fs.Int("choices", store.DefaultChoices, "d, candidate buckets per key")
-		bucketSize = fs.Int("bucket-size", store.DefaultBucketSize, "slots per bucket, 1 to 8")
-		seed       = fs.Uint64("seed", 0, "hash seed (0: random, shown on the page)")
-		kind       = fs.String("workload", "zipf", "synthetic requests: zipf, uniform or none")
-		zipfS      = fs.Float64("zipf-s", 0.99, "Zipf exponent s: line r of the file is asked for ∝ 1/(r+1)^s")
-		writes     = fs.Float64("writes", 0.1, "share of requests that set a key of the file")
-		deletes    = fs.Float64("deletes", 0.01, "share of requests that delete one")
-		inserts    = fs.Float64("inserts", 0, "share of requests that set a new key, so the store grows")
-		threads    = fs.Int("threads", 1, "goroutines sending requests")
-		rate       = fs.Float64("rate", 20000, "requests per second over all threads; 0: as fast as they go")
-		wseed      = fs.Uint64("workload-seed", 1, "seed of the workload's streams")
-		quiet      = fs.Bool("quiet", false, "no progress bar")
-		placement  = store.DefaultPlacement
-		hash       = hashfn.XXHash
+		keysPath = fs.String("keys", "", "key file: one key a line, or a TSV whose first column is the key")
+		snapPath = fs.String("snapshot", "", "a snapshot saved by twochoice load, served instead of --keys")
+		addr     = fs.String("addr", "127.0.0.1:8080", "address to listen on; port 0 picks a free one")
+		name     = fs.String("name", "", "the store's name in URLs (default: the key file's name)")
+		opts     = addStoreFlags(fs, 0, "hash seed (0: random, shown on the page)")
+		kind     = fs.String("workload", "zipf", "synthetic requests: zipf, uniform or none")
+		zipfS    = fs.Float64("zipf-s", 0.99, "Zipf exponent s: line r of the file is asked for ∝ 1/(r+1)^s")
+		writes   = fs.Float64("writes", 0.1, "share of requests that set a key of the file")
+		deletes  = fs.Float64("deletes", 0.01, "share of requests that delete one")
+		inserts  = fs.Float64("inserts", 0, "share of requests that set a new key, so the store grows")
+		threads  = fs.Int("threads", 1, "goroutines sending requests")
+		rate     = fs.Float64("rate", 20000, "requests per second over all threads; 0: as fast as they go")
+		wseed    = fs.Uint64("workload-seed", 1, "seed of the workload's streams")
+		quiet    = fs.Bool("quiet", false, "no progress bar")
 	)
-	fs.Var(&placement, "placement", "placement rule: one, dchoice, halves, goleft or double")
-	fs.Var(&hash, "hash", "hash family: xxhash or tabulation")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -89,8 +83,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		source = *snapPath
 		var conflict []string
 		fs.Visit(func(f *flag.Flag) {
-			switch f.Name {
-			case "placement", "choices", "bucket-size", "hash", "seed":
+			if slices.Contains(storeFlagNames, f.Name) {
 				conflict = append(conflict, "--"+f.Name)
 			}
 		})
@@ -101,12 +94,13 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if *name == "" {
 		*name = nameOf(source)
 	}
-	if placement == bucket.OneChoice {
-		*choices = 1
+	o := opts.options()
+	if o.Placement == bucket.OneChoice {
+		o.Choices = 1
 	}
 	cfg := serve.Config{
 		Addr: *addr, Name: *name, Expvar: true, Snapshots: true,
-		Options: store.Options{Placement: placement, Choices: *choices, BucketSize: *bucketSize, Hash: hash, Seed: *seed},
+		Options: o,
 		Workload: serve.Workload{Kind: *kind, ZipfS: *zipfS, Writes: *writes, Deletes: *deletes, Inserts: *inserts,
 			Threads: *threads, Rate: *rate, Seed: *wseed},
 	}
@@ -139,7 +133,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o := srv.Store.Options()
+	o = srv.Store.Options()
 	fmt.Fprintf(stderr, "loaded %d keys from %s in %s: %s, d = %d, buckets of %d, %s, seed %d\n",
 		srv.Store.Len(), source, time.Since(start).Round(time.Millisecond), o.Placement, o.Choices, o.BucketSize, o.Hash, o.Seed)
 	if !loopback(srv.Addr()) {
