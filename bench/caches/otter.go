@@ -13,6 +13,8 @@ import (
 // buffered reads and writes to the policy, evicting) runs on the goroutine
 // that triggers it instead of a new one. Both choices are those of otter's
 // own hit-ratio simulator (benchmarks/simulator in otter's repository).
+// They do not reproduce the otter row of the OLTP reference table, and no
+// other deterministic configuration does (see the package documentation).
 func NewOtter[K Key, V any](o Options) (Cache[K, V], error) {
 	if err := checkCapacity("otter", o); err != nil {
 		return nil, err

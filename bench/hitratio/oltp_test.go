@@ -63,20 +63,55 @@ const tolerance = 0.3
 // 0.2 points (otter draws its sketch's hash seed and some admission coins
 // at random).
 //
-// The reference row above was not reproduced by any deterministic
-// configuration tried: maintenance on the caller, with and without
-// InitialCapacity, CleanUp after each Set or before every call, Get with a
-// loader instead of GetIfPresent and Set, otter v2.0.0, v2.1.0, v2.2.1,
-// v2.3.0 and v2.4.0 (the harness of otter's own simulator is this one:
-// GetIfPresent, Set on a miss, MaximumSize = InitialCapacity = capacity,
-// maintenance on the caller). Every version with maintenance on the caller
-// gives the figures here, within 0.2 points. The reference matches otter's
-// default instead, maintenance on otter's own goroutines, whose hit ratio
-// depends on when they run: replays of each version that way spread around
-// the reference (at 5,000 entries 52.3 to 53.8%, at 10,000 57.1 to 59.7%,
-// and 38.4 to 40.6% at 1,000 with GOMAXPROCS=1) but no two runs agree, so
-// no run matches it within 0.3 points reliably. LRU, ARC and 2Q match the
-// reference exactly, which rules out the trace expansion and the replay.
+// Issue 7 asks for otter to match the reference row within 0.3 points like
+// the other peers. No configuration does, at every capacity, reliably.
+// TestLongOLTPOtterVariants (-long) replays the candidates and prints, for
+// each, the median and range of 5 replays; one run of it (otter v2.4.0,
+// 2-core machine shared with other work, medians minus the reference):
+//
+//	variant                             1,000  2,000  5,000  10,000  15,000
+//	harness (sync)                      -0.48  -0.14  +1.63   +1.52   +1.18
+//	sync, no InitialCapacity            -0.60  +0.34  +1.69   +1.46   -1.18
+//	sync, string keys                   -0.54  -0.17  +1.58   +1.47   +1.23
+//	sync, no InitialCap., string keys   -0.96  +0.20  +1.72   +1.46   -1.15
+//	sync, Get with a loader             -0.57  -0.14  +1.63   +1.50   +1.18
+//	sync, SetIfAbsent                   -0.54  -0.13  +1.61   +1.54   +1.18
+//	sync, MaximumWeight + Weigher       -0.54  -0.11  +1.61   +1.51   +1.21
+//	sync, ExpiryWriting(1h)             -0.54  -0.14  +1.62   +1.49   +1.20
+//	async (otter's default)             -0.12  -0.46  -1.15   +1.34   +0.90
+//	async, no InitialCapacity           -0.46  -0.78  -1.53   -0.28   -0.04
+//	async, string keys                  -0.20  -0.57  -0.65   +0.16   -0.14
+//
+// Every synchronous variant (maintenance on the caller, as otter's
+// simulator runs it) is 1.2 to 1.7 points off at 5,000 entries and more,
+// with a spread of 0.1 points, so none of them produced the reference.
+// CleanUp after every request changes nothing either, nor does running
+// maintenance only inside Set, so that reads past a full read buffer are
+// dropped as they are while otter's goroutine is pending (55.3 to 55.4% at
+// 5,000 entries, like the harness), and otter v2.0.0 to v2.4.0 all gave
+// these figures when measured before. The reference row lies inside the
+// range of otter's default, asynchronous maintenance, whose hit ratio
+// depends on how soon otter's goroutines get a core: on this machine one
+// replay at a time spread by 1 to 2 points per capacity (at 5,000 entries
+// 51.5 to 54.1%), GOMAXPROCS=1 was steadier but 1.5 to 3 points below the
+// reference (50.6% at 5,000), and in each of 16 runs of 3 to 9 replays
+// (async with and without InitialCapacity, string keys, a loader, CleanUp
+// every 64 or 1,024 requests, the trace decoded during the replay, two
+// replays at once, GOMAXPROCS=8) the medians missed the reference by 0.45
+// to 1.5 points at 2,000 or at 5,000 entries. The reference is most likely
+// a single asynchronous run (otter's older benchmark client left otter's
+// executor at its default). Deferring maintenance by a fixed number of
+// requests, to reproduce the asynchronous mode deterministically, gives hit
+// ratios that jump by a point or more between neighbouring delays (at 5,000
+// entries 53.98% after 32 requests, 55.10% after 48), and random delays
+// (uniform, means of 16 to 128 requests) missed the reference too, so no
+// delay is a fair stand-in for the scheduler.
+//
+// LRU, ARC and 2Q match the reference exactly, which rules out the trace
+// expansion, the replay and the hit definition (every request counts, the
+// first one for each block a miss). The harness therefore keeps otter's
+// simulator configuration, which replays the same figures on any machine,
+// and checks otter against its own measurement here.
 var otterMeasured = []float64{39.81, 45.94, 55.35, 59.50, 61.80}
 
 // otterSpread bounds otter's run-to-run variation: 5 standard deviations.
