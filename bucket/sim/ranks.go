@@ -10,8 +10,10 @@ import "math/bits"
 //   - split: when every part has the same power-of-two size 2^k and one
 //     64-bit word holds all d ranks and the coin bits (d·k + coin bits ≤ 64),
 //     the ranks and the coin are disjoint bits of one word: disjoint bits
-//     of a uniform word are independent uniforms. With d = 2 ([split2])
-//     rank j is the top k bits of 32-bit half j and the coin is bit 32;
+//     of a uniform word are independent uniforms. With two parts
+//     ([splitParts]) rank 0 is the low k bits of the high 32-bit half,
+//     rank 1 the low k bits of the word and the coin bit 63; with one part
+//     and d = 2 ([split2]) rank j is the top k bits of 32-bit half j;
 //     otherwise rank j is bits [64-(j+1)k, 64-jk) and the coin the bits
 //     below. This covers every size of the published sweep.
 //   - exact: otherwise each rank is its own word reduced by Lemire's
@@ -72,10 +74,10 @@ func (rs *rankSource) fill(g *stream, r *[8][levelsBatch]uint64, c []uint64) {
 	switch d {
 	case 2:
 		r0, r1 := r[0][:len(c)], r[1][:len(c)]
-		size := rs.sizes[0]
+		mask := rs.sizes[0] - 1
 		for i := range c {
 			s += golden
-			r0[i], r1[i], c[i] = split2(mix(s), size)
+			r0[i], r1[i], c[i] = splitParts(mix(s), mask)
 		}
 	default:
 		for i := range c {
@@ -154,6 +156,17 @@ func (rs *rankSource) fillMax(g *stream, r []uint64) {
 		}
 		r[i] = x
 	}
+}
+
+// splitParts splits a uniform word u into the ranks of two candidates in
+// two parts of 2^k bins each, mask = 2^k - 1, k ≤ 31 (32 without a coin),
+// and a coin word: rank 0 is bits [32, 32+k), rank 1 bits [0, k), and the
+// coin's top bit, the one Choose2 reads, is bit 63, which neither rank
+// reads. A shift and two masks: the sorted loop of the two-part rules
+// (sortedBins.fused2) spends a few nanoseconds per ball, and split2's two
+// multiplies were a sizeable part of them.
+func splitParts(u, mask uint64) (r0, r1, coin uint64) {
+	return u >> 32 & mask, u & mask, u
 }
 
 // split2 splits a uniform word u into the ranks of two candidates in parts

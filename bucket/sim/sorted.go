@@ -45,7 +45,11 @@ const sortedMax = 1 << 17
 // sortedBins is the sorted mode's state for all the parts of a chain.
 type sortedBins struct {
 	// bins holds every part's bins, part j at [base[j], base[j]+size_j),
-	// sorted by load, fullest first.
+	// sorted by load, fullest first. With two parts, part 1 starts at
+	// sortedMax whatever the size (bins has 2·sortedMax bytes), so that
+	// fused2 reaches it with a constant offset and, bins being a fixed
+	// size, masked indices need no bounds checks: fused2's registers then
+	// suffice for its loop, which spilled to the stack before.
 	bins []uint8
 	// next[j<<8|l], l ≥ 1, is base[j] + atLeast_j[l]: the position of part
 	// j's fullest bin with load < l, the one a ball raising a bin to l
@@ -81,6 +85,9 @@ func (c *levelsChain) enterSorted() {
 	for j := range c.parts {
 		total += c.parts[j].size
 	}
+	if len(c.parts) == 2 {
+		total = 2 * sortedMax
+	}
 	if uint64(cap(s.bins)) < total {
 		s.bins = make([]uint8, total)
 	}
@@ -109,6 +116,9 @@ func (c *levelsChain) enterSorted() {
 			}
 		}
 		base += uint32(p.size)
+		if len(c.parts) == 2 {
+			base = sortedMax
+		}
 	}
 	s.on = true
 }
@@ -242,24 +252,27 @@ func (s *sortedBins) fusedMax2(g *stream, m uint64, size uint64) uint64 {
 // size bins (Halves and GoLeft with d = 2), deciding by the rule's
 // [pairTable].
 func (s *sortedBins) fused2(g *stream, m uint64, t *pairTable, size uint64) uint64 {
-	bins := s.bins
+	// Every index below is masked to the fixed sizes of bins, next and t,
+	// so the loop has no bounds checks (see sortedBins.bins).
+	bins := (*[2 * sortedMax]uint8)(s.bins)
 	next := (*[512]uint32)(s.next[:512])
+	mask := (size - 1) & (sortedMax - 1) // size ≤ sortedMax: the mask is size - 1
 	x0 := g.s
 	x, end := x0, x0+m*golden
 	for x != end {
 		x += golden
 		u := mix(x)
-		r0, r1, _ := split2(u, size)
-		a, b := bins[r0], bins[size+r1]
-		// split2's coin bit is bit 32 of u; it goes to bit 16 of the index.
-		q := t[(u>>16&(1<<16)|uint64(a)<<8|uint64(b))&(2<<16-1)]
+		// splitParts by hand: the ranks, and the coin bit 63 picking the
+		// half of the table (u>>63 < 2, and a 16-bit index).
+		a, b := bins[u>>32&mask], bins[sortedMax+u&mask]
+		q := t[u>>63][uint16(a)<<8|uint16(b)]
 		if uint8(q) == 0 {
 			x -= golden
 			break
 		}
 		q &= 511
 		p := next[q]
-		bins[p] = uint8(q)
+		bins[p&(2*sortedMax-1)] = uint8(q)
 		next[q] = p + 1
 	}
 	g.s = x
@@ -268,7 +281,7 @@ func (s *sortedBins) fused2(g *stream, m uint64, t *pairTable, size uint64) uint
 
 // A pairTable holds Choose2's answers for two candidates of loads a and b
 // and both values of the coin's top bit c, the only bit of the coin
-// Choose2 reads: t[c<<16 | a<<8 | b] = k<<8 | l+1, where k is the winning
+// Choose2 reads: t[c][a<<8 | b] = k<<8 | l+1, where k is the winning
 // candidate and l its load, which is the index in sortedBins.next of the
 // counter a ball raises (0 where l+1 would pass 255). fused2 is bound by
 // its instruction count, and one load from the table replaces Choose2's
@@ -276,7 +289,7 @@ func (s *sortedBins) fused2(g *stream, m uint64, t *pairTable, size uint64) uint
 // arithmetic around them. The decisions are still Choose2's, made once per
 // pair of loads and coin (pairTableOf). The table takes 256 KiB; a run at
 // m = n touches a few of its cache lines (loads 0 to 5).
-type pairTable [2 << 16]uint16
+type pairTable [2][1 << 16]uint16
 
 // pairTables holds each rule's pairTable, made on first use: a table
 // depends on the rule alone and is never written after, so every chain of
@@ -298,7 +311,7 @@ func newPairTable(rule bucket.Placement) *pairTable {
 			for b := range uint32(256) {
 				k := rule.Choose2(a, b, c<<63)
 				if l := [2]uint32{a, b}[k]; l < 255 {
-					t[c<<16|uint64(a)<<8|uint64(b)] = uint16(k<<8) | uint16(l+1)
+					t[c][a<<8|b] = uint16(k<<8) | uint16(l+1)
 				}
 			}
 		}
@@ -363,7 +376,7 @@ func (s *sortedBins) place2(t *pairTable, r0, r1, coins []uint64) int {
 	coins = coins[:len(r0)]
 	for i, x := range r0 {
 		a, b := bins[x], bins[base1+r1[i]]
-		q := t[(coins[i]>>63<<16|uint64(a)<<8|uint64(b))&(2<<16-1)]
+		q := t[coins[i]>>63][uint16(a)<<8|uint16(b)]
 		if uint8(q) == 0 {
 			return i
 		}
