@@ -30,6 +30,14 @@ type rankSource struct {
 	coinBits uint
 	spare    uint64 // exact mode, d = 2: coin bits left over from one word
 	left     uint
+	// halves: two parts of 2^k bins with 2k + coinBits ≤ 32, so a ball's
+	// ranks and coin fit in 32 bits and one word serves two balls, its
+	// high half first (see splitHalf). pending holds the low half of the
+	// last word drawn when its ball is still to come (hasPending): a throw
+	// may end, or hand over to another loop, between the two balls.
+	halves     bool
+	hasPending bool
+	pending    uint32
 	// maxOf: all candidates share one part, and the chain only needs the
 	// largest of the d ranks (see levelsChain), so fill writes one rank per
 	// ball.
@@ -71,8 +79,22 @@ func (rs *rankSource) fill(g *stream, r *[8][levelsBatch]uint64, c []uint64) {
 	sh := (64 - rs.k) & 63
 	dk := (uint(d) * rs.k) & 63
 	s := g.s
-	switch d {
-	case 2:
+	switch {
+	case rs.halves:
+		r0, r1 := r[0][:len(c)], r[1][:len(c)]
+		mask := rs.sizes[0] - 1
+		for i := range c {
+			var h uint32
+			if rs.hasPending {
+				h, rs.hasPending = rs.pending, false
+			} else {
+				s += golden
+				u := mix(s)
+				h, rs.pending, rs.hasPending = uint32(u>>32), uint32(u), true
+			}
+			r0[i], r1[i], c[i] = splitHalf(h, mask)
+		}
+	case d == 2:
 		r0, r1 := r[0][:len(c)], r[1][:len(c)]
 		mask := rs.sizes[0] - 1
 		for i := range c {
@@ -167,6 +189,16 @@ func (rs *rankSource) fillMax(g *stream, r []uint64) {
 // multiplies were a sizeable part of them.
 func splitParts(u, mask uint64) (r0, r1, coin uint64) {
 	return u >> 32 & mask, u & mask, u
+}
+
+// splitHalf splits a uniform 32-bit half word h into the ranks of two
+// candidates in two parts of 2^k bins each, mask = 2^k - 1, k ≤ 15 (16
+// without a coin), and a coin word: rank 0 is bits [16, 16+k) of h, rank 1
+// bits [0, k), and the coin's top bit is bit 31 of h. At sizes up to 2^16
+// bins (2^17 under GoLeft) the two-part rules need no more than 32 random
+// bits a ball, and one multiply of the generator then serves two balls.
+func splitHalf(h uint32, mask uint64) (r0, r1, coin uint64) {
+	return uint64(h>>16) & mask, uint64(h) & mask, uint64(h) << 32
 }
 
 // split2 splits a uniform word u into the ranks of two candidates in parts

@@ -171,6 +171,8 @@ func (c *levelsChain) throwSorted(m uint64, g *stream) uint64 {
 		placed = s.fused1(g, m, rs.k)
 	case rs.split && c.cands == 1 && c.d == 2:
 		placed = s.fusedMax2(g, m, rs.sizes[0])
+	case rs.halves:
+		placed = s.fusedHalves(g, rs, m, c.pairs)
 	case rs.split && c.cands == 2:
 		placed = s.fused2(g, m, c.pairs, rs.sizes[0])
 	default:
@@ -277,6 +279,88 @@ func (s *sortedBins) fused2(g *stream, m uint64, t *pairTable, size uint64) uint
 	}
 	g.s = x
 	return drawn(x0, x)
+}
+
+// fusedHalves is fused2 with one word for two balls, under the rank
+// source's halves mode (parts of up to 2^15 bins, 2^16 under GoLeft): ball
+// 2i reads the high half of word i, ball 2i+1 the low half (splitHalf),
+// with a ball still to come from the last word drawn left in rs.pending.
+// The generator's multiply, the loop's counting and its exit test are
+// then paid once per two balls.
+func (s *sortedBins) fusedHalves(g *stream, rs *rankSource, m uint64, t *pairTable) uint64 {
+	bins := (*[2 * sortedMax]uint8)(s.bins)
+	next := (*[512]uint32)(s.next[:512])
+	mask := (rs.sizes[0] - 1) & (1<<16 - 1)
+	var placed uint64
+	if rs.hasPending && m > 0 {
+		if !s.placeHalf(rs.pending, mask, t) {
+			return 0
+		}
+		rs.hasPending = false
+		placed++
+	}
+	x0 := g.s
+	x, end := x0, x0+(m-placed)/2*golden
+	for x != end {
+		x += golden
+		u := mix(x)
+		// Ball 2i, from the high half: ranks at bits 48 and 32, coin bit 63.
+		a, b := bins[u>>48&mask], bins[sortedMax+u>>32&mask]
+		q := t[u>>63][uint16(a)<<8|uint16(b)]
+		if uint8(q) == 0 {
+			// Put the word back: the counts path draws it again.
+			g.s = x - golden
+			return placed + 2*drawn(x0, g.s)
+		}
+		q &= 511
+		p := next[q]
+		bins[p&(2*sortedMax-1)] = uint8(q)
+		next[q] = p + 1
+		// Ball 2i+1, from the low half: ranks at bits 16 and 0, coin bit 31.
+		a, b = bins[u>>16&mask], bins[sortedMax+u&mask]
+		q = t[u>>31&1][uint16(a)<<8|uint16(b)]
+		if uint8(q) == 0 {
+			// The counts path takes this ball from the pending half.
+			rs.pending, rs.hasPending = uint32(u), true
+			g.s = x
+			return placed + 2*drawn(x0, x) - 1
+		}
+		q &= 511
+		p = next[q]
+		bins[p&(2*sortedMax-1)] = uint8(q)
+		next[q] = p + 1
+	}
+	g.s = x
+	placed += 2 * drawn(x0, x)
+	if placed < m {
+		// One ball left: the high half of a new word, the low half
+		// pending for the next throw.
+		u := g.next()
+		if !s.placeHalf(uint32(u>>32), mask, t) {
+			g.s -= golden
+			return placed
+		}
+		rs.pending, rs.hasPending = uint32(u), true
+		placed++
+	}
+	return placed
+}
+
+// placeHalf places the ball of half word h (splitHalf) in two parts of
+// mask+1 bins; it reports false, placing nothing, if the ball would raise
+// a bin past 255.
+func (s *sortedBins) placeHalf(h uint32, mask uint64, t *pairTable) bool {
+	r0, r1, coin := splitHalf(h, mask)
+	a, b := s.bins[r0], s.bins[uint64(s.base[1])+r1]
+	q := t[coin>>63][uint16(a)<<8|uint16(b)]
+	if uint8(q) == 0 {
+		return false
+	}
+	k := q & 511
+	p := s.next[k]
+	s.bins[p] = uint8(q)
+	s.next[k] = p + 1
+	return true
 }
 
 // A pairTable holds Choose2's answers for two candidates of loads a and b
