@@ -288,55 +288,32 @@ func (s *sortedBins) fused2(g *stream, m uint64, t *pairTable, size uint64) uint
 // The generator's multiply, the loop's counting and its exit test are
 // then paid once per two balls.
 func (s *sortedBins) fusedHalves(g *stream, rs *rankSource, m uint64, t *pairTable) uint64 {
-	bins := (*[2 * sortedMax]uint8)(s.bins)
-	next := (*[512]uint32)(s.next[:512])
-	mask := (rs.sizes[0] - 1) & (1<<16 - 1)
+	mask := uint16(rs.sizes[0] - 1)
 	var placed uint64
 	if rs.hasPending && m > 0 {
-		if !s.placeHalf(rs.pending, mask, t) {
+		if !s.placeHalf(rs.pending, uint64(mask), t) {
 			return 0
 		}
 		rs.hasPending = false
 		placed++
 	}
 	x0 := g.s
-	x, end := x0, x0+(m-placed)/2*golden
-	for x != end {
-		x += golden
-		u := mix(x)
-		// Ball 2i, from the high half: ranks at bits 48 and 32, coin bit 63.
-		a, b := bins[u>>48&mask], bins[sortedMax+u>>32&mask]
-		q := t[u>>63][uint16(a)<<8|uint16(b)]
-		if uint8(q) == 0 {
-			// Put the word back: the counts path draws it again.
-			g.s = x - golden
-			return placed + 2*drawn(x0, g.s)
-		}
-		q &= 511
-		p := next[q]
-		bins[p&(2*sortedMax-1)] = uint8(q)
-		next[q] = p + 1
-		// Ball 2i+1, from the low half: ranks at bits 16 and 0, coin bit 31.
-		a, b = bins[u>>16&mask], bins[sortedMax+u&mask]
-		q = t[u>>31&1][uint16(a)<<8|uint16(b)]
-		if uint8(q) == 0 {
-			// The counts path takes this ball from the pending half.
-			rs.pending, rs.hasPending = uint32(u), true
-			g.s = x
-			return placed + 2*drawn(x0, x) - 1
-		}
-		q &= 511
-		p = next[q]
-		bins[p&(2*sortedMax-1)] = uint8(q)
-		next[q] = p + 1
-	}
+	x, stop := s.pairs(x0, x0+(m-placed)/2*golden, mask, t)
 	g.s = x
 	placed += 2 * drawn(x0, x)
-	if placed < m {
+	switch {
+	case stop == stopSecond:
+		// The word's first ball is placed; the counts path takes the
+		// second from the pending half.
+		rs.pending, rs.hasPending = uint32(mix(x)), true
+		return placed - 1
+	case stop == stopFirst:
+		return placed // the word is put back: the counts path draws it again
+	case placed < m:
 		// One ball left: the high half of a new word, the low half
 		// pending for the next throw.
 		u := g.next()
-		if !s.placeHalf(uint32(u>>32), mask, t) {
+		if !s.placeHalf(uint32(u>>32), uint64(mask), t) {
 			g.s -= golden
 			return placed
 		}
@@ -344,6 +321,50 @@ func (s *sortedBins) fusedHalves(g *stream, rs *rankSource, m uint64, t *pairTab
 		placed++
 	}
 	return placed
+}
+
+// How pairs stopped: every word placed, or before the first or the second
+// ball of a word, which would raise a bin past 255.
+const (
+	stopDone = iota
+	stopFirst
+	stopSecond
+)
+
+// pairs is fusedHalves' loop, on its own so that its few variables stay in
+// registers (with the exits' bookkeeping in the same function it spilled
+// half of them to the stack). It places both balls of each word from state
+// x to end and returns the state after the last word it drew and why it
+// stopped: on stopFirst that word is put back, on stopSecond its first
+// ball is placed.
+func (s *sortedBins) pairs(x, end uint64, mask uint16, t *pairTable) (uint64, int) {
+	bins := (*[2 * sortedMax]uint8)(s.bins)
+	next := (*[512]uint32)(s.next[:512])
+	for x != end {
+		x += golden
+		u := mix(x)
+		// Ball 2i, from the high half: ranks at bits 48 and 32, coin bit 63.
+		a, b := bins[uint16(u>>48)&mask], bins[sortedMax+uint64(uint16(u>>32)&mask)]
+		q := t[u>>63][uint16(a)<<8|uint16(b)]
+		if uint8(q) == 0 {
+			return x - golden, stopFirst
+		}
+		q &= 511
+		p := next[q]
+		bins[p&(2*sortedMax-1)] = uint8(q)
+		next[q] = p + 1
+		// Ball 2i+1, from the low half: ranks at bits 16 and 0, coin bit 31.
+		a, b = bins[uint16(u>>16)&mask], bins[sortedMax+uint64(uint16(u)&mask)]
+		q = t[u>>31&1][uint16(a)<<8|uint16(b)]
+		if uint8(q) == 0 {
+			return x, stopSecond
+		}
+		q &= 511
+		p = next[q]
+		bins[p&(2*sortedMax-1)] = uint8(q)
+		next[q] = p + 1
+	}
+	return x, stopDone
 }
 
 // placeHalf places the ball of half word h (splitHalf) in two parts of
