@@ -184,6 +184,7 @@ func newLevelsChain(rule bucket.Placement, d int, n uint64) *levelsChain {
 		coinBits = 32
 	}
 	c.src = newRankSource(sizes, coinBits)
+	c.src.halves = d == 2 && c.src.split && 2*c.src.k+coinBits <= 32
 	return c
 }
 
@@ -199,7 +200,7 @@ func (c *levelsChain) reset(rule bucket.Placement, d int, n uint64) bool {
 		p.atLeast[0] = p.size
 		p.lo, p.hi = 0, 0
 	}
-	c.src.spare, c.src.left = 0, 0
+	c.src.spare, c.src.left, c.src.hasPending = 0, 0, false
 	c.sorted.on, c.sorted.off = false, false
 	return true
 }

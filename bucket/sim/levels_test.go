@@ -34,6 +34,13 @@ func TestLevelsSortedFastGeneralAgree(t *testing.T) {
 		{bucket.Halves, 2, 1 << 10, 600 << 10, true, true},
 		{bucket.GoLeft, 2, 1 << 14, 3 << 14, true, false},
 		{bucket.GoLeft, 2, 1 << 10, 600 << 10, true, true},
+		// Odd numbers of balls: one word's two balls (fusedHalves) split
+		// between the end of a throw or the hand-over past 255.
+		{bucket.Halves, 2, 1 << 12, 1<<12 + 1, true, false},
+		{bucket.Halves, 2, 1 << 10, 600<<10 + 1, true, true},
+		{bucket.GoLeft, 2, 1 << 10, 600<<10 + 3, true, true},
+		{bucket.GoLeft, 2, 1 << 17, 1<<17 + 1, true, false}, // 2^16 bins a part: halves under GoLeft only
+		{bucket.Halves, 2, 1 << 17, 1<<17 + 1, true, false},
 		{bucket.GoLeft, 3, 3000, 3000, true, false},
 		{bucket.GoLeft, 3, 300, 90000, true, true},
 		{bucket.Halves, 4, 1 << 12, 1 << 13, true, false},
@@ -68,6 +75,33 @@ func TestLevelsSortedFastGeneralAgree(t *testing.T) {
 				t.Fatalf("%d balls counted, want %d", got, tc.m)
 			}
 		})
+	}
+}
+
+// A run thrown in pieces is the run thrown at once: the ball still to come
+// from a half-used word (rankSource.pending) carries over between throws,
+// in sorted mode and on the counts.
+func TestLevelsThrowInPieces(t *testing.T) {
+	for _, rule := range []bucket.Placement{bucket.Halves, bucket.GoLeft} {
+		for _, noSorted := range []bool{false, true} {
+			n := uint64(1 << 12)
+			whole := newLevelsChain(rule, 2, n)
+			whole.noSorted = noSorted
+			g := newStream(11)
+			whole.throw(3*n, &g)
+			pieces := newLevelsChain(rule, 2, n)
+			pieces.noSorted = noSorted
+			g = newStream(11)
+			left := 3 * n
+			for _, m := range []uint64{1, 2, 3, 1001, 1, 4095} {
+				pieces.throw(m, &g)
+				left -= m
+			}
+			pieces.throw(left, &g)
+			if a, b := whole.histogram(), pieces.histogram(); !a.Equal(b) {
+				t.Errorf("%v (noSorted %v): at once %v, in pieces %v", rule, noSorted, a.Parts, b.Parts)
+			}
+		}
 	}
 }
 

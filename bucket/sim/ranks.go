@@ -10,8 +10,10 @@ import "math/bits"
 //   - split: when every part has the same power-of-two size 2^k and one
 //     64-bit word holds all d ranks and the coin bits (d·k + coin bits ≤ 64),
 //     the ranks and the coin are disjoint bits of one word: disjoint bits
-//     of a uniform word are independent uniforms. With d = 2 ([split2])
-//     rank j is the top k bits of 32-bit half j and the coin is bit 32;
+//     of a uniform word are independent uniforms. With two parts
+//     ([splitParts]) rank 0 is the low k bits of the high 32-bit half,
+//     rank 1 the low k bits of the word and the coin bit 63; with one part
+//     and d = 2 ([split2]) rank j is the top k bits of 32-bit half j;
 //     otherwise rank j is bits [64-(j+1)k, 64-jk) and the coin the bits
 //     below. This covers every size of the published sweep.
 //   - exact: otherwise each rank is its own word reduced by Lemire's
@@ -28,6 +30,14 @@ type rankSource struct {
 	coinBits uint
 	spare    uint64 // exact mode, d = 2: coin bits left over from one word
 	left     uint
+	// halves: two parts of 2^k bins with 2k + coinBits ≤ 32, so a ball's
+	// ranks and coin fit in 32 bits and one word serves two balls, its
+	// high half first (see splitHalf). pending holds the low half of the
+	// last word drawn when its ball is still to come (hasPending): a throw
+	// may end, or hand over to another loop, between the two balls.
+	halves     bool
+	hasPending bool
+	pending    uint32
 	// maxOf: all candidates share one part, and the chain only needs the
 	// largest of the d ranks (see levelsChain), so fill writes one rank per
 	// ball.
@@ -69,13 +79,27 @@ func (rs *rankSource) fill(g *stream, r *[8][levelsBatch]uint64, c []uint64) {
 	sh := (64 - rs.k) & 63
 	dk := (uint(d) * rs.k) & 63
 	s := g.s
-	switch d {
-	case 2:
+	switch {
+	case rs.halves:
 		r0, r1 := r[0][:len(c)], r[1][:len(c)]
-		size := rs.sizes[0]
+		mask := rs.sizes[0] - 1
+		for i := range c {
+			var h uint32
+			if rs.hasPending {
+				h, rs.hasPending = rs.pending, false
+			} else {
+				s += golden
+				u := mix(s)
+				h, rs.pending, rs.hasPending = uint32(u>>32), uint32(u), true
+			}
+			r0[i], r1[i], c[i] = splitHalf(h, mask)
+		}
+	case d == 2:
+		r0, r1 := r[0][:len(c)], r[1][:len(c)]
+		mask := rs.sizes[0] - 1
 		for i := range c {
 			s += golden
-			r0[i], r1[i], c[i] = split2(mix(s), size)
+			r0[i], r1[i], c[i] = splitParts(mix(s), mask)
 		}
 	default:
 		for i := range c {
@@ -154,6 +178,27 @@ func (rs *rankSource) fillMax(g *stream, r []uint64) {
 		}
 		r[i] = x
 	}
+}
+
+// splitParts splits a uniform word u into the ranks of two candidates in
+// two parts of 2^k bins each, mask = 2^k - 1, k ≤ 31 (32 without a coin),
+// and a coin word: rank 0 is bits [32, 32+k), rank 1 bits [0, k), and the
+// coin's top bit, the one Choose2 reads, is bit 63, which neither rank
+// reads. A shift and two masks: the sorted loop of the two-part rules
+// (sortedBins.fused2) spends a few nanoseconds per ball, and split2's two
+// multiplies were a sizeable part of them.
+func splitParts(u, mask uint64) (r0, r1, coin uint64) {
+	return u >> 32 & mask, u & mask, u
+}
+
+// splitHalf splits a uniform 32-bit half word h into the ranks of two
+// candidates in two parts of 2^k bins each, mask = 2^k - 1, k ≤ 15 (16
+// without a coin), and a coin word: rank 0 is bits [16, 16+k) of h, rank 1
+// bits [0, k), and the coin's top bit is bit 31 of h. At sizes up to 2^16
+// bins (2^17 under GoLeft) the two-part rules need no more than 32 random
+// bits a ball, and one multiply of the generator then serves two balls.
+func splitHalf(h uint32, mask uint64) (r0, r1, coin uint64) {
+	return uint64(h>>16) & mask, uint64(h) & mask, uint64(h) << 32
 }
 
 // split2 splits a uniform word u into the ranks of two candidates in parts

@@ -45,7 +45,11 @@ const sortedMax = 1 << 17
 // sortedBins is the sorted mode's state for all the parts of a chain.
 type sortedBins struct {
 	// bins holds every part's bins, part j at [base[j], base[j]+size_j),
-	// sorted by load, fullest first.
+	// sorted by load, fullest first. With two parts, part 1 starts at
+	// sortedMax whatever the size (bins has 2·sortedMax bytes), so that
+	// fused2 reaches it with a constant offset and, bins being a fixed
+	// size, masked indices need no bounds checks: fused2's registers then
+	// suffice for its loop, which spilled to the stack before.
 	bins []uint8
 	// next[j<<8|l], l ≥ 1, is base[j] + atLeast_j[l]: the position of part
 	// j's fullest bin with load < l, the one a ball raising a bin to l
@@ -81,6 +85,9 @@ func (c *levelsChain) enterSorted() {
 	for j := range c.parts {
 		total += c.parts[j].size
 	}
+	if len(c.parts) == 2 {
+		total = 2 * sortedMax
+	}
 	if uint64(cap(s.bins)) < total {
 		s.bins = make([]uint8, total)
 	}
@@ -109,6 +116,9 @@ func (c *levelsChain) enterSorted() {
 			}
 		}
 		base += uint32(p.size)
+		if len(c.parts) == 2 {
+			base = sortedMax
+		}
 	}
 	s.on = true
 }
@@ -161,6 +171,8 @@ func (c *levelsChain) throwSorted(m uint64, g *stream) uint64 {
 		placed = s.fused1(g, m, rs.k)
 	case rs.split && c.cands == 1 && c.d == 2:
 		placed = s.fusedMax2(g, m, rs.sizes[0])
+	case rs.halves:
+		placed = s.fusedHalves(g, rs, m, c.pairs)
 	case rs.split && c.cands == 2:
 		placed = s.fused2(g, m, c.pairs, rs.sizes[0])
 	default:
@@ -242,33 +254,139 @@ func (s *sortedBins) fusedMax2(g *stream, m uint64, size uint64) uint64 {
 // size bins (Halves and GoLeft with d = 2), deciding by the rule's
 // [pairTable].
 func (s *sortedBins) fused2(g *stream, m uint64, t *pairTable, size uint64) uint64 {
-	bins := s.bins
+	// Every index below is masked to the fixed sizes of bins, next and t,
+	// so the loop has no bounds checks (see sortedBins.bins).
+	bins := (*[2 * sortedMax]uint8)(s.bins)
 	next := (*[512]uint32)(s.next[:512])
+	mask := (size - 1) & (sortedMax - 1) // size ≤ sortedMax: the mask is size - 1
 	x0 := g.s
 	x, end := x0, x0+m*golden
 	for x != end {
 		x += golden
 		u := mix(x)
-		r0, r1, _ := split2(u, size)
-		a, b := bins[r0], bins[size+r1]
-		// split2's coin bit is bit 32 of u; it goes to bit 16 of the index.
-		q := t[(u>>16&(1<<16)|uint64(a)<<8|uint64(b))&(2<<16-1)]
+		// splitParts by hand: the ranks, and the coin bit 63 picking the
+		// half of the table (u>>63 < 2, and a 16-bit index).
+		a, b := bins[u>>32&mask], bins[sortedMax+u&mask]
+		q := t[u>>63][uint16(a)<<8|uint16(b)]
 		if uint8(q) == 0 {
 			x -= golden
 			break
 		}
 		q &= 511
 		p := next[q]
-		bins[p] = uint8(q)
+		bins[p&(2*sortedMax-1)] = uint8(q)
 		next[q] = p + 1
 	}
 	g.s = x
 	return drawn(x0, x)
 }
 
+// fusedHalves is fused2 with one word for two balls, under the rank
+// source's halves mode (parts of up to 2^15 bins, 2^16 under GoLeft): ball
+// 2i reads the high half of word i, ball 2i+1 the low half (splitHalf),
+// with a ball still to come from the last word drawn left in rs.pending.
+// The generator's multiply, the loop's counting and its exit test are
+// then paid once per two balls.
+func (s *sortedBins) fusedHalves(g *stream, rs *rankSource, m uint64, t *pairTable) uint64 {
+	mask := uint16(rs.sizes[0] - 1)
+	var placed uint64
+	if rs.hasPending && m > 0 {
+		if !s.placeHalf(rs.pending, uint64(mask), t) {
+			return 0
+		}
+		rs.hasPending = false
+		placed++
+	}
+	x0 := g.s
+	x, stop := s.pairs(x0, x0+(m-placed)/2*golden, mask, t)
+	g.s = x
+	placed += 2 * drawn(x0, x)
+	switch {
+	case stop == stopSecond:
+		// The word's first ball is placed; the counts path takes the
+		// second from the pending half.
+		rs.pending, rs.hasPending = uint32(mix(x)), true
+		return placed - 1
+	case stop == stopFirst:
+		return placed // the word is put back: the counts path draws it again
+	case placed < m:
+		// One ball left: the high half of a new word, the low half
+		// pending for the next throw.
+		u := g.next()
+		if !s.placeHalf(uint32(u>>32), uint64(mask), t) {
+			g.s -= golden
+			return placed
+		}
+		rs.pending, rs.hasPending = uint32(u), true
+		placed++
+	}
+	return placed
+}
+
+// How pairs stopped: every word placed, or before the first or the second
+// ball of a word, which would raise a bin past 255.
+const (
+	stopDone = iota
+	stopFirst
+	stopSecond
+)
+
+// pairs is fusedHalves' loop, on its own so that its few variables stay in
+// registers (with the exits' bookkeeping in the same function it spilled
+// half of them to the stack). It places both balls of each word from state
+// x to end and returns the state after the last word it drew and why it
+// stopped: on stopFirst that word is put back, on stopSecond its first
+// ball is placed.
+func (s *sortedBins) pairs(x, end uint64, mask uint16, t *pairTable) (uint64, int) {
+	bins := (*[2 * sortedMax]uint8)(s.bins)
+	next := (*[512]uint32)(s.next[:512])
+	for x != end {
+		x += golden
+		u := mix(x)
+		// Ball 2i, from the high half: ranks at bits 48 and 32, coin bit 63.
+		a, b := bins[uint16(u>>48)&mask], bins[sortedMax+uint64(uint16(u>>32)&mask)]
+		q := t[u>>63][uint16(a)<<8|uint16(b)]
+		if uint8(q) == 0 {
+			return x - golden, stopFirst
+		}
+		q &= 511
+		p := next[q]
+		bins[p&(2*sortedMax-1)] = uint8(q)
+		next[q] = p + 1
+		// Ball 2i+1, from the low half: ranks at bits 16 and 0, coin bit 31.
+		a, b = bins[uint16(u>>16)&mask], bins[sortedMax+uint64(uint16(u)&mask)]
+		q = t[u>>31&1][uint16(a)<<8|uint16(b)]
+		if uint8(q) == 0 {
+			return x, stopSecond
+		}
+		q &= 511
+		p = next[q]
+		bins[p&(2*sortedMax-1)] = uint8(q)
+		next[q] = p + 1
+	}
+	return x, stopDone
+}
+
+// placeHalf places the ball of half word h (splitHalf) in two parts of
+// mask+1 bins; it reports false, placing nothing, if the ball would raise
+// a bin past 255.
+func (s *sortedBins) placeHalf(h uint32, mask uint64, t *pairTable) bool {
+	r0, r1, coin := splitHalf(h, mask)
+	a, b := s.bins[r0], s.bins[uint64(s.base[1])+r1]
+	q := t[coin>>63][uint16(a)<<8|uint16(b)]
+	if uint8(q) == 0 {
+		return false
+	}
+	k := q & 511
+	p := s.next[k]
+	s.bins[p] = uint8(q)
+	s.next[k] = p + 1
+	return true
+}
+
 // A pairTable holds Choose2's answers for two candidates of loads a and b
 // and both values of the coin's top bit c, the only bit of the coin
-// Choose2 reads: t[c<<16 | a<<8 | b] = k<<8 | l+1, where k is the winning
+// Choose2 reads: t[c][a<<8 | b] = k<<8 | l+1, where k is the winning
 // candidate and l its load, which is the index in sortedBins.next of the
 // counter a ball raises (0 where l+1 would pass 255). fused2 is bound by
 // its instruction count, and one load from the table replaces Choose2's
@@ -276,7 +394,7 @@ func (s *sortedBins) fused2(g *stream, m uint64, t *pairTable, size uint64) uint
 // arithmetic around them. The decisions are still Choose2's, made once per
 // pair of loads and coin (pairTableOf). The table takes 256 KiB; a run at
 // m = n touches a few of its cache lines (loads 0 to 5).
-type pairTable [2 << 16]uint16
+type pairTable [2][1 << 16]uint16
 
 // pairTables holds each rule's pairTable, made on first use: a table
 // depends on the rule alone and is never written after, so every chain of
@@ -298,7 +416,7 @@ func newPairTable(rule bucket.Placement) *pairTable {
 			for b := range uint32(256) {
 				k := rule.Choose2(a, b, c<<63)
 				if l := [2]uint32{a, b}[k]; l < 255 {
-					t[c<<16|uint64(a)<<8|uint64(b)] = uint16(k<<8) | uint16(l+1)
+					t[c][a<<8|b] = uint16(k<<8) | uint16(l+1)
 				}
 			}
 		}
@@ -363,7 +481,7 @@ func (s *sortedBins) place2(t *pairTable, r0, r1, coins []uint64) int {
 	coins = coins[:len(r0)]
 	for i, x := range r0 {
 		a, b := bins[x], bins[base1+r1[i]]
-		q := t[(coins[i]>>63<<16|uint64(a)<<8|uint64(b))&(2<<16-1)]
+		q := t[coins[i]>>63][uint16(a)<<8|uint16(b)]
 		if uint8(q) == 0 {
 			return i
 		}
