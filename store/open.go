@@ -21,7 +21,9 @@ import (
 // equal the snapshot's (zero fields take the snapshot's value; note that
 // the zero Hash is xxhash and the zero Placement one choice, so these two
 // can only be checked when set to something else), and a contradiction is
-// ErrOptionsMismatch. Entries whose expiry has passed are left out.
+// ErrOptionsMismatch. Entries whose expiry has passed are left out. Open
+// decodes the file on the calling goroutine and places the entries on a
+// second one, so it keeps two cores busy where it has them.
 //
 // Errors wrap ErrNotFound, ErrNotSnapshot, ErrCorrupt, ErrNewerVersion,
 // ErrTypeMismatch, ErrOptionsMismatch or ErrLocked, and name the file. Open
