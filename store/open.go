@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
@@ -22,7 +21,9 @@ import (
 // equal the snapshot's (zero fields take the snapshot's value; note that
 // the zero Hash is xxhash and the zero Placement one choice, so these two
 // can only be checked when set to something else), and a contradiction is
-// ErrOptionsMismatch. Entries whose expiry has passed are left out.
+// ErrOptionsMismatch. Entries whose expiry has passed are left out. Open
+// decodes the file on the calling goroutine and places the entries on a
+// second one, so it keeps two cores busy where it has them.
 //
 // Errors wrap ErrNotFound, ErrNotSnapshot, ErrCorrupt, ErrNewerVersion,
 // ErrTypeMismatch, ErrOptionsMismatch or ErrLocked, and name the file. Open
@@ -67,20 +68,8 @@ func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error)
 		t = newTable[K, V](&s.opts, m.Buckets, s.lay, true)
 	}
 	rs := restorer[K, V]{s: s, t: t, dec: snapshot.NewDecoder[K, V](), now: s.nowNanosAny()}
-	err = r.ForEach(func(rec []byte) error {
-		if err := rs.add(rec); err != nil {
-			return fmt.Errorf("snapshot %s: record %d: %w", path, rs.n, err)
-		}
-		return nil
-	})
-	if err == nil {
-		err = rs.flush()
-		if err != nil {
-			err = fmt.Errorf("snapshot %s: record %d: %w", path, rs.n, err)
-		}
-	}
-	if err != nil {
-		return nil, err
+	if err := rs.run(r); err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
 	if rs.expired == 0 {
 		if err := checkLoads(t, &m); err != nil {
@@ -181,131 +170,6 @@ func checkLoads[K comparable, V any](t *table[K, V], m *snapshot.Meta) error {
 	}
 	if n := uint64(t.stash.len()); n != m.Stash {
 		return fmt.Errorf("%w: %d records in the stash, the metadata says %d", ErrCorrupt, n, m.Stash)
-	}
-	return nil
-}
-
-// restorer puts records back into a table, in batches: it decodes
-// restoreBatch records, then loads the control words of all their
-// candidates (independent loads, so their cache misses overlap, as in
-// insertBatch), then checks and places each record in turn.
-type restorer[K comparable, V any] struct {
-	s       *Store[K, V]
-	t       *table[K, V]
-	dec     *snapshot.Decoder[K, V]
-	now     int64
-	n       int // records decoded, placed or left out
-	expired int // records left out because their expiry passed
-
-	batch [restoreBatch]viewEntry[K, V]
-	hs    [restoreBatch]uint64
-	nb    int
-}
-
-const restoreBatch = 16
-
-// add decodes one record into the batch, and places the batch when full.
-func (rs *restorer[K, V]) add(rec []byte) error {
-	k, v, expiry, bi, err := rs.dec.DecodeRecord(rec)
-	if err != nil {
-		return err
-	}
-	if expiry != 0 && expiry <= rs.now {
-		rs.expired++
-		rs.n++
-		return nil
-	}
-	rs.batch[rs.nb] = viewEntry[K, V]{key: k, val: v, expiry: expiry, bucket: bi}
-	rs.nb++
-	if rs.nb == restoreBatch {
-		return rs.flush()
-	}
-	return nil
-}
-
-// sink keeps the touching loads of flush from being optimized away.
-var sink atomic.Uint64
-
-// flush places the records of the batch.
-func (rs *restorer[K, V]) flush() error {
-	t := rs.t
-	var touch uint64
-	for x := range rs.nb {
-		h := rs.s.hash(rs.batch[x].key)
-		rs.hs[x] = h
-		var c [hashfn.MaxChoices]uint64
-		for _, i := range t.candidates(h, &c) {
-			touch += t.bucket(i).ctrl.Load()
-		}
-	}
-	if touch == 1 { // practically never; the store makes the loads count
-		sink.Add(touch)
-	}
-	for x := range rs.nb {
-		e := &rs.batch[x]
-		if err := rs.place(e.key, e.val, e.expiry, e.bucket, rs.hs[x]); err != nil {
-			return err
-		}
-		rs.n++
-	}
-	clear(rs.batch[:rs.nb])
-	rs.nb = 0
-	return nil
-}
-
-// place puts a record where it was: in its recorded bucket, which must be
-// one of its candidates and have room, or in the stash. A key seen before
-// is ErrCorrupt.
-func (rs *restorer[K, V]) place(k K, v V, expiry, bi int64, h uint64) error {
-	t := rs.t
-	tag := tagOf(h)
-	var c [hashfn.MaxChoices]uint64
-	cs := t.candidates(h, &c)
-	for _, i := range cs {
-		if t.bucket(i).find(k, tag) >= 0 {
-			return fmt.Errorf("%w: key %v twice", ErrCorrupt, k)
-		}
-	}
-	if t.stash.len() > 0 && t.stash.has(k) {
-		return fmt.Errorf("%w: key %v twice", ErrCorrupt, k)
-	}
-	if bi == stashIndex {
-		if rs.s.cache {
-			return fmt.Errorf("%w: key %v recorded in the stash of a cache, which has none", ErrCorrupt, k)
-		}
-		t.stash.put(k, v)
-		t.bucket(cs[0]).sync.addHint(+1)
-		t.entries++
-		return nil
-	}
-	if bi < 0 || uint64(bi) >= t.n || !slices.Contains(cs, uint64(bi)) {
-		return fmt.Errorf("%w: key %v recorded in bucket %d, not one of its candidates %v (a different hash or seed?)", ErrCorrupt, k, bi, cs)
-	}
-	b := t.bucket(uint64(bi))
-	capMask := t.capMask
-	if rs.s.cache {
-		capMask = t.capAt(uint64(bi))
-	}
-	e := ctrl(b.ctrl.Load()).empty(capMask)
-	if e == 0 {
-		return fmt.Errorf("%w: bucket %d holds more than %d records", ErrCorrupt, bi, slotsOf(capMask))
-	}
-	j := slotOf(e)
-	b.put(j, k, v, tag, t.lay)
-	t.entries++
-	if rs.s.cache {
-		// As a new entry of a cache (setCache): its expiry, its hash for
-		// the sketch, and an insert at the clock's start with no hits
-		// (the policy's recency and frequency are not saved).
-		s := rs.s
-		m := &t.meta[bi]
-		m.exp[j].Store(expiry)
-		if expiry != 0 && !s.ttl.Load() {
-			s.ttl.Store(true) // Gets read expiries only once some entry has one
-		}
-		m.acc[j].Store(inserted(s.ticks.now(0), 0, s.sk.gen.Load()))
-		m.hash[j] = h
-		t.live.Add(1)
 	}
 	return nil
 }

@@ -1,0 +1,214 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+
+	"github.com/twochoice/twochoice/hashfn"
+	"github.com/twochoice/twochoice/internal/snapshot"
+)
+
+// restorer puts the records of a snapshot back into a table, for Open.
+//
+// Decoding a record (msgpack, through reflection) and placing it (a cache
+// miss or two on its candidate buckets) take about as long as each other,
+// so they run as a pipeline on two goroutines: the caller's goroutine
+// walks the file, decodes records and hashes their keys into chunks of
+// restoreChunk entries; a placer goroutine checks and places each chunk's
+// entries, in the file's order. Open therefore takes about the time of the
+// decode alone where a second core is free, and places exactly as a single
+// goroutine would: the table, and any error, are the same either way.
+//
+// The placer loads the control words of a group of restoreGroup entries'
+// candidates before it places any of them (independent loads, so their
+// cache misses overlap, as in insertBatch).
+type restorer[K comparable, V any] struct {
+	s   *Store[K, V]
+	t   *table[K, V]
+	dec *snapshot.Decoder[K, V]
+	now int64
+
+	// Owned by the decoding goroutine.
+	n       int // records read
+	expired int // records left out because their expiry passed
+	cur     *restoreChunk[K, V]
+
+	free, full chan *restoreChunk[K, V]
+	failed     atomic.Bool // the placer has met an error; stop decoding
+	placeErr   error       // the placer's error, read after it has finished
+}
+
+const (
+	restoreChunkLen = 512 // entries handed from the decoder to the placer at a time
+	restoreChunks   = 4   // chunks in flight: the decoder runs this far ahead
+	restoreGroup    = 16  // entries whose candidates are loaded together
+)
+
+// restoreChunk is a run of decoded entries, with their keys' hashes and
+// their record numbers (for error messages).
+type restoreChunk[K comparable, V any] struct {
+	n   int
+	e   [restoreChunkLen]viewEntry[K, V]
+	h   [restoreChunkLen]uint64
+	rec [restoreChunkLen]int
+}
+
+// errPlacerFailed stops the walk of the file once the placer has failed;
+// the placer's own error is the one returned.
+var errPlacerFailed = errors.New("store: restore stopped")
+
+// run restores every record of r. Errors name the record.
+func (rs *restorer[K, V]) run(r *snapshot.Reader) error {
+	rs.free = make(chan *restoreChunk[K, V], restoreChunks)
+	rs.full = make(chan *restoreChunk[K, V], restoreChunks)
+	for range restoreChunks {
+		rs.free <- new(restoreChunk[K, V])
+	}
+	done := make(chan struct{})
+	go rs.placer(done)
+	rs.cur = <-rs.free
+	err := r.ForEach(rs.add)
+	if err == nil && rs.cur.n > 0 {
+		rs.full <- rs.cur
+	}
+	close(rs.full)
+	<-done
+	if rs.placeErr != nil {
+		return rs.placeErr
+	}
+	if err != nil {
+		return fmt.Errorf("record %d: %w", rs.n, err)
+	}
+	return nil
+}
+
+// add decodes one record into the current chunk, and hands the chunk to
+// the placer when it is full.
+func (rs *restorer[K, V]) add(rec []byte) error {
+	k, v, expiry, bi, err := rs.dec.DecodeRecord(rec)
+	if err != nil {
+		return err
+	}
+	rs.n++
+	if expiry != 0 && expiry <= rs.now {
+		rs.expired++
+		return nil
+	}
+	c := rs.cur
+	c.e[c.n] = viewEntry[K, V]{key: k, val: v, expiry: expiry, bucket: bi}
+	c.h[c.n] = rs.s.hash(k)
+	c.rec[c.n] = rs.n - 1
+	c.n++
+	if c.n == restoreChunkLen {
+		if rs.failed.Load() {
+			return errPlacerFailed
+		}
+		rs.full <- c
+		rs.cur = <-rs.free
+	}
+	return nil
+}
+
+// placer places the chunks sent to rs.full until it is closed, then
+// closes done. After an error it only returns the chunks.
+func (rs *restorer[K, V]) placer(done chan<- struct{}) {
+	defer close(done)
+	for c := range rs.full {
+		if rs.placeErr == nil {
+			if err := rs.placeChunk(c); err != nil {
+				rs.placeErr = err
+				rs.failed.Store(true)
+			}
+		}
+		clear(c.e[:c.n]) // do not keep keys and values alive from here
+		c.n = 0
+		rs.free <- c
+	}
+}
+
+// sink keeps the touching loads of placeChunk from being optimized away.
+var sink atomic.Uint64
+
+// placeChunk places the entries of c, a group at a time.
+func (rs *restorer[K, V]) placeChunk(c *restoreChunk[K, V]) error {
+	t := rs.t
+	for g := 0; g < c.n; g += restoreGroup {
+		end := min(g+restoreGroup, c.n)
+		var touch uint64
+		for x := g; x < end; x++ {
+			var cs [hashfn.MaxChoices]uint64
+			for _, i := range t.candidates(c.h[x], &cs) {
+				touch += t.bucket(i).ctrl.Load()
+			}
+		}
+		if touch == 1 { // practically never; the store makes the loads count
+			sink.Add(touch)
+		}
+		for x := g; x < end; x++ {
+			e := &c.e[x]
+			if err := rs.place(e.key, e.val, e.expiry, e.bucket, c.h[x]); err != nil {
+				return fmt.Errorf("record %d: %w", c.rec[x], err)
+			}
+		}
+	}
+	return nil
+}
+
+// place puts a record where it was: in its recorded bucket, which must be
+// one of its candidates and have room, or in the stash. A key seen before
+// is ErrCorrupt.
+func (rs *restorer[K, V]) place(k K, v V, expiry, bi int64, h uint64) error {
+	t := rs.t
+	tag := tagOf(h)
+	var c [hashfn.MaxChoices]uint64
+	cs := t.candidates(h, &c)
+	for _, i := range cs {
+		if t.bucket(i).find(k, tag) >= 0 {
+			return fmt.Errorf("%w: key %v twice", ErrCorrupt, k)
+		}
+	}
+	if t.stash.len() > 0 && t.stash.has(k) {
+		return fmt.Errorf("%w: key %v twice", ErrCorrupt, k)
+	}
+	if bi == stashIndex {
+		if rs.s.cache {
+			return fmt.Errorf("%w: key %v recorded in the stash of a cache, which has none", ErrCorrupt, k)
+		}
+		t.stash.put(k, v)
+		t.bucket(cs[0]).sync.addHint(+1)
+		t.entries++
+		return nil
+	}
+	if bi < 0 || uint64(bi) >= t.n || !slices.Contains(cs, uint64(bi)) {
+		return fmt.Errorf("%w: key %v recorded in bucket %d, not one of its candidates %v (a different hash or seed?)", ErrCorrupt, k, bi, cs)
+	}
+	b := t.bucket(uint64(bi))
+	capMask := t.capMask
+	if rs.s.cache {
+		capMask = t.capAt(uint64(bi))
+	}
+	e := ctrl(b.ctrl.Load()).empty(capMask)
+	if e == 0 {
+		return fmt.Errorf("%w: bucket %d holds more than %d records", ErrCorrupt, bi, slotsOf(capMask))
+	}
+	j := slotOf(e)
+	b.put(j, k, v, tag, t.lay)
+	t.entries++
+	if rs.s.cache {
+		// As a new entry of a cache (setCache): its expiry, its hash for
+		// the sketch, and an insert at the clock's start with no hits
+		// (the policy's recency and frequency are not saved).
+		s := rs.s
+		m := &t.meta[bi]
+		m.exp[j].Store(expiry)
+		if expiry != 0 && !s.ttl.Load() {
+			s.ttl.Store(true) // Gets read expiries only once some entry has one
+		}
+		m.acc[j].Store(inserted(s.ticks.now(0), 0, s.sk.gen.Load()))
+		m.hash[j] = h
+		t.live.Add(1)
+	}
+	return nil
+}
