@@ -281,8 +281,9 @@ func (s *Store[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 // less often; and its keys' cache misses (string bytes, candidates) have
 // more company to overlap with. Batches of 32 rather than 8, with the
 // key bytes fetched before hashing (flush), took a growing store's Set of
-// 2M keys from 2.5x the Go map's time to 1.8-2.3x
-// (BenchmarkSetGrowingPaired, two runs each on a noisy machine).
+// 2M keys from 2.5x the Go map's time to 1.7-2.3x
+// (BenchmarkSetGrowingPaired, two runs each on a noisy machine); at 10M
+// keys (bench/storebench) the store's own time moved less than the noise.
 const moveBatch = 32
 
 type mover[K comparable, V any] struct {
