@@ -1,6 +1,7 @@
 package store
 
 import (
+	"reflect"
 	"sync"
 	"sync/atomic"
 
@@ -20,6 +21,10 @@ type Store[K comparable, V any] struct {
 	tabs atomic.Pointer[tables[K, V]]
 
 	lay wordLayout // how slots are read: optimistically or under a lock
+
+	// strKeys: K is a string kind, whose bytes a growth fetches for a
+	// batch of keys before hashing them (mover.flush).
+	strKeys bool
 
 	// Cache mode (MaxEntries > 0; cache.go): the table's buckets are
 	// locked by writers one key at a time instead of mu. Read on every
@@ -84,6 +89,7 @@ func New[K comparable, V any](o Options) (*Store[K, V], error) {
 		return nil, err
 	}
 	s := &Store[K, V]{opts: o, fn: fn, hash: newHasher[K](fn), lay: slotLayout[K, V]()}
+	s.strKeys = optimisticReads && shapeOf(reflect.TypeFor[K]()) == shapeString
 	if o.MaxEntries > 0 {
 		if _, _, _, err := cacheSize(&o); err != nil {
 			return nil, err

@@ -238,8 +238,8 @@ type ctrlReader interface{ ctrlAt(uint64) ctrl }
 // batch collects the control words that insertBatch changed but has not
 // published yet.
 type batch struct {
-	idx     [slotsPerBucket]uint64
-	ctrl    [slotsPerBucket]ctrl
+	idx     [moveBatch]uint64
+	ctrl    [moveBatch]ctrl
 	n       int
 	touched uint64 // keeps the prefetching loads from being optimized away
 }
@@ -266,7 +266,7 @@ func (p *batch) set(i uint64, c ctrl) {
 
 func (t *table[K, V]) ctrlAt(i uint64) ctrl { return ctrl(t.bucket(i).ctrl.Load()) }
 
-// insertBatch inserts up to 8 keys the table does not hold, with their
+// insertBatch inserts up to moveBatch keys the table does not hold, with their
 // hashes, as insert would one after the other, but publishes the control
 // words only at the end. A growth moves keys with it: an atomic store is a
 // full barrier on common CPUs, so publishing each key's tag right after
@@ -277,7 +277,7 @@ func (t *table[K, V]) ctrlAt(i uint64) ctrl { return ctrl(t.bucket(i).ctrl.Load(
 func (t *table[K, V]) insertBatch(es []slot[K, V], hs []uint64) {
 	var (
 		p     batch
-		cands [slotsPerBucket][hashfn.MaxChoices]uint64
+		cands [moveBatch][hashfn.MaxChoices]uint64
 		touch uint64
 	)
 	// First every key's candidates, touching their control words: these
