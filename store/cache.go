@@ -31,8 +31,10 @@ import (
 // beside the buckets rather than in them, so that unbounded stores do not
 // pay for it. Each field is an array over the slots, so that what one
 // operation reads is one cache line: the eviction scan reads acc, a Get
-// reads one acc (and one exp when TTLs are in use), and only the chosen
-// victim's hash is read.
+// reads one acc (and one exp when TTLs are in use). There is no hash
+// beside the slots: the few victims whose count the sketch must remember
+// (hit twice or more) have their key hashed again, which costs less than
+// writing a hash to a third cache line on every insert.
 type bucketMeta struct {
 	// acc is each slot's policy word (evict.go): the tick of its last
 	// access, its hit count and the sketch generation of that count.
@@ -41,10 +43,6 @@ type bucketMeta struct {
 	// clock; 0 means never. Snapshots save it as it is (see
 	// table.entriesOf).
 	exp [slotsPerBucket]atomic.Int64
-	// hash is each key's hash, so that evicting it can tell the sketch
-	// about it without reading the key again. Only writers read it, under
-	// the bucket's lock.
-	hash [slotsPerBucket]uint64
 }
 
 // cacheSize returns the buckets of a cache of max entries, and how the
@@ -275,7 +273,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 		b.sync.lock()
 		if j := b.find(k, tag); j >= 0 {
 			s.cowTouchLocked(t, cs[x:x+1])
-			t.update(i, j, k, v, exp, s.ticks.now(hint), s.sk.gen.Load(), s.slack)
+			t.update(i, j, k, v, exp, s.ttl.Load(), s.ticks.now(hint), s.sk.gen.Load(), s.slack)
 			b.sync.unlock()
 			return
 		}
@@ -291,10 +289,15 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 	s.cowTouchLocked(t, lk.idx[:lk.n])
 	now := s.ticks.now(hint)
 	gen := s.sk.gen.Load()
+	// Loaded under the locks: if no entry ever had an expiry when they
+	// were taken, every expiry word of these buckets is 0 (a writer that
+	// stores one sets ttl first and releases its locks after), and this
+	// Set need not read or write them, a cache line saved.
+	ttl := s.ttl.Load()
 	// Look again: k may have come in since.
 	for _, i := range cs {
 		if j := t.bucket(i).find(k, tag); j >= 0 {
-			t.update(i, j, k, v, exp, now, gen, s.slack)
+			t.update(i, j, k, v, exp, ttl, now, gen, s.slack)
 			unlockAll(&lk, t)
 			return
 		}
@@ -318,7 +321,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 	j := -1
 	var (
 		victimHits uint8
-		victimHash uint64
+		victimKey  K
 	)
 	if e := cw.empty(t.capAt(i)); e != 0 {
 		// The rule picks a least loaded candidate (one choice: the only
@@ -335,7 +338,9 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 		} else {
 			st.evictions.Add(1)
 			victimHits = hitsOf(t.meta[i].acc[j].Load(), gen)
-			victimHash = t.meta[i].hash[j]
+			if victimHits >= 2 {
+				victimKey = b.slots[j].key
+			}
 		}
 	}
 	e := slot[K, V]{key: k, val: v}
@@ -345,18 +350,21 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 		b.slots[j] = e
 	}
 	m := &t.meta[i]
-	m.exp[j].Store(exp)
+	if ttl {
+		m.exp[j].Store(exp)
+	}
 	m.acc[j].Store(inserted(now, f, gen))
-	m.hash[j] = h
 	b.ctrl.Store(uint64(cw.withSlot(j, tag)))
 	unlockAll(&lk, t)
 	// Remember how popular the victim was, for when it returns (the
 	// sketch already counted its first insert), after the locks are
 	// released. Only for victims hit twice or more: raising for a single
 	// hit changed no OLTP hit ratio by more than 0.04 points, and most
-	// victims are one-offs, so this saves most raises (a cache miss each).
+	// victims are one-offs, so this saves most raises (a cache miss each)
+	// and most hashing of the victim's key (copied while the slot was
+	// ours; keys are values, so reading it now is safe).
 	if victimHits >= 2 {
-		s.sk.raise(victimHash, min(victimHits+1, counterMax))
+		s.sk.raise(s.hash(victimKey), min(victimHits+1, counterMax))
 	}
 	if before, after := s.ticks.tick(hint); before != after {
 		s.sk.advance(before, after)
@@ -364,8 +372,10 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 }
 
 // update replaces the value in slot j of bucket i, which holds k; the
-// caller holds the bucket. It counts as an access.
-func (t *table[K, V]) update(i uint64, j int, k K, v V, exp int64, now uint64, gen uint32, slack uint32) {
+// caller holds the bucket. It counts as an access. ttl is the store's ttl
+// flag, loaded after taking the bucket: while it is false, every expiry
+// word of the bucket is 0 and stays so.
+func (t *table[K, V]) update(i uint64, j int, k K, v V, exp int64, ttl bool, now uint64, gen uint32, slack uint32) {
 	b := t.bucket(i)
 	if t.lay.words > 0 {
 		e := slot[K, V]{key: k, val: v}
@@ -374,7 +384,7 @@ func (t *table[K, V]) update(i uint64, j int, k K, v V, exp int64, now uint64, g
 		b.slots[j].val = v
 	}
 	m := &t.meta[i]
-	if m.exp[j].Load() != exp {
+	if ttl && m.exp[j].Load() != exp {
 		m.exp[j].Store(exp)
 	}
 	t.touch(i, j, now, gen, slack)
@@ -423,7 +433,6 @@ func (t *table[K, V]) clearSlot(i uint64, j int) {
 	}
 	t.meta[i].acc[j].Store(0)
 	t.meta[i].exp[j].Store(0)
-	t.meta[i].hash[j] = 0
 	t.live.Add(-1)
 }
 
