@@ -343,18 +343,20 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 			}
 		}
 	}
+	// Plain stores where the build allows (relaxed_plain.go): the bucket
+	// is ours, and the unlock publishes them.
 	e := slot[K, V]{key: k, val: v}
 	if t.lay.words > 0 && cw.at(j) != emptyFresh {
-		storeSlot(&b.slots[j], &e, 0, t.lay)
+		writeSlotLocked(&b.slots[j], &e, 0, t.lay)
 	} else {
 		b.slots[j] = e
 	}
 	m := &t.meta[i]
 	if ttl {
-		m.exp[j].Store(exp)
+		storeRelaxedInt64(&m.exp[j], exp)
 	}
-	m.acc[j].Store(inserted(now, f, gen))
-	b.ctrl.Store(uint64(cw.withSlot(j, tag)))
+	storeRelaxed(&m.acc[j], inserted(now, f, gen))
+	storeRelaxed(&b.ctrl, uint64(cw.withSlot(j, tag)))
 	unlockAll(&lk, t)
 	// Remember how popular the victim was, for when it returns (the
 	// sketch already counted its first insert), after the locks are
@@ -379,13 +381,13 @@ func (t *table[K, V]) update(i uint64, j int, k K, v V, exp int64, ttl bool, now
 	b := t.bucket(i)
 	if t.lay.words > 0 {
 		e := slot[K, V]{key: k, val: v}
-		storeSlot(&b.slots[j], &e, t.lay.val, t.lay)
+		writeSlotLocked(&b.slots[j], &e, t.lay.val, t.lay)
 	} else {
 		b.slots[j].val = v
 	}
 	m := &t.meta[i]
 	if ttl && m.exp[j].Load() != exp {
-		m.exp[j].Store(exp)
+		storeRelaxedInt64(&m.exp[j], exp)
 	}
 	t.touch(i, j, now, gen, slack)
 }

@@ -1,0 +1,19 @@
+//go:build purego || race || !(amd64 || arm64)
+
+package store
+
+import "sync/atomic"
+
+// The atomic twins of relaxed_plain.go, for race builds (the race
+// detector would report the plain stores), purego builds and the
+// architectures relaxed_plain.go does not vouch for.
+
+func storeRelaxed(p *atomic.Uint64, v uint64) { p.Store(v) }
+
+func storeRelaxedInt64(p *atomic.Int64, v int64) { p.Store(v) }
+
+func writeSlotLocked[K comparable, V any](dst, src *slot[K, V], from int, l wordLayout) {
+	storeSlot(dst, src, from, l)
+}
+
+func casRelaxed(p *atomic.Uint64, old, nw uint64) bool { return p.CompareAndSwap(old, nw) }
