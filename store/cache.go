@@ -242,7 +242,6 @@ func unlockAll[K comparable, V any](lk *locked, t *table[K, V]) {
 func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 	hint := stripeHint()
 	st := s.tot.stripe(hint)
-	st.sets.Add(1)
 	if exp != 0 && !s.ttl.Load() {
 		s.ttl.Store(true)
 	}
@@ -275,6 +274,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 			s.cowTouchLocked(t, cs[x:x+1])
 			t.update(i, j, k, v, exp, s.ttl.Load(), s.ticks.now(hint), s.sk.gen.Load(), s.slack)
 			b.sync.unlock()
+			st.updates.Add(1)
 			return
 		}
 		b.sync.unlock()
@@ -299,6 +299,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 		if j := t.bucket(i).find(k, tag); j >= 0 {
 			t.update(i, j, k, v, exp, ttl, now, gen, s.slack)
 			unlockAll(&lk, t)
+			st.updates.Add(1)
 			return
 		}
 	}
@@ -328,15 +329,16 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 		// one), so if it is full, they all are.
 		j = slotOf(e)
 		t.live.Add(1)
+		st.fills.Add(1)
 	} else {
 		var expired bool
 		i, j, expired = s.victim(t, cs, now, gen)
 		b = t.bucket(i)
 		cw = ctrl(b.ctrl.Load())
+		// An eviction is counted by the tick below (counters.go).
 		if expired {
-			st.expirations.Add(1)
+			st.expiredVictims.Add(1)
 		} else {
-			st.evictions.Add(1)
 			victimHits = hitsOf(t.meta[i].acc[j].Load(), gen)
 			if victimHits >= 2 {
 				victimKey = b.slots[j].key
@@ -368,6 +370,8 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 	if victimHits >= 2 {
 		s.sk.raise(s.hash(victimKey), min(victimHits+1, counterMax))
 	}
+	// The tick counts the insert for the eviction clock and for Stats
+	// (Sets, Evictions): the one atomic add of an eviction's bookkeeping.
 	if before, after := s.ticks.tick(hint); before != after {
 		s.sk.advance(before, after)
 	}
