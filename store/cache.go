@@ -233,6 +233,17 @@ func lockAll[K comparable, V any](lk *locked, t *table[K, V], cs []uint64) {
 // unlockAll releases what lockAll took.
 func unlockAll[K comparable, V any](lk *locked, t *table[K, V]) {
 	for _, i := range lk.idx[:lk.n] {
+		t.unlockBucket(i)
+	}
+}
+
+// unlockBucket releases a cache writer's hold on bucket i: without a
+// read-modify-write when the slot type is read optimistically, since then
+// no reader writes the sync word (syncWord.unlockAlone).
+func (t *table[K, V]) unlockBucket(i uint64) {
+	if t.lay.words > 0 {
+		t.bucket(i).sync.unlockAlone()
+	} else {
 		t.bucket(i).sync.unlock()
 	}
 }
@@ -273,17 +284,26 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 		if j := b.find(k, tag); j >= 0 {
 			s.cowTouchLocked(t, cs[x:x+1])
 			t.update(i, j, k, v, exp, s.ttl.Load(), s.ticks.now(hint), s.sk.gen.Load(), s.slack)
-			b.sync.unlock()
+			t.unlockBucket(i)
 			st.updates.Add(1)
 			return
 		}
-		b.sync.unlock()
+		t.unlockBucket(i)
 	}
 	// A new key, most likely: the sketch counts it and says how often it
 	// came before. Counted before taking the locks, to hold them for less
 	// time (if k came in meanwhile, the count is one too many, which a
 	// frequency estimate does not mind).
 	f := s.sk.add(&sp) - 1
+	// The tick counts the insert for the eviction clock and for Stats
+	// (Sets, Evictions; counters.go): the one atomic add of an insert's
+	// bookkeeping. Taken before the locks, so that no locked instruction
+	// follows the unlock in this Set: one would wait for the Set's stores
+	// (the victim's slot, a cache miss) to reach the cache, which the
+	// unlock itself does not (release_amd64.go).
+	if before, after := s.ticks.tick(hint); before != after {
+		s.sk.advance(before, after)
+	}
 	var lk locked
 	lockAll(&lk, t, cs)
 	s.cowTouchLocked(t, lk.idx[:lk.n])
@@ -294,12 +314,13 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 	// stores one sets ttl first and releases its locks after), and this
 	// Set need not read or write them, a cache line saved.
 	ttl := s.ttl.Load()
-	// Look again: k may have come in since.
+	// Look again: k may have come in since. Then the Set, ticked as an
+	// insert, evicted nothing: counted as a fill for Stats.
 	for _, i := range cs {
 		if j := t.bucket(i).find(k, tag); j >= 0 {
 			t.update(i, j, k, v, exp, ttl, now, gen, s.slack)
 			unlockAll(&lk, t)
-			st.updates.Add(1)
+			st.fills.Add(1)
 			return
 		}
 	}
@@ -335,7 +356,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 		i, j, expired = s.victim(t, cs, now, gen)
 		b = t.bucket(i)
 		cw = ctrl(b.ctrl.Load())
-		// An eviction is counted by the tick below (counters.go).
+		// An eviction is counted by the tick above (counters.go).
 		if expired {
 			st.expiredVictims.Add(1)
 		} else {
@@ -369,11 +390,6 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 	// ours; keys are values, so reading it now is safe).
 	if victimHits >= 2 {
 		s.sk.raise(s.hash(victimKey), min(victimHits+1, counterMax))
-	}
-	// The tick counts the insert for the eviction clock and for Stats
-	// (Sets, Evictions): the one atomic add of an eviction's bookkeeping.
-	if before, after := s.ticks.tick(hint); before != after {
-		s.sk.advance(before, after)
 	}
 }
 

@@ -33,8 +33,9 @@ type stripe struct {
 	//	Evictions   = inserts − fills − expiredVictims
 	//	Expirations = expirations + expiredVictims
 	//
-	// updates: Sets of a key already there; fills: new keys that took an
-	// empty slot; expiredVictims: new keys that took an expired entry's
+	// updates: Sets of a key already there; fills: ticked Sets that
+	// evicted nothing (a new key that took an empty slot, or a key that
+	// came in while the Set took its locks); expiredVictims: new keys that took an expired entry's
 	// slot; expirations: expired entries removed by Get and Delete.
 	updates, fills, expiredVictims, expirations, deletes atomic.Uint64
 	_                                                    [cacheLine - 56]byte
