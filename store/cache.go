@@ -366,7 +366,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 			}
 		}
 	}
-	// Plain stores where the build allows (relaxed_plain.go): the bucket
+	// Plain stores where the build allows (relaxed_amd64.go): the bucket
 	// is ours, and the unlock publishes them.
 	e := slot[K, V]{key: k, val: v}
 	if t.lay.words > 0 && cw.at(j) != emptyFresh {

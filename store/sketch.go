@@ -21,11 +21,11 @@ import (
 // forgets old popularity; gen counts the halvings, and slots age their own
 // hit counters by the same halvings lazily (evict.go).
 //
-// Counters are raised with casRelaxed (relaxed_plain.go): on amd64 and
-// arm64 a plain store of the new word, no locked instruction, so two
+// Counters are raised with casRelaxed (relaxed_amd64.go): on amd64 a
+// plain store of the new word, no locked instruction, so two
 // writers raising counters in the same word at the same instant may lose
 // one raise, or one may undo a halving of that word for the rest of the
-// period; race and purego builds compare-and-swap. Either leaves one
+// period; other builds compare-and-swap. Either leaves one
 // key's estimate off by a count now and then, which a frequency estimate
 // does not mind (Caffeine's and otter's sketches are not atomic either).
 // A reader may see a count a moment old.

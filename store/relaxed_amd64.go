@@ -1,4 +1,4 @@
-//go:build !purego && !race && (amd64 || arm64)
+//go:build !purego && !race
 
 package store
 
@@ -29,18 +29,24 @@ import (
 //     the sync word, which the unlock moves on with an atomic add after
 //     these stores; a reader that sees a half-written bucket discards it.
 //     This is the writer side of a seqlock.
-//   - An aligned 8-byte store is never torn on amd64 and arm64 (the only
-//     builds that use this file), and the compiler emits one store per word here (word by
+//   - An aligned 8-byte store is never torn on amd64, and the compiler emits one store per word here (word by
 //     word through unsafe, never a struct copy, which could use wider or
 //     narrower moves): a racing atomic load sees the old word or the new
 //     one, and a pointer word is always a whole pointer (with the usual
 //     write barrier, so the garbage collector misses nothing).
 //   - The Go compiler does not move memory operations across the atomic
-//     operations of the lock and the unlock.
+//     operations of the lock and the unlock, and amd64 makes stores
+//     visible in program order, after the locked compare-and-swap that
+//     took the writer bit: a reader that sees any of these stores sees
+//     the writer bit or a later version, and retries. (On arm64 plain
+//     stores may become visible before the store that took the lock,
+//     and Go offers no store-store barrier to prevent it, so arm64 keeps
+//     its atomic stores, which are store-releases there and wait for
+//     nothing.)
 //
 // The race detector cannot know any of this, so race builds (and purego
 // builds, which read under locks and have no unsafe, and other
-// architectures) use atomic stores (relaxed_atomic.go).
+// architectures) use atomic stores (relaxed_other.go).
 
 // storeRelaxed stores v into *p; see above for when that is allowed.
 func storeRelaxed(p *atomic.Uint64, v uint64) { *(*uint64)(unsafe.Pointer(p)) = v }

@@ -1,12 +1,12 @@
-//go:build purego || race || !(amd64 || arm64)
+//go:build !amd64 || purego || race
 
 package store
 
 import "sync/atomic"
 
-// The atomic twins of relaxed_plain.go, for race builds (the race
+// The atomic twins of relaxed_amd64.go, for race builds (the race
 // detector would report the plain stores), purego builds and the
-// architectures relaxed_plain.go does not vouch for.
+// architectures whose stores may become visible out of order.
 
 func storeRelaxed(p *atomic.Uint64, v uint64) { p.Store(v) }
 
