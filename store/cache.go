@@ -31,8 +31,10 @@ import (
 // beside the buckets rather than in them, so that unbounded stores do not
 // pay for it. Each field is an array over the slots, so that what one
 // operation reads is one cache line: the eviction scan reads acc, a Get
-// reads one acc (and one exp when TTLs are in use), and only the chosen
-// victim's hash is read.
+// reads one acc (and one exp when TTLs are in use). There is no hash
+// beside the slots: the few victims whose count the sketch must remember
+// (hit twice or more) have their key hashed again, which costs less than
+// writing a hash to a third cache line on every insert.
 type bucketMeta struct {
 	// acc is each slot's policy word (evict.go): the tick of its last
 	// access, its hit count and the sketch generation of that count.
@@ -41,10 +43,6 @@ type bucketMeta struct {
 	// clock; 0 means never. Snapshots save it as it is (see
 	// table.entriesOf).
 	exp [slotsPerBucket]atomic.Int64
-	// hash is each key's hash, so that evicting it can tell the sketch
-	// about it without reading the key again. Only writers read it, under
-	// the bucket's lock.
-	hash [slotsPerBucket]uint64
 }
 
 // cacheSize returns the buckets of a cache of max entries, and how the
@@ -235,6 +233,17 @@ func lockAll[K comparable, V any](lk *locked, t *table[K, V], cs []uint64) {
 // unlockAll releases what lockAll took.
 func unlockAll[K comparable, V any](lk *locked, t *table[K, V]) {
 	for _, i := range lk.idx[:lk.n] {
+		t.unlockBucket(i)
+	}
+}
+
+// unlockBucket releases a cache writer's hold on bucket i: without a
+// read-modify-write when the slot type is read optimistically, since then
+// no reader writes the sync word (syncWord.unlockAlone).
+func (t *table[K, V]) unlockBucket(i uint64) {
+	if t.lay.words > 0 {
+		t.bucket(i).sync.unlockAlone()
+	} else {
 		t.bucket(i).sync.unlock()
 	}
 }
@@ -244,7 +253,6 @@ func unlockAll[K comparable, V any](lk *locked, t *table[K, V]) {
 func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 	hint := stripeHint()
 	st := s.tot.stripe(hint)
-	st.sets.Add(1)
 	if exp != 0 && !s.ttl.Load() {
 		s.ttl.Store(true)
 	}
@@ -275,27 +283,44 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 		b.sync.lock()
 		if j := b.find(k, tag); j >= 0 {
 			s.cowTouchLocked(t, cs[x:x+1])
-			t.update(i, j, k, v, exp, s.ticks.now(hint), s.sk.gen.Load(), s.slack)
-			b.sync.unlock()
+			t.update(i, j, k, v, exp, s.ttl.Load(), s.ticks.now(hint), s.sk.gen.Load(), s.slack)
+			t.unlockBucket(i)
+			st.updates.Add(1)
 			return
 		}
-		b.sync.unlock()
+		t.unlockBucket(i)
 	}
 	// A new key, most likely: the sketch counts it and says how often it
 	// came before. Counted before taking the locks, to hold them for less
 	// time (if k came in meanwhile, the count is one too many, which a
 	// frequency estimate does not mind).
 	f := s.sk.add(&sp) - 1
+	// The tick counts the insert for the eviction clock and for Stats
+	// (Sets, Evictions; counters.go): the one atomic add of an insert's
+	// bookkeeping. Taken before the locks, so that no locked instruction
+	// follows the unlock in this Set: one would wait for the Set's stores
+	// (the victim's slot, a cache miss) to reach the cache, which the
+	// unlock itself does not (release_amd64.go).
+	if before, after := s.ticks.tick(hint); before != after {
+		s.sk.advance(before, after)
+	}
 	var lk locked
 	lockAll(&lk, t, cs)
 	s.cowTouchLocked(t, lk.idx[:lk.n])
 	now := s.ticks.now(hint)
 	gen := s.sk.gen.Load()
-	// Look again: k may have come in since.
+	// Loaded under the locks: if no entry ever had an expiry when they
+	// were taken, every expiry word of these buckets is 0 (a writer that
+	// stores one sets ttl first and releases its locks after), and this
+	// Set need not read or write them, a cache line saved.
+	ttl := s.ttl.Load()
+	// Look again: k may have come in since. Then the Set, ticked as an
+	// insert, evicted nothing: counted as a fill for Stats.
 	for _, i := range cs {
 		if j := t.bucket(i).find(k, tag); j >= 0 {
-			t.update(i, j, k, v, exp, now, gen, s.slack)
+			t.update(i, j, k, v, exp, ttl, now, gen, s.slack)
 			unlockAll(&lk, t)
+			st.fills.Add(1)
 			return
 		}
 	}
@@ -318,64 +343,77 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 	j := -1
 	var (
 		victimHits uint8
-		victimHash uint64
+		victimKey  K
+		raise      bool
 	)
 	if e := cw.empty(t.capAt(i)); e != 0 {
 		// The rule picks a least loaded candidate (one choice: the only
 		// one), so if it is full, they all are.
 		j = slotOf(e)
 		t.live.Add(1)
+		st.fills.Add(1)
 	} else {
 		var expired bool
 		i, j, expired = s.victim(t, cs, now, gen)
 		b = t.bucket(i)
 		cw = ctrl(b.ctrl.Load())
+		// An eviction is counted by the tick above (counters.go).
 		if expired {
-			st.expirations.Add(1)
+			st.expiredVictims.Add(1)
 		} else {
-			st.evictions.Add(1)
-			victimHits = hitsOf(t.meta[i].acc[j].Load(), gen)
-			victimHash = t.meta[i].hash[j]
+			acc := t.meta[i].acc[j].Load()
+			victimHits = hitsOf(acc, gen)
+			if raise = victimHits >= 2 && acc&usedBit != 0; raise {
+				victimKey = b.slots[j].key
+			}
 		}
 	}
+	// Plain stores where the build allows (relaxed_amd64.go): the bucket
+	// is ours, and the unlock publishes them.
 	e := slot[K, V]{key: k, val: v}
 	if t.lay.words > 0 && cw.at(j) != emptyFresh {
-		storeSlot(&b.slots[j], &e, 0, t.lay)
+		writeSlotLocked(&b.slots[j], &e, 0, t.lay)
 	} else {
 		b.slots[j] = e
 	}
 	m := &t.meta[i]
-	m.exp[j].Store(exp)
-	m.acc[j].Store(inserted(now, f, gen))
-	m.hash[j] = h
-	b.ctrl.Store(uint64(cw.withSlot(j, tag)))
+	if ttl {
+		storeRelaxedInt64(&m.exp[j], exp)
+	}
+	storeRelaxed(&m.acc[j], inserted(now, f, gen))
+	storeRelaxed(&b.ctrl, uint64(cw.withSlot(j, tag)))
 	unlockAll(&lk, t)
 	// Remember how popular the victim was, for when it returns (the
 	// sketch already counted its first insert), after the locks are
 	// released. Only for victims hit twice or more: raising for a single
 	// hit changed no OLTP hit ratio by more than 0.04 points, and most
-	// victims are one-offs, so this saves most raises (a cache miss each).
-	if victimHits >= 2 {
-		s.sk.raise(victimHash, min(victimHits+1, counterMax))
-	}
-	if before, after := s.ticks.tick(hint); before != after {
-		s.sk.advance(before, after)
+	// victims are one-offs, so this saves most raises (a cache miss each)
+	// and most hashing of the victim's key (copied while the slot was
+	// ours; keys are values, so reading it now is safe). And only for
+	// victims used since they came in (usedBit): on Zipf 1.0 Sets into a
+	// cache of a tenth of 1M keys, that halves the raises (94K of 744K
+	// evictions had two hits or more, 48K of them used), and the other
+	// half would have told the sketch what it already knew.
+	if raise {
+		s.sk.raise(s.hash(victimKey), min(victimHits+1, counterMax))
 	}
 }
 
 // update replaces the value in slot j of bucket i, which holds k; the
-// caller holds the bucket. It counts as an access.
-func (t *table[K, V]) update(i uint64, j int, k K, v V, exp int64, now uint64, gen uint32, slack uint32) {
+// caller holds the bucket. It counts as an access. ttl is the store's ttl
+// flag, loaded after taking the bucket: while it is false, every expiry
+// word of the bucket is 0 and stays so.
+func (t *table[K, V]) update(i uint64, j int, k K, v V, exp int64, ttl bool, now uint64, gen uint32, slack uint32) {
 	b := t.bucket(i)
 	if t.lay.words > 0 {
 		e := slot[K, V]{key: k, val: v}
-		storeSlot(&b.slots[j], &e, t.lay.val, t.lay)
+		writeSlotLocked(&b.slots[j], &e, t.lay.val, t.lay)
 	} else {
 		b.slots[j].val = v
 	}
 	m := &t.meta[i]
-	if m.exp[j].Load() != exp {
-		m.exp[j].Store(exp)
+	if ttl && m.exp[j].Load() != exp {
+		storeRelaxedInt64(&m.exp[j], exp)
 	}
 	t.touch(i, j, now, gen, slack)
 }
@@ -423,7 +461,6 @@ func (t *table[K, V]) clearSlot(i uint64, j int) {
 	}
 	t.meta[i].acc[j].Store(0)
 	t.meta[i].exp[j].Store(0)
-	t.meta[i].hash[j] = 0
 	t.live.Add(-1)
 }
 

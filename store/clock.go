@@ -60,7 +60,20 @@ func (c *ticks) tick(hint uint64) (before, after uint64) {
 	if l.n.Add(1) != tickBatch {
 		return 0, 0
 	}
-	l.n.Add(^uint64(tickBatch - 1))
+	// The shared count first: a reader in between (total, now) sees
+	// the batch twice rather than not at all, so the insert count that
+	// Stats derives from the ticks runs ahead, never behind.
 	after = c.global.Add(tickBatch)
+	l.n.Add(^uint64(tickBatch - 1))
 	return after - tickBatch, after
+}
+
+// total returns the ticks so far: the inserts into the store (Stats
+// counts them this way, counters.go). Exact when no insert is in flight.
+func (c *ticks) total() uint64 {
+	n := c.global.Load()
+	for i := range c.local {
+		n += c.local[i].n.Load()
+	}
+	return n
 }

@@ -24,9 +24,21 @@ const (
 type stripe struct {
 	hits, misses atomic.Uint64
 	// Cache mode: its writers take no store-wide lock, so they count here
-	// too (cache.go).
-	evictions, expirations, sets, deletes atomic.Uint64
-	_                                     [cacheLine - 48]byte
+	// too (cache.go), with at most one atomic add per Set in the common
+	// cases. A Set of a new key is counted by the eviction clock's tick
+	// alone (clock.go), which it needs anyway; the counts below are of the
+	// other cases, and Stats derives the rest:
+	//
+	//	Sets        = updates + inserts (ticks)
+	//	Evictions   = inserts − fills − expiredVictims
+	//	Expirations = expirations + expiredVictims
+	//
+	// updates: Sets of a key already there; fills: ticked Sets that
+	// evicted nothing (a new key that took an empty slot, or a key that
+	// came in while the Set took its locks); expiredVictims: new keys that took an expired entry's
+	// slot; expirations: expired entries removed by Get and Delete.
+	updates, fills, expiredVictims, expirations, deletes atomic.Uint64
+	_                                                    [cacheLine - 56]byte
 }
 
 // cacheLine is the size of a cache line on the common 64-bit CPUs.
@@ -48,14 +60,22 @@ func (c *counters) sum() (hits, misses uint64) {
 	return hits, misses
 }
 
-// sumCache returns the cache mode's counts.
-func (c *counters) sumCache() (evictions, expirations, sets, deletes uint64) {
+// sumCache returns the cache mode's counts, given the inserts (the
+// eviction clock's ticks, read before the stripes): see stripe. Read while
+// writers work, evictions may lag or lead by a few inserts in flight; it
+// never goes below 0.
+func (c *counters) sumCache(inserts uint64) (evictions, expirations, sets, deletes uint64) {
+	var updates, fills, expiredVictims uint64
 	for i := range c.stripes {
 		st := &c.stripes[i]
-		evictions += st.evictions.Load()
+		updates += st.updates.Load()
+		fills += st.fills.Load()
+		expiredVictims += st.expiredVictims.Load()
 		expirations += st.expirations.Load()
-		sets += st.sets.Load()
 		deletes += st.deletes.Load()
 	}
-	return evictions, expirations, sets, deletes
+	if taken := fills + expiredVictims; inserts > taken {
+		evictions = inserts - taken
+	}
+	return evictions, expirations + expiredVictims, updates + inserts, deletes
 }

@@ -13,6 +13,7 @@ import "math"
 //	bits 32–39  hits: how often the key was used since it came in, plus
 //	            what the sketch remembered of it when it came in
 //	bits 40–47  the sketch generation that hits was counted in
+//	bit  48     used: hit or updated since it came in (usedBit)
 //
 // The victim is the slot with the highest score
 //
@@ -38,6 +39,13 @@ var weightNum, weightDen = int64(1), int64(2)
 // hitsCap bounds the hit count a slot keeps.
 const hitsCap = counterMax
 
+// usedBit marks a slot hit or updated since its key came in. A victim
+// without it has only the hits the sketch gave it on the way in, which
+// the sketch still holds (it counted that insert too, and halves its
+// counters as the slot's count is halved), so telling the sketch about
+// it again would be a cache miss for nothing (setCache).
+const usedBit = 1 << 48
+
 func packAcc(tick uint64, hits uint8, gen uint32) uint64 {
 	return uint64(uint32(tick)) | uint64(hits)<<32 | uint64(uint8(gen))<<40
 }
@@ -54,7 +62,7 @@ func hitsOf(acc uint64, gen uint32) uint8 {
 
 // accessed returns the policy word after a hit at tick now.
 func accessed(acc, now uint64, gen uint32) uint64 {
-	return packAcc(now, min(hitsOf(acc, gen)+1, hitsCap), gen)
+	return packAcc(now, min(hitsOf(acc, gen)+1, hitsCap), gen) | usedBit
 }
 
 // fresh reports whether a hit at tick now would change the policy word

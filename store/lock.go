@@ -89,6 +89,15 @@ func (w *syncWord) lock() {
 // unlock releases an exclusive hold and moves the version on, in one add.
 func (w *syncWord) unlock() { w.v.Add(versionOne - writerBit) }
 
+// unlockAlone is unlock for a holder that knows no one else writes the
+// word while it holds the bucket: no reader of the locked path (the slot
+// type is read optimistically, so readers only load the word) and no
+// stash hint to change (a cache has no stash). Other writers only load the
+// word until the writer bit clears. It then needs no read-modify-write,
+// and stores the new word with storeRelease, which on amd64 does not wait
+// for the holder's earlier stores to reach the cache (release_amd64.go).
+func (w *syncWord) unlockAlone() { storeRelease(&w.v, w.v.Load()+versionOne-writerBit) }
+
 // hint returns the stash hint.
 func (w *syncWord) hint() uint64 { return hintOf(w.v.Load()) }
 

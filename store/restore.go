@@ -197,8 +197,8 @@ func (rs *restorer[K, V]) place(k K, v V, expiry, bi int64, h uint64) error {
 	b.put(j, k, v, tag, t.lay)
 	t.entries++
 	if rs.s.cache {
-		// As a new entry of a cache (setCache): its expiry, its hash for
-		// the sketch, and an insert at the clock's start with no hits
+		// As a new entry of a cache (setCache): its expiry and an insert
+		// at the clock's start with no hits
 		// (the policy's recency and frequency are not saved).
 		s := rs.s
 		m := &t.meta[bi]
@@ -207,7 +207,6 @@ func (rs *restorer[K, V]) place(k K, v V, expiry, bi int64, h uint64) error {
 			s.ttl.Store(true) // Gets read expiries only once some entry has one
 		}
 		m.acc[j].Store(inserted(s.ticks.now(0), 0, s.sk.gen.Load()))
-		m.hash[j] = h
 		t.live.Add(1)
 	}
 	return nil

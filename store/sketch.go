@@ -21,9 +21,14 @@ import (
 // forgets old popularity; gen counts the halvings, and slots age their own
 // hit counters by the same halvings lazily (evict.go).
 //
-// Counters are updated with compare-and-swap on their word, so concurrent
-// writers lose no count; a reader may see a count a moment old, which a
-// frequency estimate does not mind.
+// Counters are raised with casRelaxed (relaxed_amd64.go): on amd64 a
+// plain store of the new word, no locked instruction, so two
+// writers raising counters in the same word at the same instant may lose
+// one raise, or one may undo a halving of that word for the rest of the
+// period; other builds compare-and-swap. Either leaves one
+// key's estimate off by a count now and then, which a frequency estimate
+// does not mind (Caffeine's and otter's sketches are not atomic either).
+// A reader may see a count a moment old.
 type sketch struct {
 	words  []atomic.Uint64
 	blocks uint64 // mask of the block index: blocks - 1
@@ -112,7 +117,7 @@ func (p spot) raiseTo(f uint8) {
 			return
 		}
 		nw := w&^(counterMax<<p.shift) | uint64(f)<<p.shift
-		if p.w.CompareAndSwap(w, nw) {
+		if casRelaxed(p.w, w, nw) {
 			return
 		}
 	}

@@ -35,7 +35,11 @@ func (s *Store[K, V]) Stats() Stats {
 	sets, deletes, grows := s.sets, s.deletes, s.grows
 	s.mu.Unlock()
 	hits, misses := s.tot.sum()
-	ev, ex, csets, cdeletes := s.tot.sumCache()
+	var inserts uint64
+	if s.ticks != nil {
+		inserts = s.ticks.total()
+	}
+	ev, ex, csets, cdeletes := s.tot.sumCache(inserts)
 	sets += csets
 	deletes += cdeletes
 	st := s.tabs.Load()
