@@ -128,9 +128,6 @@ func (rs *restorer[K, V]) placer(done chan<- struct{}) {
 	}
 }
 
-// sink keeps the touching loads of placeChunk from being optimized away.
-var sink atomic.Uint64
-
 // placeChunk places the entries of c, a group at a time.
 func (rs *restorer[K, V]) placeChunk(c *restoreChunk[K, V]) error {
 	t := rs.t
@@ -143,9 +140,7 @@ func (rs *restorer[K, V]) placeChunk(c *restoreChunk[K, V]) error {
 				touch += t.bucket(i).ctrl.Load()
 			}
 		}
-		if touch == 1 { // practically never; the store makes the loads count
-			sink.Add(touch)
-		}
+		keep(touch)
 		for x := g; x < end; x++ {
 			e := &c.e[x]
 			if err := rs.place(e.key, e.val, e.expiry, e.bucket, c.h[x]); err != nil {
