@@ -203,34 +203,17 @@ func FuzzCache(f *testing.F) {
 			d = 1
 		}
 		for _, c := range []byte{1, 3, 8} {
-			ops := make([]byte, 0, 900)
-			for i := range 300 {
-				ops = append(ops, byte(i*7), byte(i*13), byte(i*31+int(c)))
-			}
-			f.Add(append([]byte{byte(rule), d, c, 0, 42, 40}, ops...))
+			f.Add(append([]byte{byte(rule), d, c, 0, 42, 40}, seedOps(300, c)...))
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 6 {
 			return
 		}
-		rule := bucket.Placement(data[0] % byte(len(bucket.Placements())))
-		d := int(data[1]%hashfn.MaxChoices) + 1
-		if rule == bucket.OneChoice {
-			d = 1
-		} else if d == 1 {
-			d = 2
-		}
 		clk := newFakeClock()
-		o := Options{
-			Placement:  rule,
-			Choices:    d,
-			BucketSize: int(data[2]%slotsPerBucket) + 1,
-			Hash:       hashfn.Kind(data[3] % 2),
-			Seed:       uint64(data[4]) + 1,
-			MaxEntries: 8*d + int(data[5]),
-			Clock:      clk,
-		}
+		o := fuzzOptions(data)
+		o.MaxEntries = 8*o.Choices + int(data[5])
+		o.Clock = clk
 		runCacheOps(t, o, clk, data[6:])
 	})
 }

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/twochoice/twochoice/internal/testfs"
 )
 
 // childEnv, when set to a path, turns the test binary into the child of
@@ -145,14 +147,7 @@ func TestSaveSurvivesKill(t *testing.T) {
 // leaves the previous snapshot whole. It needs a small file system, which
 // root can mount.
 func TestSaveDiskFull(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a small tmpfs needs root")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
-	}
-	defer exec.Command("umount", dir).Run()
+	dir := testfs.SmallTmpfs(t, "2m")
 	path := filepath.Join(dir, "s.snap")
 	s := newTestStore[string, []byte](t, Options{Seed: 41})
 	for i := range 100 {

@@ -26,11 +26,7 @@ func FuzzStore(f *testing.F) {
 				if rule == bucket.OneChoice {
 					d = 1
 				}
-				ops := make([]byte, 0, 600)
-				for i := range 200 {
-					ops = append(ops, byte(i*7), byte(i*13), byte(i*31+int(c)))
-				}
-				f.Add(append([]byte{byte(rule), d, c, byte(kind), 42}, ops...))
+				f.Add(append([]byte{byte(rule), d, c, byte(kind), 42}, seedOps(200, c)...))
 			}
 		}
 	}
@@ -40,22 +36,37 @@ func FuzzStore(f *testing.F) {
 		if len(data) < 5 {
 			return
 		}
-		rule := bucket.Placement(data[0] % byte(len(bucket.Placements())))
-		d := int(data[1]%hashfn.MaxChoices) + 1
-		if rule == bucket.OneChoice {
-			d = 1
-		} else if d == 1 {
-			d = 2 // Placement 0 with Choices 1 would mean one choice
-		}
-		o := Options{
-			Placement:  rule,
-			Choices:    d,
-			BucketSize: int(data[2]%slotsPerBucket) + 1,
-			Hash:       hashfn.Kind(data[3] % 2),
-			Seed:       uint64(data[4]) + 1,
-		}
-		runOps(t, o, data[5:])
+		runOps(t, fuzzOptions(data), data[5:])
 	})
+}
+
+// fuzzOptions decodes the first five bytes of a fuzz input into options:
+// the rule, d, the bucket size, the hash family and the seed.
+func fuzzOptions(data []byte) Options {
+	rule := bucket.Placement(data[0] % byte(len(bucket.Placements())))
+	d := int(data[1]%hashfn.MaxChoices) + 1
+	if rule == bucket.OneChoice {
+		d = 1
+	} else if d == 1 {
+		d = 2 // Placement 0 with Choices 1 would mean one choice
+	}
+	return Options{
+		Placement:  rule,
+		Choices:    d,
+		BucketSize: int(data[2]%slotsPerBucket) + 1,
+		Hash:       hashfn.Kind(data[3] % 2),
+		Seed:       uint64(data[4]) + 1,
+	}
+}
+
+// seedOps returns n operations of three bytes each for a seed corpus
+// entry, varied by c.
+func seedOps(n int, c byte) []byte {
+	ops := make([]byte, 0, 3*n)
+	for i := range n {
+		ops = append(ops, byte(i*7), byte(i*13), byte(i*31+int(c)))
+	}
+	return ops
 }
 
 // runOps applies the operations in ops to a string-keyed store and a Go

@@ -51,34 +51,31 @@ func cachePeers(b *testing.B, w workload, fraction int) (tc, ot cache) {
 // twochoice's time over otter's, below 1 is faster; 0.5 is twice otter's
 // throughput.
 func BenchmarkCacheSetRatio(b *testing.B) {
-	w := getWorkload(b)
-	for _, f := range cacheFractions {
-		tc, ot := cachePeers(b, w, f)
-		for _, g := range []int{1, 2} {
-			b.Run(fmt.Sprintf("cache=1/%d/vs=otter/goroutines=%d", f, g), func(b *testing.B) {
-				b.ReportAllocs()
-				pairedOps(b, g, tc, ot, w, func(c cache, k string, i int) int64 {
-					c.Set(k, int64(i))
-					return 0
-				})
-			})
-		}
-	}
+	benchCachePaired(b, func(c cache, k string, i int) int64 {
+		c.Set(k, int64(i))
+		return 0
+	})
 }
 
 // BenchmarkCacheGetRatio: Get of Zipf keys from a full cache (hits and
 // misses, no Set on a miss), paired against otter as above.
 func BenchmarkCacheGetRatio(b *testing.B) {
+	benchCachePaired(b, func(c cache, k string, _ int) int64 {
+		v, _ := c.Get(k)
+		return v
+	})
+}
+
+// benchCachePaired runs op on full caches of each size in cacheFractions,
+// twochoice paired with otter, on 1 and 2 goroutines.
+func benchCachePaired(b *testing.B, op func(c cache, k string, i int) int64) {
 	w := getWorkload(b)
 	for _, f := range cacheFractions {
 		tc, ot := cachePeers(b, w, f)
 		for _, g := range []int{1, 2} {
 			b.Run(fmt.Sprintf("cache=1/%d/vs=otter/goroutines=%d", f, g), func(b *testing.B) {
 				b.ReportAllocs()
-				pairedOps(b, g, tc, ot, w, func(c cache, k string, _ int) int64 {
-					v, _ := c.Get(k)
-					return v
-				})
+				pairedOps(b, g, tc, ot, w, op)
 			})
 		}
 	}

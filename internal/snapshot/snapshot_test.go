@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"syscall"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/twochoice/twochoice/internal/testfs"
 )
 
 type entry struct {
@@ -322,14 +323,7 @@ func TestBitFlips(t *testing.T) {
 // and leaves the previous snapshot whole. It needs a small file system,
 // which root can mount.
 func TestDiskFull(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a small tmpfs needs root")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
-	}
-	defer exec.Command("umount", dir).Run()
+	dir := testfs.SmallTmpfs(t, "2m")
 	path := filepath.Join(dir, "s.db")
 	small := sampleEntries(100, 10)
 	write(t, path, small)

@@ -1,0 +1,27 @@
+// Package testfs gives tests a file system small enough to fill, so that
+// they can check what a full disk does.
+package testfs
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// SmallTmpfs mounts a tmpfs of the given size (mount's size option, such
+// as "2m") on a new temporary directory, returns the directory, and
+// unmounts it when the test ends. Mounting needs root: elsewhere, or where
+// mount fails, the test is skipped with the reason.
+func SmallTmpfs(t testing.TB, size string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small tmpfs needs root")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
+	}
+	// Cleanups run last-in first-out: this one before TempDir's removal.
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	return dir
+}
