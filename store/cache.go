@@ -300,7 +300,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 	// bookkeeping. Taken before the locks, so that no locked instruction
 	// follows the unlock in this Set: one would wait for the Set's stores
 	// (the victim's slot, a cache miss) to reach the cache, which the
-	// unlock itself does not (release_amd64.go).
+	// unlock itself does not (relaxed_amd64.go).
 	if before, after := s.ticks.tick(hint); before != after {
 		s.sk.advance(before, after)
 	}
@@ -513,8 +513,3 @@ func (t *table[K, V]) entriesOf(i uint64, dst *[slotsPerBucket]slot[K, V], exps 
 	}
 	return b.snapshotExp(dst, &t.meta[i].exp, exps, t.lay)
 }
-
-// keep uses a value, so that the compiler keeps the loads that made it.
-//
-//go:noinline
-func keep(uint64) {}

@@ -262,6 +262,17 @@ func (s *Store[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 	return done
 }
 
+// moveBatch is the most keys a mover holds. insertBatch publishes a
+// batch's control words with atomic stores, each a full barrier that waits
+// for the batch's slot writes to reach the cache, so a bigger batch waits
+// less often; and its keys' cache misses (string bytes, candidates) have
+// more company to overlap with. Batches of 32 rather than 8, with the
+// key bytes fetched before hashing (flush), took a growing store's Set of
+// 2M keys from 2.5x the Go map's time to 1.7-2.3x
+// (BenchmarkSetGrowingPaired, two runs each on a noisy machine); at 10M
+// keys (bench/storebench) the store's own time moved less than the noise.
+const moveBatch = 32
+
 // mover moves keys from old buckets to the new table in batches of up to
 // moveBatch: it hashes them all before inserting any, so the CPU fetches
 // their (string) bytes in parallel instead of one cache miss after
@@ -275,17 +286,6 @@ func (s *Store[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 // under the bucket's read lock keeps reading what was there. The stale
 // copy costs nothing; it goes when the old table does, at the end of the
 // growth.
-// moveBatch is the most keys a mover holds. insertBatch publishes a
-// batch's control words with atomic stores, each a full barrier that waits
-// for the batch's slot writes to reach the cache, so a bigger batch waits
-// less often; and its keys' cache misses (string bytes, candidates) have
-// more company to overlap with. Batches of 32 rather than 8, with the
-// key bytes fetched before hashing (flush), took a growing store's Set of
-// 2M keys from 2.5x the Go map's time to 1.7-2.3x
-// (BenchmarkSetGrowingPaired, two runs each on a noisy machine); at 10M
-// keys (bench/storebench) the store's own time moved less than the noise.
-const moveBatch = 32
-
 type mover[K comparable, V any] struct {
 	es    [moveBatch]slot[K, V]
 	hs    [moveBatch]uint64
@@ -293,8 +293,6 @@ type mover[K comparable, V any] struct {
 	olds  [moveBatch]uint64 // old buckets taken from
 	masks [moveBatch]uint64 // and their slots
 	nb    int
-
-	touched byte // keeps flush's prefetching loads from being optimized away
 }
 
 // take adds the slots of old bucket i flagged in mask, flushing first if
@@ -336,7 +334,7 @@ func (mv *mover[K, V]) flush(s *Store[K, V], st *tables[K, V]) {
 				touch |= k[0]
 			}
 		}
-		mv.touched = touch
+		keep(uint64(touch))
 	}
 	for x := range mv.n {
 		mv.hs[x] = s.hash(mv.es[x].key)

@@ -235,13 +235,19 @@ func (t *table[K, V]) choose(cs []uint64, h uint64, pending *batch) int {
 
 type ctrlReader interface{ ctrlAt(uint64) ctrl }
 
+// keep uses a value, so that the compiler keeps the loads that made it:
+// the loads that fetch cache lines ahead of their use (insertBatch,
+// mover.flush, setCache, the restorer) are otherwise dead.
+//
+//go:noinline
+func keep(uint64) {}
+
 // batch collects the control words that insertBatch changed but has not
 // published yet.
 type batch struct {
-	idx     [moveBatch]uint64
-	ctrl    [moveBatch]ctrl
-	n       int
-	touched uint64 // keeps the prefetching loads from being optimized away
+	idx  [moveBatch]uint64
+	ctrl [moveBatch]ctrl
+	n    int
 }
 
 func (p *batch) ctrlOf(t ctrlReader, i uint64) ctrl {
@@ -287,7 +293,7 @@ func (t *table[K, V]) insertBatch(es []slot[K, V], hs []uint64) {
 			touch |= t.bucket(i).ctrl.Load()
 		}
 	}
-	p.touched = touch
+	keep(touch)
 	for x := range es {
 		h := hs[x]
 		cs := cands[x][:t.d]
