@@ -148,8 +148,8 @@
 // keys run in parallel; readers are as in a map, and record a hit in the
 // slot's policy word only when it would change it noticeably. On amd64 a
 // writer fills the buckets it holds, releases them and raises the
-// sketch's counters with plain stores (relaxed_amd64.go and
-// release_amd64.go say why that is sound), so an insert makes three
+// sketch's counters with plain stores (relaxed_amd64.go says why that is
+// sound), so an insert makes three
 // locked instructions (its tick and the two bucket locks) and an update
 // two, where they made about sixteen and four.
 //

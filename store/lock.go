@@ -95,7 +95,7 @@ func (w *syncWord) unlock() { w.v.Add(versionOne - writerBit) }
 // stash hint to change (a cache has no stash). Other writers only load the
 // word until the writer bit clears. It then needs no read-modify-write,
 // and stores the new word with storeRelease, which on amd64 does not wait
-// for the holder's earlier stores to reach the cache (release_amd64.go).
+// for the holder's earlier stores to reach the cache (relaxed_amd64.go).
 func (w *syncWord) unlockAlone() { storeRelease(&w.v, w.v.Load()+versionOne-writerBit) }
 
 // hint returns the stash hint.
