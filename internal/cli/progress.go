@@ -39,6 +39,11 @@ func NewProgress(w io.Writer, label string, quiet bool) *Progress {
 	return &Progress{w: w, on: !quiet && IsTerminal(w), label: label, start: time.Now(), now: time.Now}
 }
 
+// On reports whether the bar is drawn. A caller whose progress detail
+// costs something to format (a Sprintf per simulation run, say) can skip
+// the work when it is not.
+func (p *Progress) On() bool { return p != nil && p.on }
+
 // Update shows the fraction done (0 to 1) and a detail such as "3/8 runs".
 func (p *Progress) Update(frac float64, detail string) {
 	if p == nil || !p.on {
