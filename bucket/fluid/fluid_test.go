@@ -1,6 +1,7 @@
 package fluid
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -259,5 +260,26 @@ func BenchmarkSolve(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Loads past MaxLoad are refused up front, and a solve stops when its
+// context is done instead of running on.
+func TestSolveBounds(t *testing.T) {
+	for _, p := range []Params{
+		{Placement: bucket.DChoice, D: 2, Load: MaxLoad * 1.5},
+		{Placement: bucket.GoLeft, D: 2, Load: 1e300},
+	} {
+		if _, err := Solve(p); !errors.Is(err, ErrParams) {
+			t.Errorf("Solve(%+v): %v, want ErrParams", p, err)
+		}
+	}
+	if _, err := OverflowAt(bucket.GoLeft, 2, 100000, 0.9); !errors.Is(err, ErrParams) {
+		t.Errorf("OverflowAt at capacity 100000: %v, want ErrParams", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := SolveContext(ctx, Params{Placement: bucket.GoLeft, D: 8, Load: 100}); !errors.Is(err, context.Canceled) {
+		t.Errorf("SolveContext with a canceled context: %v, want context.Canceled", err)
 	}
 }

@@ -1,6 +1,7 @@
 package fluid
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -31,17 +32,23 @@ type cell struct {
 // below the smallest share reported.
 var logStart = math.Log(DefaultFloor) - 60
 
+// ctxEvery is how many steps (a few milliseconds of them at most) the
+// solver takes between looks at its context.
+const ctxEvery = 1024
+
 // maxCells bounds the work for absurd loads (about 10^5 levels).
 const maxCells = 1 << 17
 
 type system struct {
-	p      Params
-	goLeft bool
-	d      int
-	cells  []cell
-	x      []float64 // log values of the active cells: cells[:len(x)]
-	tau    float64
-	steps  int
+	ctx      context.Context // checked every ctxEvery steps
+	p        Params
+	goLeft   bool
+	d        int
+	cells    []cell
+	x        []float64 // log values of the active cells: cells[:len(x)]
+	tau      float64
+	steps    int
+	rejected int // steps tried and rejected
 	// scratch for the integrator
 	k       [7][]float64
 	tmp, dx []float64
@@ -248,6 +255,11 @@ func (s *system) run(tauEnd float64) error {
 		if s.steps > 50_000_000 {
 			return fmt.Errorf("%w: the solver did not converge (load %v, d %d)", ErrParams, s.p.Load, s.d)
 		}
+		if s.ctx != nil && (s.steps+s.rejected)%ctxEvery == 0 {
+			if err := s.ctx.Err(); err != nil {
+				return err
+			}
+		}
 		last := false
 		if s.tau+h >= tauEnd {
 			h, last = tauEnd-s.tau, true
@@ -265,6 +277,7 @@ func (s *system) run(tauEnd float64) error {
 			default:
 				h /= 2
 			}
+			s.rejected++
 			if h < 1e-12 {
 				return fmt.Errorf("%w: the solver's step vanished at t = %g (load %v, d %d)", ErrParams, math.Exp(s.tau), s.p.Load, s.d)
 			}
