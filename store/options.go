@@ -103,6 +103,13 @@ func (o Options) resolve() (Options, error) {
 	if o.BucketSize < 1 || o.BucketSize > slotsPerBucket {
 		return o, fmt.Errorf("%w: BucketSize %d (want 1 to %d)", ErrOptions, o.BucketSize, slotsPerBucket)
 	}
+	// A cache's table is allocated whole by New: past the most slots a
+	// table can have, its size would wrap around (and the sketch sized
+	// from MaxEntries would overflow), so such a bound is an error, not
+	// a panic or a crash.
+	if most := uint64(hashfn.MaxBuckets) * uint64(o.BucketSize); o.MaxEntries > 0 && uint64(o.MaxEntries) > most {
+		return o, fmt.Errorf("%w: MaxEntries %d is above %d, the most a table of buckets of %d slots holds", ErrOptions, o.MaxEntries, most, o.BucketSize)
+	}
 	if !o.Hash.Valid() {
 		return o, fmt.Errorf("%w: %w: %d", ErrOptions, hashfn.ErrUnknownKind, uint8(o.Hash))
 	}
