@@ -32,6 +32,14 @@ var (
 	// ErrNoSpace: the disk filled up during Save (it also matches
 	// syscall.ENOSPC). The previous snapshot is untouched.
 	ErrNoSpace = snapshot.ErrNoSpace
+	// ErrWrite: Save could not write the file for another reason than a
+	// full disk (a missing or read-only directory, a directory in the
+	// file's place, an I/O error); it also matches the system's error.
+	// The previous snapshot is untouched.
+	ErrWrite = snapshot.ErrWrite
+	// ErrRead: the file exists but cannot be read (permissions, an I/O
+	// error); it also matches the system's error.
+	ErrRead = snapshot.ErrRead
 	// ErrKeyType: the store's key type is hashed through hash/maphash,
 	// whose hashes differ from one process to the next, so a snapshot of
 	// it could not be restored into the same buckets. Strings, byte arrays

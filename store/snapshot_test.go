@@ -657,3 +657,45 @@ func TestSaveOpenCache(t *testing.T) {
 		})
 	}
 }
+
+// A Save that cannot write its file says why with ErrWrite (and the
+// system's error), names the file once, and leaves what was there.
+func TestSaveErrors(t *testing.T) {
+	s, err := New[string, int](Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Set("a", 1)
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "x"), []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		also error
+	}{
+		{filepath.Join(dir, "missing", "s.snap"), fs.ErrNotExist}, // no such directory
+		{sub, nil}, // a directory in the file's place
+		{"", nil},
+	} {
+		err := s.Save(tc.path)
+		if !errors.Is(err, ErrWrite) || tc.also != nil && !errors.Is(err, tc.also) {
+			t.Errorf("Save(%q) = %v; want ErrWrite", tc.path, err)
+			continue
+		}
+		if tc.path != "" && strings.Count(err.Error(), "snapshot "+tc.path+":") != 1 {
+			t.Errorf("Save(%q): %v: want the file named once", tc.path, err)
+		}
+		t.Logf("Save(%q): %v", tc.path, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(sub, "x")); err != nil || string(b) != "keep" {
+		t.Errorf("the directory's file: %q, %v", b, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.tmp-*")); len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}

@@ -24,4 +24,12 @@ var (
 	// ErrNoSpace: the disk filled up while writing. It also matches
 	// syscall.ENOSPC.
 	ErrNoSpace = errors.New("store: no space left for the snapshot")
+	// ErrWrite: the snapshot could not be written for another reason than
+	// a full disk: a directory that does not exist or cannot be written, a
+	// directory in the file's place, an I/O error. It also matches the
+	// system's error (fs.ErrPermission, syscall.EISDIR, ...).
+	ErrWrite = errors.New("store: snapshot cannot be written")
+	// ErrRead: the file exists but cannot be read (permissions, an I/O
+	// error). It also matches the system's error.
+	ErrRead = errors.New("store: snapshot cannot be read")
 )

@@ -39,7 +39,7 @@ func Open(path string, timeout time.Duration) (r *Reader, err error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("snapshot %s: %w (%w)", path, ErrNotFound, err)
 		}
-		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+		return nil, fmt.Errorf("snapshot %s: %w (%w)", path, ErrRead, err)
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("snapshot %s: %w: not a regular file", path, ErrNotSnapshot)
@@ -79,7 +79,7 @@ func checkMagic(path string, size int64) error {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("snapshot %s: %w", path, err)
+		return fmt.Errorf("snapshot %s: %w (%w)", path, ErrRead, err)
 	}
 	defer f.Close()
 	// A bbolt file starts with two meta pages; each is a 16-byte page
@@ -106,7 +106,7 @@ func checkMagic(path string, size int64) error {
 // line on, and the goroutine's setting is restored afterwards.
 func (r *Reader) guard(err *error, oldFault bool) {
 	if p := recover(); p != nil {
-		*err = fmt.Errorf("snapshot %s: %w: %v", r.path, ErrCorrupt, p)
+		*err = fmt.Errorf("snapshot %s: %w: the file is damaged or truncated (reading it failed with: %v)", r.path, ErrCorrupt, p)
 		if r.db != nil {
 			r.db.Close()
 			r.db = nil

@@ -42,9 +42,17 @@ type Writer struct {
 // Create starts a snapshot that Commit will move to path. The data goes to
 // a temporary file in path's directory until then.
 func Create(path string) (*Writer, error) {
+	// Checked before any work: the rename at the end would fail on them,
+	// after the whole store was written.
+	if path == "" {
+		return nil, fmt.Errorf("snapshot: %w: an empty path", ErrWrite)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("snapshot %s: %w: a directory is in the way", path, ErrWrite)
+	}
 	var suffix [6]byte
 	if _, err := rand.Read(suffix[:]); err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+		return nil, fmt.Errorf("snapshot %s: %w (%w)", path, ErrWrite, err)
 	}
 	removeStale(path)
 	w := &Writer{path: path, tmp: path + ".tmp-" + hex.EncodeToString(suffix[:]), sum: xxhash.New()}
@@ -65,12 +73,13 @@ func Create(path string) (*Writer, error) {
 	return w, nil
 }
 
-// wrap names the file and the step, and adds ErrNoSpace when the disk is full.
+// wrap names the file and the step, and adds ErrNoSpace when the disk is
+// full, ErrWrite otherwise.
 func (w *Writer) wrap(step string, err error) error {
 	if errors.Is(err, syscall.ENOSPC) {
 		return fmt.Errorf("snapshot %s: %s: %w (%w)", w.path, step, ErrNoSpace, err)
 	}
-	return fmt.Errorf("snapshot %s: %s: %w", w.path, step, err)
+	return fmt.Errorf("snapshot %s: %s: %w (%w)", w.path, step, ErrWrite, err)
 }
 
 func (w *Writer) begin() error {
