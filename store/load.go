@@ -233,7 +233,11 @@ func (r *Report) String() string {
 		}
 		b.WriteString("\nmean load ")
 		for _, p := range r.Parts {
-			fmt.Fprintf(&b, "%-22s", fmt.Sprintf("%.3f (%.3f)", p.MeanLoad, p.FluidMeanLoad))
+			f := "-"
+			if p.FluidShareAtLeast != nil {
+				f = fmt.Sprintf("%.3f", p.FluidMeanLoad)
+			}
+			fmt.Fprintf(&b, "%-22s", fmt.Sprintf("%.3f (%s)", p.MeanLoad, f))
 		}
 		b.WriteString("\n")
 		for k := 1; k <= r.BucketSize; k++ {

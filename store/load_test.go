@@ -142,3 +142,22 @@ func TestReportFields(t *testing.T) {
 	}
 	t.Logf("\n%s", out)
 }
+
+// A cache's report has no fluid limit (it does not model evictions), and
+// String says so with "-" instead of printing zeros as the limit.
+func TestCacheLoadHasNoFluid(t *testing.T) {
+	s, err := New[int, int](Options{MaxEntries: 1000, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5000 {
+		s.Set(i, i)
+	}
+	r := s.Load()
+	if r.FluidShareAtLeast != nil {
+		t.Errorf("a cache's report has fluid shares %v", r.FluidShareAtLeast)
+	}
+	if out := r.String(); strings.Contains(out, "(0.000)") {
+		t.Errorf("String shows a zero fluid mean load:\n%s", out)
+	}
+}

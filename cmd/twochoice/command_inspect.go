@@ -148,7 +148,7 @@ func inspectSummary(r *snapshot.Reader, m *snapshot.Meta, stderr io.Writer, quie
 				r.Path(), snapshot.ErrCorrupt, parts[p], stash, m.Histogram[p], m.Stash)
 		}
 	}
-	sum, err := newSnapSummary(parts, stash, rule, m.Choices, m.BucketSize, m.Hash, m.Seed)
+	sum, err := newSnapSummary(parts, stash, rule, m.Choices, m.BucketSize, m.Hash, m.Seed, m.MaxEntries > 0)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w: %v", r.Path(), snapshot.ErrCorrupt, err)
 	}

@@ -66,7 +66,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	r := s.Load()
-	sum, err := newSnapSummary([][]uint64{r.Histogram}, uint64(r.Stash), r.Placement, r.Choices, r.BucketSize, r.Hash.String(), r.Seed)
+	sum, err := newSnapSummary([][]uint64{r.Histogram}, uint64(r.Stash), r.Placement, r.Choices, r.BucketSize, r.Hash.String(), r.Seed, r.MaxEntries > 0)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/twochoice/twochoice/bucket"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -171,6 +172,21 @@ func TestInspectOtherTypes(t *testing.T) {
 		var sum snapSummary
 		if code != 0 || json.Unmarshal([]byte(out), &sum) != nil || sum.Entries != 5000 {
 			t.Fatalf("%s: code %d, stderr %q, out %s", name, code, errOut, out)
+		}
+	}
+}
+
+// A cache's summary has no fluid limit, as the store's own load report
+// has none for a cache: the limit does not model evictions.
+func TestSnapSummaryCacheHasNoFluid(t *testing.T) {
+	parts := [][]uint64{{0, 0, 1, 3}, {0, 1, 2, 1}}
+	for _, cache := range []bool{false, true} {
+		s, err := newSnapSummary(parts, 0, bucket.GoLeft, 2, 3, "xxhash", 1, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (s.FluidShareAtLeast == nil) != cache {
+			t.Errorf("cache %v: fluid shares %v", cache, s.FluidShareAtLeast)
 		}
 	}
 }

@@ -28,14 +28,16 @@ type snapSummary struct {
 	MaxLoad   int      `json:"max_load"`
 	// ShareAtLeast[k] is the share of buckets holding ≥ k keys;
 	// FluidShareAtLeast the fluid limit's at the same keys per bucket
-	// (entries / buckets, stash included), or null for an empty table.
+	// (entries / buckets, stash included), or null for an empty table and
+	// for a cache, whose evictions the limit does not model (as in the
+	// store's own load report).
 	ShareAtLeast      []float64 `json:"share_at_least"`
 	FluidShareAtLeast []float64 `json:"fluid_share_at_least"`
 }
 
 // newSnapSummary fills in the shares, the maximum load and the fluid limit
 // from the histogram (per part, as the snapshot stores it, or one part).
-func newSnapSummary(parts [][]uint64, stash uint64, rule bucket.Placement, d, size int, hash string, seed uint64) (*snapSummary, error) {
+func newSnapSummary(parts [][]uint64, stash uint64, rule bucket.Placement, d, size int, hash string, seed uint64, cache bool) (*snapSummary, error) {
 	s := &snapSummary{BucketSize: size, Placement: rule.String(), Choices: d, Hash: hash, Seed: seed, Stash: stash,
 		Histogram: make([]uint64, size+1)}
 	for _, p := range parts {
@@ -63,7 +65,7 @@ func newSnapSummary(parts [][]uint64, stash uint64, rule bucket.Placement, d, si
 		above += s.Histogram[k]
 		s.ShareAtLeast[k] = float64(above) / float64(s.Buckets)
 	}
-	if s.Entries > 0 {
+	if s.Entries > 0 && !cache {
 		fl, err := fluid.Solve(fluid.Params{Placement: rule, D: d, Load: float64(s.Entries) / float64(s.Buckets), Capacity: size})
 		if err != nil {
 			return nil, err
