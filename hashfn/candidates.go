@@ -188,8 +188,15 @@ func IsPrime(n uint64) bool {
 	return true
 }
 
-// PrimeAtLeast returns the smallest prime ≥ n.
+// largestPrime64 is the largest prime below 2^64: 2^64 - 59.
+const largestPrime64 = 1<<64 - 59
+
+// PrimeAtLeast returns the smallest prime ≥ n, or 0 if there is none below
+// 2^64 (n above 2^64 - 59; counting on from there would wrap around to 2).
 func PrimeAtLeast(n uint64) uint64 {
+	if n > largestPrime64 {
+		return 0
+	}
 	for !IsPrime(n) {
 		n++
 	}

@@ -3,6 +3,7 @@ package hashfn
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -212,6 +213,10 @@ func TestPrimes(t *testing.T) {
 	}
 	if PrimeAtLeast(1<<20) != 1048583 || !IsPrime(4294967291) || IsPrime(4294967295) {
 		t.Fatal("PrimeAtLeast or IsPrime wrong on known values")
+	}
+	// Past the largest 64-bit prime there is none: no wrap-around to 2.
+	if PrimeAtLeast(math.MaxUint64) != 0 || PrimeAtLeast(1<<64-58) != 0 {
+		t.Fatal("PrimeAtLeast at the top of the uint64 range")
 	}
 }
 
