@@ -102,27 +102,29 @@ func (t *table[K, V]) cands(h uint64, c *[hashfn.MaxChoices]uint64) []uint64 {
 	return t.candidates(h, c)
 }
 
-// lookup finds k in bucket i and returns its slot, value and expiry:
-// optimistically for the layouts that allow it (the expiry is read inside
-// the same version check as the slot), else under the read lock. It reads
-// the expiry only if ttl says some entry may have one.
-func (t *table[K, V]) lookup(i uint64, k K, tag uint8, ttl bool) (j int, v V, exp int64, ok bool) {
+// lookup finds k in bucket i and returns its slot, value, expiry and
+// policy word: optimistically for the layouts that allow it (the expiry
+// and the policy word are read inside the same version check as the
+// slot), else under the read lock. It reads the expiry only if ttl says
+// some entry may have one.
+func (t *table[K, V]) lookup(i uint64, k K, tag uint8, ttl bool) (j int, v V, exp int64, acc uint64, ok bool) {
 	b := t.bucket(i)
 	me := &t.meta[i].exp
+	ma := &t.meta[i].acc
 	l := t.lay
 	if l.words == 0 {
 		if ctrl(b.ctrl.Load()).match(tag) == 0 {
-			return -1, v, 0, false
+			return -1, v, 0, 0, false
 		}
 		b.sync.rlock()
 		for m := ctrl(b.ctrl.Load()).match(tag); m != 0; m &= m - 1 {
 			if x := slotOf(m); b.slots[x].key == k {
-				j, v, exp, ok = x, b.slots[x].val, me[x].Load(), true
+				j, v, exp, acc, ok = x, b.slots[x].val, me[x].Load(), ma[x].Load(), true
 				break
 			}
 		}
 		b.sync.runlock()
-		return j, v, exp, ok
+		return j, v, exp, acc, ok
 	}
 	for {
 		s := b.sync.begin()
@@ -136,16 +138,17 @@ func (t *table[K, V]) lookup(i uint64, k K, tag uint8, ttl bool) (j int, v V, ex
 			if ttl {
 				xp = me[x].Load()
 			}
+			a := ma[x].Load()
 			if b.sync.v.Load() != s {
 				valid = false
 				break
 			}
 			if e.key == k {
-				return x, e.val, xp, true
+				return x, e.val, xp, a, true
 			}
 		}
 		if valid {
-			return -1, v, 0, false
+			return -1, v, 0, 0, false
 		}
 	}
 }
@@ -171,7 +174,7 @@ func (s *Store[K, V]) getCache(t *table[K, V], k K, h uint64, tag uint8, hint ui
 		if !matches[x] {
 			continue
 		}
-		j, v, exp, ok := t.lookup(i, k, tag, ttl)
+		j, v, exp, acc, ok := t.lookup(i, k, tag, ttl)
 		if !ok {
 			continue
 		}
@@ -179,7 +182,7 @@ func (s *Store[K, V]) getCache(t *table[K, V], k K, h uint64, tag uint8, hint ui
 			s.expire(t, i, k, tag)
 			break
 		}
-		t.touch(i, j, s.ticks.now(hint), s.sk.gen.Load(), s.slack)
+		t.touch(i, j, acc, s.ticks.now(hint), s.sk.gen.Load(), s.slack)
 		s.tot.hit(hint)
 		return v, true
 	}
@@ -415,7 +418,7 @@ func (t *table[K, V]) update(i uint64, j int, k K, v V, exp int64, ttl bool, now
 	if ttl && m.exp[j].Load() != exp {
 		storeRelaxedInt64(&m.exp[j], exp)
 	}
-	t.touch(i, j, now, gen, slack)
+	t.touch(i, j, m.acc[j].Load(), now, gen, slack)
 }
 
 // slotsOf returns the number of slots in a capacity mask.
@@ -464,14 +467,17 @@ func (t *table[K, V]) clearSlot(i uint64, j int) {
 	t.live.Add(-1)
 }
 
-// touch records a hit on slot j of bucket i. It writes the policy word
-// only if the hit changes it by more than slack ticks or a hit, so that a
-// hot key read from many cores does not make them fight over its cache
-// line; it uses compare-and-swap, so that a hit that raced an eviction does
-// not stamp the old key's history on the new one.
-func (t *table[K, V]) touch(i uint64, j int, now uint64, gen uint32, slack uint32) {
+// touch records a hit on slot j of bucket i, whose policy word was old
+// when the entry was found. It writes the word only if the hit changes it
+// by more than slack ticks or a hit, so that a hot key read from many
+// cores does not make them fight over its cache line. It swaps old for
+// the new word, so that a hit that raced the entry's removal writes
+// nothing: old must have been read with the entry (in lookup's version
+// check, or under a lock), for if touch loaded it afresh it could find
+// an emptied slot's 0, or the word of a key that replaced the entry, and
+// stamp the hit there.
+func (t *table[K, V]) touch(i uint64, j int, old, now uint64, gen uint32, slack uint32) {
 	m := &t.meta[i].acc[j]
-	old := m.Load()
 	if fresh(old, now, gen, slack) {
 		return
 	}

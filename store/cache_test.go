@@ -577,3 +577,37 @@ func TestCacheLoadReport(t *testing.T) {
 		t.Fatalf("report:\n%s", out)
 	}
 }
+
+// A hit that raced the removal of its entry must not write the emptied
+// slot's policy word (which must stay 0), nor a replacing key's: touch
+// swaps only the word the lookup read with the entry.
+func TestTouchAfterRemovalWritesNothing(t *testing.T) {
+	s, err := New[int, int](Options{MaxEntries: 64, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Set(1, 1)
+	tb := s.tabs.Load().cur
+	h := s.hash(1)
+	var c [hashfn.MaxChoices]uint64
+	for _, i := range tb.cands(h, &c) {
+		j, _, _, acc, ok := tb.lookup(i, 1, tagOf(h), false)
+		if !ok {
+			continue
+		}
+		if acc == 0 {
+			t.Fatalf("a live entry's policy word is 0")
+		}
+		b := tb.bucket(i)
+		b.sync.lock()
+		tb.clearSlot(i, j)
+		b.sync.unlock()
+		// The hit lands after the removal, with the word it read before.
+		tb.touch(i, j, acc, acc+1000, s.sk.gen.Load(), 0)
+		if w := tb.meta[i].acc[j].Load(); w != 0 {
+			t.Fatalf("the emptied slot's policy word is %#x, want 0", w)
+		}
+		return
+	}
+	t.Fatal("key 1 not found")
+}

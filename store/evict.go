@@ -14,6 +14,7 @@ import "math"
 //	            what the sketch remembered of it when it came in
 //	bits 40–47  the sketch generation that hits was counted in
 //	bit  48     used: hit or updated since it came in (usedBit)
+//	bit  49     live: set in every live entry's word (liveBit)
 //
 // The victim is the slot with the highest score
 //
@@ -46,8 +47,14 @@ const hitsCap = counterMax
 // it again would be a cache miss for nothing (setCache).
 const usedBit = 1 << 48
 
+// liveBit is set in the policy word of every entry, so that no entry's
+// word is 0, the word of an empty slot: a hit that raced the entry's
+// removal then cannot mistake the emptied slot's word for its entry's
+// (table.touch).
+const liveBit = 1 << 49
+
 func packAcc(tick uint64, hits uint8, gen uint32) uint64 {
-	return uint64(uint32(tick)) | uint64(hits)<<32 | uint64(uint8(gen))<<40
+	return uint64(uint32(tick)) | uint64(hits)<<32 | uint64(uint8(gen))<<40 | liveBit
 }
 
 // hitsOf returns the slot's hit count in generation gen: halved once for
