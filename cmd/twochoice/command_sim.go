@@ -131,10 +131,11 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		for _, rule := range rules {
 			c := sim.Config{Rule: rule, D: choices(rule, *d), Bins: n, Runs: *runs, Seed: *seed, Engine: engine, Keys: keys, Hash: kind}
 			if *load > 0 {
-				c.Balls = uint64(math.Round(*load * float64(n)))
-				if c.Balls == 0 {
-					return fmt.Errorf("%w: --load %v leaves no ball in %d bins", errUsage, *load, n)
+				balls, err := simBalls(*load, n)
+				if err != nil {
+					return err
 				}
+				c.Balls = balls
 			}
 			if c.Runs == 0 {
 				c.Runs = publishedRuns(n)
@@ -203,6 +204,25 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return cli.WriteCSV(stdout, header, table)
 	}
 	return simTable(stdout, rows, sweeping)
+}
+
+// maxSimBalls is the most balls a run takes: 2^53, past which load·n is no
+// longer an exact integer in a float64 (and a run would take years anyway).
+const maxSimBalls = 1 << 53
+
+// simBalls returns m = round(load·n), refusing a product that is not finite,
+// rounds to no ball, or is above maxSimBalls: converting such a float64 to
+// uint64 does not fail, it gives a meaningless count (2^63 for +Inf on
+// amd64), and the run never ends.
+func simBalls(load float64, n uint64) (uint64, error) {
+	m := math.Round(load * float64(n))
+	switch {
+	case math.IsNaN(m) || math.IsInf(m, 0) || m > maxSimBalls:
+		return 0, fmt.Errorf("%w: --load %v over %d bins asks for %.4g balls; at most 2^53 (%d) fit", errUsage, load, n, load*float64(n), uint64(maxSimBalls))
+	case m < 1:
+		return 0, fmt.Errorf("%w: --load %v leaves no ball in %d bins", errUsage, load, n)
+	}
+	return uint64(m), nil
 }
 
 // simSizes returns the bin counts to simulate.
