@@ -44,3 +44,41 @@ func TestSimHugeLoad(t *testing.T) {
 		}
 	}
 }
+
+// Past fluid.MaxLoad sim shows the simulation without the limit, and fluid
+// refuses the load as a usage error with the solver's message.
+func TestSimAndFluidAboveMaxLoad(t *testing.T) {
+	args := []string{"sim", "--bins", "16", "--load", "2000", "--runs", "1", "--rule", "dchoice", "--quiet"}
+	code, out, errOut := runCLIWithin(t, 20*time.Second, args...)
+	if code != 0 || !strings.Contains(errOut, "no fluid limit") || strings.Count(errOut, "\n") != 1 {
+		t.Fatalf("table: code %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, "dchoice fluid") || !strings.Contains(out, " -") || strings.Contains(out, belowFloor) {
+		t.Errorf("table without a limit:\n%s", out)
+	}
+	code, out, errOut = runCLIWithin(t, 20*time.Second, append(args, "--format", "csv")...)
+	if code != 0 {
+		t.Fatalf("csv: code %d, stderr %q", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 2 {
+		t.Fatalf("csv:\n%s", out)
+	}
+	for _, l := range lines[1:] {
+		if f := strings.Split(l, ","); f[9] != "" {
+			t.Errorf("csv share_fluid %q, want empty: %s", f[9], l)
+		}
+	}
+	code, out, errOut = runCLIWithin(t, 20*time.Second, append(args, "--format", "json")...)
+	if code != 0 || !strings.Contains(out, `"share_at_least"`) || strings.Contains(out, "fluid") {
+		t.Errorf("json: code %d, stderr %q, out %s", code, errOut, out)
+	}
+	code, _, errOut = runCLIWithin(t, 20*time.Second, "fluid", "--load", "2000")
+	if code != exitUsage || !strings.Contains(errOut, "above 1024") {
+		t.Errorf("fluid --load 2000: code %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runCLIWithin(t, 20*time.Second, "fluid", "--capacity", "5000")
+	if code != exitUsage || !strings.Contains(errOut, "above 1024") {
+		t.Errorf("fluid --capacity 5000: code %d, stderr %q", code, errOut)
+	}
+}

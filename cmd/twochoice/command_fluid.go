@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strconv"
 
 	"github.com/twochoice/twochoice/bucket/fluid"
@@ -72,12 +76,23 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 	if *capacity < 0 {
 		return fmt.Errorf("%w: --capacity %d", errUsage, *capacity)
 	}
+	// A solve near fluid.MaxLoad, or with many choices, can take a minute:
+	// Ctrl-C stops it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	solve := func(p fluid.Params) (*fluid.Result, error) {
+		res, err := fluid.SolveContext(ctx, p)
+		if errors.Is(err, fluid.ErrParams) {
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		return res, err
+	}
 	var rows []*fluidRow
 	for _, rule := range rules {
 		dd := choices(rule, *d)
-		res, err := fluid.Solve(fluid.Params{Placement: rule, D: dd, Load: *load, Capacity: *capacity})
+		res, err := solve(fluid.Params{Placement: rule, D: dd, Load: *load, Capacity: *capacity})
 		if err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
+			return err
 		}
 		row := &fluidRow{Rule: rule.String(), D: dd, Load: *load, ShareAtLeast: res.ShareAtLeast}
 		if len(res.PartShareAtLeast) > 1 {
@@ -89,11 +104,13 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 			row.Overflow = &o
 			row.Sizing = map[string]float64{}
 			for _, u := range sizingUtilizations {
-				v, err := fluid.OverflowAt(rule, dd, *capacity, u)
+				// fluid.OverflowAt, but stopped by ctx: the load is
+				// u·C, which goes past fluid.MaxLoad for a large C.
+				r, err := solve(fluid.Params{Placement: rule, D: dd, Load: u * float64(*capacity), Capacity: *capacity})
 				if err != nil {
 					return err
 				}
-				row.Sizing[strconv.FormatFloat(u, 'f', 2, 64)] = v
+				row.Sizing[strconv.FormatFloat(u, 'f', 2, 64)] = r.Overflow
 			}
 		}
 		rows = append(rows, row)

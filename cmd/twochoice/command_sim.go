@@ -178,7 +178,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		total.Add(res.Config.Balls * uint64(res.Config.Runs))
-		row, err := newSimRow(res)
+		row, err := newSimRow(ctx, res)
 		if err != nil {
 			bar.Done()
 			return err
@@ -186,6 +186,9 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		rows = append(rows, row)
 	}
 	bar.Done()
+	if slices.ContainsFunc(rows, func(r *simRow) bool { return r.fluid == nil }) {
+		fmt.Fprintf(stderr, "note: no fluid limit past a load of %d balls per bin (the solver would take hours); showing the simulation alone\n", fluid.MaxLoad)
+	}
 
 	if *plotFile != "" {
 		if err := simChart(rows, len(sizes) > 1).WriteFile(*plotFile); err != nil {
@@ -289,7 +292,9 @@ func publishedRuns(n uint64) int {
 	return 2
 }
 
-func newSimRow(res *sim.Result) (*simRow, error) {
+// newSimRow shapes a result, with the fluid limit for the same rule and
+// load, or none (fluid left nil) when the load is above fluid.MaxLoad.
+func newSimRow(ctx context.Context, res *sim.Result) (*simRow, error) {
 	c := res.Config
 	row := &simRow{
 		Rule: c.Rule.String(), D: c.D, Bins: c.Bins, Balls: c.Balls, Runs: c.Runs, Seed: c.Seed,
@@ -299,7 +304,11 @@ func newSimRow(res *sim.Result) (*simRow, error) {
 	for l, n := range res.MaxLoadRuns() {
 		row.MaxLoadRuns[strconv.Itoa(l)] = n
 	}
-	fr, err := fluid.Solve(fluid.Params{Placement: c.Rule, D: c.D, Load: float64(c.Balls) / float64(c.Bins)})
+	load := float64(c.Balls) / float64(c.Bins)
+	if load > fluid.MaxLoad {
+		return row, nil
+	}
+	fr, err := fluid.SolveContext(ctx, fluid.Params{Placement: c.Rule, D: c.D, Load: load})
 	if err != nil {
 		return nil, err
 	}
@@ -324,7 +333,7 @@ func simShareRows(rows []*simRow, long bool) ([]string, [][]string) {
 				}
 				out = append(out, []string{r.Rule, strconv.Itoa(r.D), strconv.FormatUint(r.Bins, 10), strconv.FormatUint(r.Balls, 10),
 					strconv.Itoa(r.Runs), strconv.FormatUint(r.Seed, 10), r.Engine, strconv.Itoa(k),
-					strconv.FormatFloat(at(r.ShareAtLeast, k), 'g', -1, 64), strconv.FormatFloat(at(r.fluid.ShareAtLeast, k), 'g', 6, 64), ml})
+					strconv.FormatFloat(at(r.ShareAtLeast, k), 'g', -1, 64), fluidCSV(r.fluid, k), ml})
 			}
 		}
 		return header, out
@@ -343,11 +352,23 @@ func simShareRows(rows []*simRow, long bool) ([]string, [][]string) {
 			if k < len(r.ShareAtLeast) {
 				s = fmtShare(r.ShareAtLeast[k])
 			}
-			line = append(line, s, fmtLimit(at(r.fluid.ShareAtLeast, k)))
+			f := "-"
+			if r.fluid != nil {
+				f = fmtLimit(at(r.fluid.ShareAtLeast, k))
+			}
+			line = append(line, s, f)
 		}
 		out = append(out, line)
 	}
 	return header, out
+}
+
+// fluidCSV is the CSV cell of the limit's share at k: empty without a limit.
+func fluidCSV(fr *fluid.Result, k int) string {
+	if fr == nil {
+		return ""
+	}
+	return strconv.FormatFloat(at(fr.ShareAtLeast, k), 'g', 6, 64)
 }
 
 func at(s []float64, k int) float64 {
@@ -509,6 +530,9 @@ func simChart(rows []*simRow, pooled bool) *plot.Chart {
 		col := plot.Palette[seen[r.Rule]%len(plot.Palette)]
 		simS := h.ShareAtLeast()
 		c.Series = append(c.Series, plot.Series{Name: r.Rule + " sim", X: ks(len(simS)), Y: simS, Style: plot.Points, Color: col})
+		if r.fluid == nil {
+			continue
+		}
 		fl := r.fluid.ShareAtLeast
 		// The limit two levels past the simulation (or down to 1e-300):
 		// far enough to show where the tail goes, near enough that the
