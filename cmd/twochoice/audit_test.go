@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -80,5 +82,32 @@ func TestSimAndFluidAboveMaxLoad(t *testing.T) {
 	code, _, errOut = runCLIWithin(t, 20*time.Second, "fluid", "--capacity", "5000")
 	if code != exitUsage || !strings.Contains(errOut, "above 1024") {
 		t.Errorf("fluid --capacity 5000: code %d, stderr %q", code, errOut)
+	}
+}
+
+// A bad --plot is refused before any work, as a usage error.
+func TestPlotCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "k.snap")
+	if code, _, errOut := runCLI("load", "--keys", writeKeys(t, 100), "--out", snap, "--quiet"); code != 0 {
+		t.Fatalf("load: %d %q", code, errOut)
+	}
+	for _, plot := range []string{filepath.Join(dir, "out.txt"), filepath.Join(dir, "nosuch", "x.svg")} {
+		for _, args := range [][]string{
+			// Long enough to fail the deadline if the work ran first.
+			{"sim", "--log2", "30", "--runs", "50", "--rule", "dchoice", "--quiet"},
+			{"bench", "--keys", "100000000", "--duration", "1s"},
+			{"fluid", "--rule", "goleft", "--d", "8", "--load", "1000"},
+			{"inspect", snap},
+		} {
+			args = append(args, "--plot", plot)
+			code, _, errOut := runCLIWithin(t, 5*time.Second, args...)
+			if code != exitUsage || !strings.Contains(errOut, "--plot") {
+				t.Errorf("%v: code %d, stderr %q", args, code, errOut)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.txt")); err == nil {
+		t.Errorf("out.txt written")
 	}
 }

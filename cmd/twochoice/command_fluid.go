@@ -69,6 +69,9 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
+	if err := checkPlot(*plotFile); err != nil {
+		return err
+	}
 	rules, err := parseRules(*ruleList)
 	if err != nil {
 		return err

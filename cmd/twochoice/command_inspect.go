@@ -56,6 +56,9 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	case path == "":
 		return fmt.Errorf("%w: no snapshot file given", errUsage)
 	}
+	if err := checkPlot(*plotFile); err != nil {
+		return err
+	}
 	if err := summaryFormat(format); err != nil {
 		return err
 	}

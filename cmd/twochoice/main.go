@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/twochoice/twochoice/internal/plot"
 )
 
 // A command is one verb of the tool; each lives in command_<verb>.go.
@@ -96,6 +98,19 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			return err
 		}
 		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return nil
+}
+
+// checkPlot checks a --plot file before the work it charts: a wrong
+// extension or a missing directory found only afterwards would throw the
+// results away.
+func checkPlot(path string) error {
+	if path == "" {
+		return nil
+	}
+	if err := plot.CheckFile(path); err != nil {
+		return fmt.Errorf("%w: --plot: %v", errUsage, err)
 	}
 	return nil
 }
