@@ -111,3 +111,44 @@ func TestPlotCheckedFirst(t *testing.T) {
 		t.Errorf("out.txt written")
 	}
 }
+
+// load --out replaces a snapshot, and nothing else.
+func TestLoadOutClobber(t *testing.T) {
+	dir := t.TempDir()
+	keys := writeKeys(t, 50)
+	data, err := os.ReadFile(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Its own input, under another name too.
+	link := filepath.Join(dir, "link.txt")
+	if err := os.Link(keys, link); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(other, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{keys, link, other, empty} {
+		code, _, errOut := runCLI("load", "--keys", keys, "--out", out, "--quiet")
+		if code != exitUsage || !strings.Contains(errOut, "--out") {
+			t.Errorf("--out %s: code %d, stderr %q", out, code, errOut)
+		}
+	}
+	if got, _ := os.ReadFile(keys); string(got) != string(data) {
+		t.Errorf("the key file changed")
+	}
+	if got, _ := os.ReadFile(other); string(got) != "precious\n" {
+		t.Errorf("notes.txt changed: %q", got)
+	}
+	snap := filepath.Join(dir, "k.snap")
+	for i := range 2 { // a new file, then a snapshot replaced
+		if code, _, errOut := runCLI("load", "--keys", keys, "--out", snap, "--quiet"); code != 0 {
+			t.Fatalf("load %d: code %d, stderr %q", i, code, errOut)
+		}
+	}
+}

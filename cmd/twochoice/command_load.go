@@ -54,6 +54,9 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	if err := summaryFormat(format); err != nil {
 		return err
 	}
+	if err := checkSnapshotOut(*out, *keysPath); err != nil {
+		return err
+	}
 	o := opts.options()
 	if o.Placement == bucket.OneChoice && o.Choices == store.DefaultChoices {
 		o.Choices = 1
