@@ -152,3 +152,24 @@ func TestLoadOutClobber(t *testing.T) {
 		}
 	}
 }
+
+// A cache that cannot take a capacity is skipped with a note, the rest is
+// measured; a capacity past the workload's keys is a usage error.
+func TestBenchSmallAndHugeCapacity(t *testing.T) {
+	code, out, errOut := runCLIWithin(t, 60*time.Second, "bench", "--keys", "100", "--duration", "5ms", "--threads", "1", "--caches", "twochoice-goleft,2q,map", "--format", "csv")
+	if code != 0 || !strings.Contains(errOut, "skipped twochoice-goleft at capacity 1") || strings.Count(errOut, "\n") != 1 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"\n2q,\"zipf(s=1,n=100,seed=1)\",1,", "\ntwochoice-goleft,\"zipf(s=1,n=100,seed=1)\",10,"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q row:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\ntwochoice-goleft,\"zipf(s=1,n=100,seed=1)\",1,") {
+		t.Errorf("a row for the skipped pair:\n%s", out)
+	}
+	code, _, errOut = runCLIWithin(t, 60*time.Second, "bench", "--keys", "1000", "--capacity", "1000000000000", "--duration", "5ms", "--threads", "1")
+	if code != exitUsage || !strings.Contains(errOut, "distinct keys") {
+		t.Errorf("huge capacity: code %d, stderr %q", code, errOut)
+	}
+}

@@ -64,7 +64,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		s         = fs.Float64("s", 1.0, "Zipf exponent (any s > 0)")
 		keys      = fs.Uint64("keys", 1_000_000, "number of keys of zipf, uniform and scan")
 		cacheList = fs.String("caches", strings.Join(measure.DefaultCaches(), ","), "caches to compare, comma-separated, or \"all\"")
-		capList   = fs.String("capacity", "1%,10%", "capacities: entries, or percentages of the workload's distinct keys, comma-separated")
+		capList   = fs.String("capacity", "1%,10%", "capacities: entries (at most the workload's distinct keys), or percentages of them, comma-separated")
 		thrList   = fs.String("threads", defaultThreads(), "goroutine counts of the timed runs, comma-separated")
 		duration  = fs.Duration("duration", 200*time.Millisecond, "timed part of each timed run")
 		seed      = fs.Uint64("seed", 1, "seed of the generators: the same seed replays the same requests")
@@ -131,6 +131,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 		return err
+	}
+	for _, sk := range res.Skipped {
+		fmt.Fprintf(stderr, "note: skipped %s at capacity %d: %v\n", sk.Cache, sk.Capacity, sk.Err)
 	}
 	if *plotFile != "" {
 		if err := report.HitRatioChart(res, "").WriteFile(*plotFile); err != nil {
