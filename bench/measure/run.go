@@ -496,7 +496,11 @@ func rows[K caches.Key](c Config, capacities []int, peers []caches.Peer[K, Value
 		if l, ok := loads[key{k.cache, k.capacity, 0}]; ok && k.capacity > 0 {
 			r.Load = l
 		}
-		if ts, ok := tp[k]; ok {
+		// A timed run in which no request completed (a duration too short
+		// for the first one) measured nothing: its figures stay nil rather
+		// than zeros that read as measured.
+		ts := slices.DeleteFunc(slices.Clone(tp[k]), func(t ThroughputResult) bool { return t.Requests == 0 || t.Elapsed <= 0 })
+		if len(ts) > 0 {
 			med := func(f func(ThroughputResult) float64) *float64 {
 				v := make([]float64, len(ts))
 				for i, t := range ts {
@@ -505,7 +509,9 @@ func rows[K caches.Key](c Config, capacities []int, peers []caches.Peer[K, Value
 				return f64(median(v))
 			}
 			r.OpsPerSec = med(ThroughputResult.RequestsPerSec)
-			r.RunHitRatio = med(ThroughputResult.HitRatio)
+			if slices.ContainsFunc(ts, func(t ThroughputResult) bool { return t.Reads > 0 }) {
+				r.RunHitRatio = med(ThroughputResult.HitRatio)
+			}
 			r.GCCPUFraction = med(func(t ThroughputResult) float64 { return t.GCCPUFraction })
 			r.AllocsPerOp = med(func(t ThroughputResult) float64 { return t.AllocsPerRequest })
 			if ts[0].Get.Samples > 0 {

@@ -276,3 +276,28 @@ func TestRunSkipsAndCapacityBound(t *testing.T) {
 		t.Errorf("capacity past the distinct keys: %v", err)
 	}
 }
+
+// A timed run in which no request completed has no figures, not zeros.
+func TestRowsNoRequests(t *testing.T) {
+	peers, err := Peers[uint64]([]string{"lru", "map"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Config{Threads: []int{1}, Measures: MeasureThroughput}
+	tp := map[key][]ThroughputResult{
+		{"lru", 10, 1}: {{Threads: 1, Elapsed: time.Nanosecond}},
+		{"map", 0, 1}:  {{Threads: 1, Requests: 100, Reads: 100, Hits: 50, Elapsed: time.Millisecond}},
+	}
+	for _, r := range rows(c, []int{10}, peers, nil, "w", nil, nil, nil, tp) {
+		switch r.Cache {
+		case "lru":
+			if r.OpsPerSec != nil || r.RunHitRatio != nil || r.GCCPUFraction != nil || r.AllocsPerOp != nil || r.P50NS != nil {
+				t.Errorf("lru with no request: %+v", r)
+			}
+		case "map":
+			if r.OpsPerSec == nil || *r.OpsPerSec != 1e5 || r.RunHitRatio == nil || *r.RunHitRatio != 0.5 {
+				t.Errorf("map: %+v", r)
+			}
+		}
+	}
+}

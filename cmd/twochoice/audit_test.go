@@ -173,3 +173,12 @@ func TestBenchSmallAndHugeCapacity(t *testing.T) {
 		t.Errorf("huge capacity: code %d, stderr %q", code, errOut)
 	}
 }
+
+func TestBenchShortDuration(t *testing.T) {
+	for _, d := range []string{"1ns", "999us"} {
+		code, _, errOut := runCLIWithin(t, 30*time.Second, "bench", "--keys", "10000", "--caches", "twochoice-goleft,map", "--duration", d, "--threads", "1")
+		if code != exitUsage || !strings.Contains(errOut, "--duration") {
+			t.Errorf("--duration %s: code %d, stderr %q", d, code, errOut)
+		}
+	}
+}
