@@ -182,3 +182,27 @@ func TestBenchShortDuration(t *testing.T) {
 		}
 	}
 }
+
+// 0 choices or slots is a usage error, not the library's default.
+func TestZeroChoicesAndBucketSize(t *testing.T) {
+	keys := writeKeys(t, 10)
+	out := filepath.Join(t.TempDir(), "b.snap")
+	for _, args := range [][]string{
+		{"sim", "--log2", "10", "--d", "0", "--rule", "goleft", "--runs", "1"},
+		{"sim", "--log2", "10", "--d", "-1", "--rule", "one", "--runs", "1"},
+		{"load", "--keys", keys, "--out", out, "--bucket-size", "0"},
+		{"load", "--keys", keys, "--out", out, "--choices", "0"},
+		{"load", "--keys", keys, "--out", out, "--placement", "one", "--choices", "3"},
+		{"serve", "--keys", keys, "--addr", "127.0.0.1:0", "--choices", "0"},
+		{"serve", "--keys", keys, "--addr", "127.0.0.1:0", "--bucket-size", "0"},
+		{"hash", "--d", "0", "foo"},
+	} {
+		code, _, errOut := runCLIWithin(t, 10*time.Second, args...)
+		if code != exitUsage {
+			t.Errorf("%v: code %d, stderr %q", args, code, errOut)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a snapshot was written")
+	}
+}

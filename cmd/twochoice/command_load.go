@@ -51,6 +51,9 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	case *opts.seed == 0:
 		return fmt.Errorf("%w: --seed 0: want a seed > 0", errUsage)
 	}
+	if err := opts.check(fs); err != nil {
+		return err
+	}
 	if err := summaryFormat(format); err != nil {
 		return err
 	}

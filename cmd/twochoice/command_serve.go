@@ -75,6 +75,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
+	if err := opts.check(fs); err != nil {
+		return err
+	}
 	if (*keysPath == "") == (*snapPath == "") {
 		return fmt.Errorf("%w: give one of --keys FILE and --snapshot SNAP", errUsage)
 	}

@@ -101,6 +101,11 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// sim.Config takes D = 0 for its default of 2: refuse it here, with
+	// the library's bounds and message.
+	if err := bucket.DChoice.CheckChoices(*d); err != nil {
+		return fmt.Errorf("%w: --d: %v", errUsage, err)
+	}
 	if !(*load > 0) || math.IsInf(*load, 0) {
 		return fmt.Errorf("%w: --load %v: want a number > 0", errUsage, *load)
 	}
