@@ -206,3 +206,10 @@ func TestZeroChoicesAndBucketSize(t *testing.T) {
 		t.Errorf("a snapshot was written")
 	}
 }
+
+func TestBenchThreadsBound(t *testing.T) {
+	code, _, errOut := runCLIWithin(t, 10*time.Second, "bench", "--keys", "1000", "--threads", "1,100000", "--duration", "1ms")
+	if code != exitUsage || !strings.Contains(errOut, "at most 1024") {
+		t.Errorf("code %d, stderr %q", code, errOut)
+	}
+}

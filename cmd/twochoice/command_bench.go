@@ -65,7 +65,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		keys      = fs.Uint64("keys", 1_000_000, "number of keys of zipf, uniform and scan")
 		cacheList = fs.String("caches", strings.Join(measure.DefaultCaches(), ","), "caches to compare, comma-separated, or \"all\"")
 		capList   = fs.String("capacity", "1%,10%", "capacities: entries (at most the workload's distinct keys), or percentages of them, comma-separated")
-		thrList   = fs.String("threads", defaultThreads(), "goroutine counts of the timed runs, comma-separated")
+		thrList   = fs.String("threads", defaultThreads(), "goroutine counts of the timed runs, comma-separated, 1 to 1024")
 		duration  = fs.Duration("duration", 200*time.Millisecond, "timed part of each timed run")
 		seed      = fs.Uint64("seed", 1, "seed of the generators: the same seed replays the same requests")
 		plotFile  = fs.String("plot", "", "write hit ratio against capacity to FILE.svg or FILE.png")
@@ -112,6 +112,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: --threads: %v", errUsage, err)
 	}
+	if top := slices.Max(threads); top > maxBenchThreads {
+		return fmt.Errorf("%w: --threads %d: want at most %d", errUsage, top, maxBenchThreads)
+	}
 	var names []string
 	if *cacheList != "all" {
 		for _, n := range strings.Split(*cacheList, ",") {
@@ -148,6 +151,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	return report.WriteTable(stdout, res)
 }
+
+// maxBenchThreads bounds --threads. Each goroutine replays its own stream
+// of at least 2^16 requests (16 bytes each), so past 512 goroutines the
+// streams outgrow the harness's 512 MiB budget: 1024 take 1 GiB, and 10^5
+// took the machine. 1024 still oversubscribes 256 cores four times over.
+const maxBenchThreads = 1024
 
 // minBenchDuration is the shortest --duration: a timed run starts and
 // stops its goroutines around the timed part, and in under a millisecond
