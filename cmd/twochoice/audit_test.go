@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,5 +212,31 @@ func TestBenchThreadsBound(t *testing.T) {
 	code, _, errOut := runCLIWithin(t, 10*time.Second, "bench", "--keys", "1000", "--threads", "1,100000", "--duration", "1ms")
 	if code != exitUsage || !strings.Contains(errOut, "at most 1024") {
 		t.Errorf("code %d, stderr %q", code, errOut)
+	}
+}
+
+func TestHashFormats(t *testing.T) {
+	args := []string{"hash", "--rule", "dchoice", "--d", "3", "--bins", "64"}
+	keys := []string{"alpha", "beta"}
+	code, out, errOut := runCLI(append(append(args, "--format", "json"), keys...)...)
+	var rows []struct {
+		Key        string   `json:"key"`
+		Hash       string   `json:"hash"`
+		Candidates []uint64 `json:"candidates"`
+	}
+	if code != 0 {
+		t.Fatalf("json: code %d, stderr %q", code, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 || rows[1].Key != "beta" || len(rows[0].Candidates) != 3 || !strings.HasPrefix(rows[0].Hash, "0x") {
+		t.Fatalf("json %v: %s", err, out)
+	}
+	code, out, errOut = runCLI(append(append(args, "--format", "csv"), keys...)...)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 3 || lines[0] != "key,hash,candidates" || !strings.HasPrefix(lines[1], "alpha,"+rows[0].Hash+",") {
+		t.Fatalf("csv: code %d, stderr %q, out %q", code, errOut, out)
+	}
+	code, out, _ = runCLI(append(args, keys...)...)
+	if code != 0 || !strings.Contains(out, rows[1].Hash) {
+		t.Fatalf("table: %q", out)
 	}
 }

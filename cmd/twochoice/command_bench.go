@@ -58,7 +58,7 @@ Examples:
   twochoice bench --workload zipf --s 0.9 --caches otter,lru,map --threads 1,2,4 --format json`
 
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench", strings.Replace(benchSynopsis, "CACHES", strings.Join(peerNames(), ", "), 1), stderr)
+	fs := newFlags("bench", strings.Replace(benchSynopsis, "CACHES", strings.Join(peerNames(), ", "), 1))
 	var (
 		wl        = fs.String("workload", "zipf", "zipf, uniform, scan, trace:FILE, keys:FILE or weighted:FILE")
 		s         = fs.Float64("s", 1.0, "Zipf exponent (any s > 0)")

@@ -53,7 +53,7 @@ type fluidRow struct {
 var sizingUtilizations = []float64{0.70, 0.75, 0.80, 0.85, 0.90, 0.95}
 
 func runFluid(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("fluid", fluidSynopsis, stderr)
+	fs := newFlags("fluid", fluidSynopsis)
 	var (
 		ruleList = fs.String("rule", "dchoice", "rules, comma-separated: dchoice, goleft (one, halves and double follow the dchoice equations)")
 		d        = fs.Int("d", 2, "number of choices (one choice always has 1)")

@@ -29,7 +29,7 @@ Examples:
   twochoice load --keys trace.tsv --placement dchoice --choices 3 --out t.snap --format json`
 
 func runLoad(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("load", loadSynopsis, stderr)
+	fs := newFlags("load", loadSynopsis)
 	var (
 		keysPath = fs.String("keys", "", "key file: one key per line, or TSV with the key first (required)")
 		out      = fs.String("out", "", "snapshot file to write (required)")

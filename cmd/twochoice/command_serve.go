@@ -52,7 +52,7 @@ Examples:
 const shutdownTimeout = 5 * time.Second
 
 func runServe(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", serveSynopsis, stderr)
+	fs := newFlags("serve", serveSynopsis)
 	var (
 		keysPath = fs.String("keys", "", "key file: one key a line, or a TSV whose first column is the key")
 		snapPath = fs.String("snapshot", "", "a snapshot saved by twochoice load, served instead of --keys")

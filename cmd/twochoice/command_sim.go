@@ -66,7 +66,7 @@ type simRow struct {
 }
 
 func runSim(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("sim", simSynopsis, stderr)
+	fs := newFlags("sim", simSynopsis)
 	var (
 		ruleList = fs.String("rule", "one,dchoice,halves,goleft", "placement rules, comma-separated: one, dchoice, halves, goleft, double")
 		d        = fs.Int("d", 2, "number of choices (one choice always has 1)")
