@@ -138,7 +138,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	o = srv.Store.Options()
 	fmt.Fprintf(stderr, "loaded %d keys from %s in %s: %s, d = %d, buckets of %d, %s, seed %d\n",
-		srv.Store.Len(), source, time.Since(start).Round(time.Millisecond), o.Placement, o.Choices, o.BucketSize, o.Hash, o.Seed)
+		srv.Loaded, source, time.Since(start).Round(time.Millisecond), o.Placement, o.Choices, o.BucketSize, o.Hash, o.Seed)
 	if !loopback(srv.Addr()) {
 		fmt.Fprintf(stderr, "warning: listening on %s, beyond this machine: the page shows the store's configuration, seed and traffic to anyone who can reach it\n", srv.Addr())
 	}
