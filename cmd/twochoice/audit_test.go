@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/twochoice/twochoice/bucket/fluid"
 )
 
 // runCLIWithin is runCLI that fails the test, instead of hanging it, when
@@ -238,5 +241,45 @@ func TestHashFormats(t *testing.T) {
 	code, out, _ = runCLI(append(args, keys...)...)
 	if code != 0 || !strings.Contains(out, rows[1].Hash) {
 		t.Fatalf("table: %q", out)
+	}
+}
+
+// CSV has the rows and figures the table has.
+func TestCSVCarriesTheTable(t *testing.T) {
+	one := &simRow{Rule: "one", Bins: 8, ShareAtLeast: []float64{1, 0.6, 0.3, 0.1, 0.02}, fluid: &fluid.Result{ShareAtLeast: []float64{1, 0.63, 0.26, 0.08, 0.019, 0.0037}}}
+	two := &simRow{Rule: "goleft", Bins: 8, ShareAtLeast: []float64{1, 0.7, 0.2}, fluid: &fluid.Result{ShareAtLeast: []float64{1, 0.77, 0.22, 0.004}}}
+	_, table := simShareRows([]*simRow{one, two}, false)
+	_, long := simShareRows([]*simRow{one, two}, true)
+	if len(long) != 2*len(table) {
+		t.Fatalf("%d CSV rows for a table of %d rows and 2 rules", len(long), len(table))
+	}
+	// goleft's k = 3: "-" and the limit in the table, 0 and the limit in CSV.
+	for _, l := range long {
+		if l[0] == "goleft" && l[7] == "3" && (l[8] != "0" || l[9] != "0.004") {
+			t.Errorf("goleft k = 3: %q", l)
+		}
+	}
+
+	code, out, errOut := runCLI("fluid", "--rule", "dchoice,goleft", "--capacity", "4", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := "rule,d,load,k,share_at_least,share_part_0,share_part_1,part_load_0,part_load_1,capacity,overflow,overflow_u_0.70,overflow_u_0.75,overflow_u_0.80,overflow_u_0.85,overflow_u_0.90,overflow_u_0.95"
+	if lines[0] != want {
+		t.Fatalf("header %q, want %q", lines[0], want)
+	}
+	_, tableOut, _ := runCLI("fluid", "--rule", "dchoice,goleft", "--capacity", "4")
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		if f[9] != "4" || f[16] == "" {
+			t.Errorf("row without the overflow figures: %s", l)
+		}
+		if f[0] == "goleft" && (f[5] == "" || f[7] == "") || f[0] == "dchoice" && f[5] != "" {
+			t.Errorf("part columns: %s", l)
+		}
+		if v, _ := strconv.ParseFloat(f[16], 64); f[3] == "1" && !strings.Contains(tableOut, fmtOverflow(v)) {
+			t.Errorf("overflow at u = 0.95 %s not in the table:\n%s", f[16], tableOut)
+		}
 	}
 }

@@ -130,16 +130,65 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 		}
 		return cli.WriteJSON(stdout, rows)
 	case cli.CSV:
-		header := []string{"rule", "d", "load", "k", "share_at_least"}
-		var table [][]string
-		for _, r := range rows {
-			for k, s := range r.ShareAtLeast {
-				table = append(table, []string{r.Rule, strconv.Itoa(r.D), strconv.FormatFloat(r.Load, 'g', -1, 64), strconv.Itoa(k), strconv.FormatFloat(s, 'g', 6, 64)})
-			}
-		}
+		header, table := fluidCSV(rows)
 		return cli.WriteCSV(stdout, header, table)
 	}
 	return fluidTable(stdout, rows)
+}
+
+// fluidCSV lays out one row per rule and k, with what the table shows: the
+// share, each part's share and mean load (columns share_part_J and
+// part_load_J, when a rule has parts), and with a capacity the overflow at
+// this load and at each sizing utilization (overflow_u_0.70 …). The
+// per-rule figures repeat on each of the rule's rows, as rule and d do.
+func fluidCSV(rows []*fluidRow) ([]string, [][]string) {
+	parts := 0
+	for _, r := range rows {
+		parts = max(parts, len(r.PartShareAtLeast))
+	}
+	header := []string{"rule", "d", "load", "k", "share_at_least"}
+	for j := range parts {
+		header = append(header, fmt.Sprintf("share_part_%d", j))
+	}
+	for j := range parts {
+		header = append(header, fmt.Sprintf("part_load_%d", j))
+	}
+	capacity := rows[0].Capacity > 0
+	if capacity {
+		header = append(header, "capacity", "overflow")
+		for _, u := range sizingUtilizations {
+			header = append(header, "overflow_u_"+strconv.FormatFloat(u, 'f', 2, 64))
+		}
+	}
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+	var table [][]string
+	for _, r := range rows {
+		for k, s := range r.ShareAtLeast {
+			line := []string{r.Rule, strconv.Itoa(r.D), strconv.FormatFloat(r.Load, 'g', -1, 64), strconv.Itoa(k), g(s)}
+			for j := range parts {
+				cell := ""
+				if j < len(r.PartShareAtLeast) {
+					cell = g(at(r.PartShareAtLeast[j], k))
+				}
+				line = append(line, cell)
+			}
+			for j := range parts {
+				cell := ""
+				if j < len(r.PartLoad) {
+					cell = g(r.PartLoad[j])
+				}
+				line = append(line, cell)
+			}
+			if capacity {
+				line = append(line, strconv.Itoa(r.Capacity), g(*r.Overflow))
+				for _, u := range sizingUtilizations {
+					line = append(line, g(r.Sizing[strconv.FormatFloat(u, 'f', 2, 64)]))
+				}
+			}
+			table = append(table, line)
+		}
+	}
+	return header, table
 }
 
 func fluidTable(w io.Writer, rows []*fluidRow) error {

@@ -332,16 +332,22 @@ func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 func simShareRows(rows []*simRow, long bool) ([]string, [][]string) {
 	if long {
 		header := []string{"rule", "d", "bins", "balls", "runs", "seed", "engine", "k", "share_sim", "share_fluid", "max_load_runs"}
+		// As many k per size as the table has: up to one past the
+		// largest load any rule reached, where the limit still shows.
+		top := map[uint64]int{}
+		for _, r := range rows {
+			top[r.Bins] = max(top[r.Bins], len(r.ShareAtLeast), 1)
+		}
 		var out [][]string
 		for _, r := range rows {
-			for k := 1; k < max(len(r.ShareAtLeast), 2); k++ {
+			for k := 1; k <= top[r.Bins]; k++ {
 				ml := ""
 				if k == 1 {
 					ml = fmtMaxLoads(r.MaxLoadRuns, r.Runs)
 				}
 				out = append(out, []string{r.Rule, strconv.Itoa(r.D), strconv.FormatUint(r.Bins, 10), strconv.FormatUint(r.Balls, 10),
 					strconv.Itoa(r.Runs), strconv.FormatUint(r.Seed, 10), r.Engine, strconv.Itoa(k),
-					strconv.FormatFloat(at(r.ShareAtLeast, k), 'g', -1, 64), fluidCSV(r.fluid, k), ml})
+					strconv.FormatFloat(at(r.ShareAtLeast, k), 'g', -1, 64), limitCSV(r.fluid, k), ml})
 			}
 		}
 		return header, out
@@ -371,8 +377,8 @@ func simShareRows(rows []*simRow, long bool) ([]string, [][]string) {
 	return header, out
 }
 
-// fluidCSV is the CSV cell of the limit's share at k: empty without a limit.
-func fluidCSV(fr *fluid.Result, k int) string {
+// limitCSV is the CSV cell of the limit's share at k: empty without a limit.
+func limitCSV(fr *fluid.Result, k int) string {
 	if fr == nil {
 		return ""
 	}
