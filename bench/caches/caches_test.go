@@ -179,3 +179,24 @@ func TestLookup(t *testing.T) {
 		seen[p.Name] = true
 	}
 }
+
+// 2Q takes every capacity a bounded cache must: golang-lru's default split
+// leaves no ghost entry at capacity 1, which New2Q refuses.
+func TestTwoQSmallCapacity(t *testing.T) {
+	for capacity := 1; capacity <= 4; capacity++ {
+		c, err := New2Q[uint64, int](Options{Capacity: capacity})
+		if err != nil {
+			t.Fatalf("capacity %d: %v", capacity, err)
+		}
+		for i := range 10 {
+			c.Set(uint64(i), i)
+		}
+		if n := c.Len(); n > capacity || n < 1 {
+			t.Errorf("capacity %d: %d entries", capacity, n)
+		}
+		if v, ok := c.Get(9); !ok || v != 9 {
+			t.Errorf("capacity %d: the last key set is gone", capacity)
+		}
+		c.Close()
+	}
+}

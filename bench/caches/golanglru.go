@@ -31,12 +31,14 @@ func (c lruCache[K, V]) Close()              {}
 
 // New2Q returns golang-lru's 2Q cache of o.Capacity entries, with its
 // default split: a quarter of the entries for keys seen once, and ghost
-// entries (keys only) for half the capacity.
+// entries (keys only) for half the capacity, but at least one: lru.New2Q
+// rounds half of a capacity of 1 down to no ghost entry, and refuses it.
 func New2Q[K Key, V any](o Options) (Cache[K, V], error) {
 	if err := checkCapacity("2q", o); err != nil {
 		return nil, err
 	}
-	c, err := lru.New2Q[K, V](o.Capacity)
+	ghosts := max(lru.Default2QGhostEntries, 1/float64(o.Capacity))
+	c, err := lru.New2QParams[K, V](o.Capacity, lru.Default2QRecentRatio, ghosts)
 	if err != nil {
 		return nil, fmt.Errorf("caches: 2q: %w", err)
 	}

@@ -91,6 +91,17 @@ type Result struct {
 	TimerOverhead int64
 	SampleEvery   int
 	Rows          []Row
+	// Skipped are the (bounded cache, capacity) pairs that were not
+	// measured because the cache refused the capacity (twochoice needs at
+	// least one entry per candidate bucket, for one): they have no row.
+	Skipped []Skipped
+}
+
+// Skipped is a cache that could not be made at a capacity, and why.
+type Skipped struct {
+	Cache    string
+	Capacity int
+	Err      error
 }
 
 // Run measures every cache of c on its workload: hit ratio first (in
@@ -183,6 +194,7 @@ type runner[K caches.Key] struct {
 	peers      []caches.Peer[K, Value]
 	src        *source[K]
 	capacities []int // resolved, increasing
+	skip       map[key]bool
 	pr         *progress
 
 	// Expected seconds of each piece of work, for the progress bar.
@@ -207,8 +219,18 @@ func run[K caches.Key](ctx context.Context, c Config, newSource func(Spec, uint6
 	}
 	slices.Sort(capacities)
 	capacities = slices.Compact(capacities)
-	r := &runner[K]{ctx: ctx, c: c, peers: peers, src: src, capacities: capacities, pr: pr}
-	res := &Result{Config: c, Machine: ThisMachine(), DistinctKeys: src.distinct, Capacities: capacities, SampleEvery: c.SampleEvery}
+	// A capacity past the distinct keys measures nothing an unbounded
+	// cache does not, and the memory fill would make twice as many keys
+	// (a typo of 10^12 ran out of memory): most likely a mistake.
+	if top := slices.Max(capacities); top > src.distinct {
+		return nil, fmt.Errorf("%w: capacity %d is above the workload's %d distinct keys", ErrConfig, top, src.distinct)
+	}
+	skipped, skip, err := probe(peers, capacities)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner[K]{ctx: ctx, c: c, peers: peers, src: src, capacities: capacities, skip: skip, pr: pr}
+	res := &Result{Config: c, Machine: ThisMachine(), DistinctKeys: src.distinct, Capacities: capacities, SampleEvery: c.SampleEvery, Skipped: skipped}
 
 	// Only the memory fills do without the requests.
 	if c.Measures&(MeasureHitRatio|MeasureThroughput) != 0 {
@@ -271,8 +293,39 @@ func run[K caches.Key](ctx context.Context, c Config, newSource func(Spec, uint6
 		}
 	}
 	pr.finish()
-	res.Rows = rows(c, capacities, peers, res.Workload, hit, mem, loads, tp)
+	res.Rows = rows(c, capacities, peers, skip, res.Workload, hit, mem, loads, tp)
 	return res, nil
+}
+
+// probe makes each bounded peer at each capacity once, and returns the
+// pairs whose cache refuses the capacity (a twochoice cache of 1 entry has
+// fewer entries than candidate buckets), so that one cache's limit does not
+// abort the whole comparison. It is an error wrapping ErrConfig only when
+// nothing is left to measure.
+func probe[K caches.Key](peers []caches.Peer[K, Value], capacities []int) ([]Skipped, map[key]bool, error) {
+	var skipped []Skipped
+	skip := map[key]bool{}
+	left := 0
+	for _, p := range peers {
+		if !p.Bounded {
+			left++
+			continue
+		}
+		for _, cp := range capacities {
+			cache, err := p.New(caches.Options{Capacity: cp})
+			if err != nil {
+				skipped = append(skipped, Skipped{p.Name, cp, err})
+				skip[key{p.Name, cp, 0}] = true
+				continue
+			}
+			cache.Close()
+			left++
+		}
+	}
+	if left == 0 {
+		return nil, nil, fmt.Errorf("%w: no cache takes the capacities asked for (%s at %d: %v)", ErrConfig, skipped[0].Cache, skipped[0].Capacity, skipped[0].Err)
+	}
+	return skipped, skip, nil
 }
 
 // replayJobs returns the hit-ratio replays: each bounded cache at each
@@ -285,7 +338,9 @@ func (r *runner[K]) replayJobs() []hitratio.Job[K, Value] {
 			continue
 		}
 		for _, cp := range r.capacities {
-			jobs = append(jobs, hitratio.Job[K, Value]{Peer: p, Capacity: cp})
+			if !r.skip[key{p.Name, cp, 0}] {
+				jobs = append(jobs, hitratio.Job[K, Value]{Peer: p, Capacity: cp})
+			}
 		}
 	}
 	return jobs
@@ -299,7 +354,7 @@ func (r *runner[K]) timedRuns() []key {
 	for _, t := range r.c.Threads {
 		for _, cp := range r.capacities {
 			for _, p := range r.peers {
-				if p.Bounded {
+				if p.Bounded && !r.skip[key{p.Name, cp, 0}] {
 					runs = append(runs, key{p.Name, cp, t})
 				}
 			}
@@ -352,6 +407,9 @@ func (r *runner[K]) memory() (map[key]MemoryResult, map[key]*store.Report, error
 		for _, p := range r.peers {
 			if err := r.ctx.Err(); err != nil {
 				return nil, nil, err
+			}
+			if r.skip[key{p.Name, cp, 0}] {
+				continue
 			}
 			r.pr.show(fmt.Sprintf("memory: %s at %d", p.Name, cp))
 			m, cache, err := Memory(p, cp, keys)
@@ -421,7 +479,7 @@ func timedRun[K caches.Key](ctx context.Context, p caches.Peer[K, Value], capaci
 }
 
 // rows lays the measurements out as the rows described at [Row].
-func rows[K caches.Key](c Config, capacities []int, peers []caches.Peer[K, Value], name string, hit map[key]float64,
+func rows[K caches.Key](c Config, capacities []int, peers []caches.Peer[K, Value], skip map[key]bool, name string, hit map[key]float64,
 	mem map[key]MemoryResult, loads map[key]*store.Report, tp map[key][]ThroughputResult) []Row {
 	threads := c.Threads
 	if c.Measures&MeasureThroughput == 0 {
@@ -438,7 +496,11 @@ func rows[K caches.Key](c Config, capacities []int, peers []caches.Peer[K, Value
 		if l, ok := loads[key{k.cache, k.capacity, 0}]; ok && k.capacity > 0 {
 			r.Load = l
 		}
-		if ts, ok := tp[k]; ok {
+		// A timed run in which no request completed (a duration too short
+		// for the first one) measured nothing: its figures stay nil rather
+		// than zeros that read as measured.
+		ts := slices.DeleteFunc(slices.Clone(tp[k]), func(t ThroughputResult) bool { return t.Requests == 0 || t.Elapsed <= 0 })
+		if len(ts) > 0 {
 			med := func(f func(ThroughputResult) float64) *float64 {
 				v := make([]float64, len(ts))
 				for i, t := range ts {
@@ -447,7 +509,9 @@ func rows[K caches.Key](c Config, capacities []int, peers []caches.Peer[K, Value
 				return f64(median(v))
 			}
 			r.OpsPerSec = med(ThroughputResult.RequestsPerSec)
-			r.RunHitRatio = med(ThroughputResult.HitRatio)
+			if slices.ContainsFunc(ts, func(t ThroughputResult) bool { return t.Reads > 0 }) {
+				r.RunHitRatio = med(ThroughputResult.HitRatio)
+			}
 			r.GCCPUFraction = med(func(t ThroughputResult) float64 { return t.GCCPUFraction })
 			r.AllocsPerOp = med(func(t ThroughputResult) float64 { return t.AllocsPerRequest })
 			if ts[0].Get.Samples > 0 {
@@ -475,6 +539,9 @@ func rows[K caches.Key](c Config, capacities []int, peers []caches.Peer[K, Value
 	for _, p := range ordered {
 		if p.Bounded {
 			for _, cp := range capacities {
+				if skip[key{p.Name, cp, 0}] {
+					continue
+				}
 				for _, t := range threads {
 					r := Row{Cache: p.Name, Workload: name, Capacity: cp, Threads: t, Seed: c.Seed}
 					fill(&r, key{p.Name, cp, t})

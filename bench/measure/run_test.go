@@ -3,6 +3,7 @@ package measure
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -234,5 +235,69 @@ func TestCeiling(t *testing.T) {
 	// Counting from request 2: reads 1 (hit), 3, 1 (hit), 4.
 	if got := ceiling(reqs, 2); got != 0.5 {
 		t.Fatalf("ceiling %v, want 0.5", got)
+	}
+}
+
+// A cache that refuses a capacity is skipped at that capacity, not the end
+// of the comparison; a capacity past the distinct keys is refused.
+func TestRunSkipsAndCapacityBound(t *testing.T) {
+	spec, err := ParseSpec("zipf", 1, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Config{Workload: spec, Seed: 1, Caches: []string{"twochoice-goleft", "2q", "lru"}, Capacities: []Capacity{Entries(1), Entries(100)},
+		Threads: []int{1}, Duration: time.Millisecond, Warmup: 1000}
+	res, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Skipped) != 1 || res.Skipped[0].Cache != "twochoice-goleft" || res.Skipped[0].Capacity != 1 {
+		t.Fatalf("skipped %+v", res.Skipped)
+	}
+	seen := map[string]bool{}
+	for _, r := range res.Rows {
+		seen[fmt.Sprintf("%s@%d", r.Cache, r.Capacity)] = true
+	}
+	for _, want := range []string{"2q@1", "lru@1", "twochoice-goleft@100", "2q@100"} {
+		if !seen[want] {
+			t.Errorf("no row %s in %v", want, seen)
+		}
+	}
+	if seen["twochoice-goleft@1"] {
+		t.Errorf("a row for the skipped pair")
+	}
+	c.Caches = []string{"twochoice-goleft"}
+	c.Capacities = []Capacity{Entries(1)}
+	if _, err := Run(context.Background(), c); !errors.Is(err, ErrConfig) {
+		t.Errorf("nothing left to measure: %v", err)
+	}
+	c.Capacities = []Capacity{Entries(1001)}
+	if _, err := Run(context.Background(), c); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "distinct") {
+		t.Errorf("capacity past the distinct keys: %v", err)
+	}
+}
+
+// A timed run in which no request completed has no figures, not zeros.
+func TestRowsNoRequests(t *testing.T) {
+	peers, err := Peers[uint64]([]string{"lru", "map"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Config{Threads: []int{1}, Measures: MeasureThroughput}
+	tp := map[key][]ThroughputResult{
+		{"lru", 10, 1}: {{Threads: 1, Elapsed: time.Nanosecond}},
+		{"map", 0, 1}:  {{Threads: 1, Requests: 100, Reads: 100, Hits: 50, Elapsed: time.Millisecond}},
+	}
+	for _, r := range rows(c, []int{10}, peers, nil, "w", nil, nil, nil, tp) {
+		switch r.Cache {
+		case "lru":
+			if r.OpsPerSec != nil || r.RunHitRatio != nil || r.GCCPUFraction != nil || r.AllocsPerOp != nil || r.P50NS != nil {
+				t.Errorf("lru with no request: %+v", r)
+			}
+		case "map":
+			if r.OpsPerSec == nil || *r.OpsPerSec != 1e5 || r.RunHitRatio == nil || *r.RunHitRatio != 0.5 {
+				t.Errorf("map: %+v", r)
+			}
+		}
 	}
 }

@@ -58,14 +58,14 @@ Examples:
   twochoice bench --workload zipf --s 0.9 --caches otter,lru,map --threads 1,2,4 --format json`
 
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench", strings.Replace(benchSynopsis, "CACHES", strings.Join(peerNames(), ", "), 1), stderr)
+	fs := newFlags("bench", strings.Replace(benchSynopsis, "CACHES", strings.Join(peerNames(), ", "), 1))
 	var (
 		wl        = fs.String("workload", "zipf", "zipf, uniform, scan, trace:FILE, keys:FILE or weighted:FILE")
 		s         = fs.Float64("s", 1.0, "Zipf exponent (any s > 0)")
 		keys      = fs.Uint64("keys", 1_000_000, "number of keys of zipf, uniform and scan")
 		cacheList = fs.String("caches", strings.Join(measure.DefaultCaches(), ","), "caches to compare, comma-separated, or \"all\"")
-		capList   = fs.String("capacity", "1%,10%", "capacities: entries, or percentages of the workload's distinct keys, comma-separated")
-		thrList   = fs.String("threads", defaultThreads(), "goroutine counts of the timed runs, comma-separated")
+		capList   = fs.String("capacity", "1%,10%", "capacities: entries (at most the workload's distinct keys), or percentages of them, comma-separated")
+		thrList   = fs.String("threads", defaultThreads(), "goroutine counts of the timed runs, comma-separated, 1 to 1024")
 		duration  = fs.Duration("duration", 200*time.Millisecond, "timed part of each timed run")
 		seed      = fs.Uint64("seed", 1, "seed of the generators: the same seed replays the same requests")
 		plotFile  = fs.String("plot", "", "write hit ratio against capacity to FILE.svg or FILE.png")
@@ -78,6 +78,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if err := checkPlot(*plotFile); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -109,14 +112,17 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: --threads: %v", errUsage, err)
 	}
+	if top := slices.Max(threads); top > maxBenchThreads {
+		return fmt.Errorf("%w: --threads %d: want at most %d", errUsage, top, maxBenchThreads)
+	}
 	var names []string
 	if *cacheList != "all" {
 		for _, n := range strings.Split(*cacheList, ",") {
 			names = append(names, strings.TrimSpace(n))
 		}
 	}
-	if *duration <= 0 {
-		return fmt.Errorf("%w: --duration %v", errUsage, *duration)
+	if *duration < minBenchDuration {
+		return fmt.Errorf("%w: --duration %v: want at least %v, or the timed runs measure little but the clock", errUsage, *duration, minBenchDuration)
 	}
 	res, err := measure.Run(ctx, measure.Config{
 		Workload: spec, Seed: *seed, Caches: names, Capacities: capacities, Threads: threads,
@@ -128,6 +134,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 		return err
+	}
+	for _, sk := range res.Skipped {
+		fmt.Fprintf(stderr, "note: skipped %s at capacity %d: %v\n", sk.Cache, sk.Capacity, sk.Err)
 	}
 	if *plotFile != "" {
 		if err := report.HitRatioChart(res, "").WriteFile(*plotFile); err != nil {
@@ -142,6 +151,18 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	return report.WriteTable(stdout, res)
 }
+
+// maxBenchThreads bounds --threads. Each goroutine replays its own stream
+// of at least 2^16 requests (16 bytes each), so past 512 goroutines the
+// streams outgrow the harness's 512 MiB budget: 1024 take 1 GiB, and 10^5
+// took the machine. 1024 still oversubscribes 256 cores four times over.
+const maxBenchThreads = 1024
+
+// minBenchDuration is the shortest --duration: a timed run starts and
+// stops its goroutines around the timed part, and in under a millisecond
+// that overhead, not the cache, is what gets measured (at 1ns no request
+// completes at all).
+const minBenchDuration = time.Millisecond
 
 // benchWarmup is Config.Warmup: 0, the default, but for tests, which
 // shorten the replays of generated workloads to keep the suite fast.

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strconv"
 
 	"github.com/twochoice/twochoice/bucket/fluid"
@@ -49,7 +53,7 @@ type fluidRow struct {
 var sizingUtilizations = []float64{0.70, 0.75, 0.80, 0.85, 0.90, 0.95}
 
 func runFluid(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("fluid", fluidSynopsis, stderr)
+	fs := newFlags("fluid", fluidSynopsis)
 	var (
 		ruleList = fs.String("rule", "dchoice", "rules, comma-separated: dchoice, goleft (one, halves and double follow the dchoice equations)")
 		d        = fs.Int("d", 2, "number of choices (one choice always has 1)")
@@ -65,6 +69,9 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
+	if err := checkPlot(*plotFile); err != nil {
+		return err
+	}
 	rules, err := parseRules(*ruleList)
 	if err != nil {
 		return err
@@ -72,12 +79,23 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 	if *capacity < 0 {
 		return fmt.Errorf("%w: --capacity %d", errUsage, *capacity)
 	}
+	// A solve near fluid.MaxLoad, or with many choices, can take a minute:
+	// Ctrl-C stops it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	solve := func(p fluid.Params) (*fluid.Result, error) {
+		res, err := fluid.SolveContext(ctx, p)
+		if errors.Is(err, fluid.ErrParams) {
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		return res, err
+	}
 	var rows []*fluidRow
 	for _, rule := range rules {
 		dd := choices(rule, *d)
-		res, err := fluid.Solve(fluid.Params{Placement: rule, D: dd, Load: *load, Capacity: *capacity})
+		res, err := solve(fluid.Params{Placement: rule, D: dd, Load: *load, Capacity: *capacity})
 		if err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
+			return err
 		}
 		row := &fluidRow{Rule: rule.String(), D: dd, Load: *load, ShareAtLeast: res.ShareAtLeast}
 		if len(res.PartShareAtLeast) > 1 {
@@ -89,11 +107,13 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 			row.Overflow = &o
 			row.Sizing = map[string]float64{}
 			for _, u := range sizingUtilizations {
-				v, err := fluid.OverflowAt(rule, dd, *capacity, u)
+				// fluid.OverflowAt, but stopped by ctx: the load is
+				// u·C, which goes past fluid.MaxLoad for a large C.
+				r, err := solve(fluid.Params{Placement: rule, D: dd, Load: u * float64(*capacity), Capacity: *capacity})
 				if err != nil {
 					return err
 				}
-				row.Sizing[strconv.FormatFloat(u, 'f', 2, 64)] = v
+				row.Sizing[strconv.FormatFloat(u, 'f', 2, 64)] = r.Overflow
 			}
 		}
 		rows = append(rows, row)
@@ -110,16 +130,65 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 		}
 		return cli.WriteJSON(stdout, rows)
 	case cli.CSV:
-		header := []string{"rule", "d", "load", "k", "share_at_least"}
-		var table [][]string
-		for _, r := range rows {
-			for k, s := range r.ShareAtLeast {
-				table = append(table, []string{r.Rule, strconv.Itoa(r.D), strconv.FormatFloat(r.Load, 'g', -1, 64), strconv.Itoa(k), strconv.FormatFloat(s, 'g', 6, 64)})
-			}
-		}
+		header, table := fluidCSV(rows)
 		return cli.WriteCSV(stdout, header, table)
 	}
 	return fluidTable(stdout, rows)
+}
+
+// fluidCSV lays out one row per rule and k, with what the table shows: the
+// share, each part's share and mean load (columns share_part_J and
+// part_load_J, when a rule has parts), and with a capacity the overflow at
+// this load and at each sizing utilization (overflow_u_0.70 …). The
+// per-rule figures repeat on each of the rule's rows, as rule and d do.
+func fluidCSV(rows []*fluidRow) ([]string, [][]string) {
+	parts := 0
+	for _, r := range rows {
+		parts = max(parts, len(r.PartShareAtLeast))
+	}
+	header := []string{"rule", "d", "load", "k", "share_at_least"}
+	for j := range parts {
+		header = append(header, fmt.Sprintf("share_part_%d", j))
+	}
+	for j := range parts {
+		header = append(header, fmt.Sprintf("part_load_%d", j))
+	}
+	capacity := rows[0].Capacity > 0
+	if capacity {
+		header = append(header, "capacity", "overflow")
+		for _, u := range sizingUtilizations {
+			header = append(header, "overflow_u_"+strconv.FormatFloat(u, 'f', 2, 64))
+		}
+	}
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+	var table [][]string
+	for _, r := range rows {
+		for k, s := range r.ShareAtLeast {
+			line := []string{r.Rule, strconv.Itoa(r.D), strconv.FormatFloat(r.Load, 'g', -1, 64), strconv.Itoa(k), g(s)}
+			for j := range parts {
+				cell := ""
+				if j < len(r.PartShareAtLeast) {
+					cell = g(at(r.PartShareAtLeast[j], k))
+				}
+				line = append(line, cell)
+			}
+			for j := range parts {
+				cell := ""
+				if j < len(r.PartLoad) {
+					cell = g(r.PartLoad[j])
+				}
+				line = append(line, cell)
+			}
+			if capacity {
+				line = append(line, strconv.Itoa(r.Capacity), g(*r.Overflow))
+				for _, u := range sizingUtilizations {
+					line = append(line, g(r.Sizing[strconv.FormatFloat(u, 'f', 2, 64)]))
+				}
+			}
+			table = append(table, line)
+		}
+	}
+	return header, table
 }
 
 func fluidTable(w io.Writer, rows []*fluidRow) error {

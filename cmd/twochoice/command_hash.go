@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
+	"github.com/twochoice/twochoice/internal/cli"
 )
 
 func init() {
@@ -17,15 +20,17 @@ func init() {
 // runHash prints, for each key on the command line (or each line of stdin),
 // its hash and its candidates: the quickest way to see what a rule does.
 func runHash(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("hash", "hash [flags] [KEY ...]   (no KEY: one key per line on stdin)", stderr)
+	fs := newFlags("hash", "hash [flags] [KEY ...]   (flags first; no KEY: one key per line on stdin)")
 	var (
-		kind  = hashfn.XXHash
-		rule  = bucket.GoLeft
-		seed  = fs.Uint64("seed", 1, "hash seed")
-		d     = fs.Int("d", 2, "number of choices")
-		bins  = fs.Uint64("bins", 1<<20, "number of buckets")
-		asInt = fs.Bool("uint64", false, "parse keys as unsigned integers and hash their 8 bytes")
+		kind   = hashfn.XXHash
+		rule   = bucket.GoLeft
+		seed   = fs.Uint64("seed", 1, "hash seed")
+		d      = fs.Int("d", 2, "number of choices")
+		bins   = fs.Uint64("bins", 1<<20, "number of buckets")
+		asInt  = fs.Bool("uint64", false, "parse keys as unsigned integers and hash their 8 bytes")
+		format = cli.Table
 	)
+	fs.Var(&format, "format", "output: table, json or csv")
 	fs.Var(&kind, "hash", "hash family: xxhash or tabulation")
 	fs.Var(&rule, "rule", "placement rule: one, dchoice, halves, goleft or double")
 	if err := parseFlags(fs, args); err != nil {
@@ -42,10 +47,7 @@ func runHash(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	out := bufio.NewWriter(stdout)
-	defer out.Flush()
-	fmt.Fprintf(out, "%-24s %-18s %s\n", "key", "hash", "candidates")
-	cand := make([]uint64, *d)
+	var rows []hashRow
 	show := func(key string) error {
 		var h uint64
 		if *asInt {
@@ -57,9 +59,10 @@ func runHash(args []string, stdout, stderr io.Writer) error {
 		} else {
 			h = f.String(key)
 		}
+		cand := make([]uint64, *d)
 		gen.Fill(h, cand)
-		_, err := fmt.Fprintf(out, "%-24s %#016x %v\n", key, h, cand)
-		return err
+		rows = append(rows, hashRow{Key: key, Hash: fmt.Sprintf("%#016x", h), Candidates: cand})
+		return nil
 	}
 	if fs.NArg() > 0 {
 		for _, k := range fs.Args() {
@@ -67,13 +70,42 @@ func runHash(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 		}
-		return nil
-	}
-	sc := bufio.NewScanner(os.Stdin)
-	for sc.Scan() {
-		if err := show(sc.Text()); err != nil {
+	} else {
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			if err := show(sc.Text()); err != nil {
+				return err
+			}
+		}
+		if err := sc.Err(); err != nil {
 			return err
 		}
 	}
-	return sc.Err()
+	if format == cli.JSON {
+		if rows == nil {
+			rows = []hashRow{}
+		}
+		return cli.WriteJSON(stdout, rows)
+	}
+	table := make([][]string, len(rows))
+	for i, r := range rows {
+		c := make([]string, len(r.Candidates))
+		for j, b := range r.Candidates {
+			c[j] = strconv.FormatUint(b, 10)
+		}
+		table[i] = []string{r.Key, r.Hash, strings.Join(c, " ")}
+	}
+	header := []string{"key", "hash", "candidates"}
+	if format == cli.CSV {
+		return cli.WriteCSV(stdout, header, table)
+	}
+	return cli.WriteTable(stdout, header, table)
+}
+
+// hashRow is one key's line. The hash is a hex string, as in the table:
+// as a JSON number a 64-bit hash would lose bits in JavaScript and jq.
+type hashRow struct {
+	Key        string   `json:"key"`
+	Hash       string   `json:"hash"`
+	Candidates []uint64 `json:"candidates"`
 }

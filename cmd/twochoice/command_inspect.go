@@ -29,7 +29,7 @@ Examples:
   twochoice inspect keys.snap --plot load.svg`
 
 func runInspect(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("inspect", inspectSynopsis, stderr)
+	fs := newFlags("inspect", inspectSynopsis)
 	var (
 		plotFile = fs.String("plot", "", "write a chart of the bucket shares and the fluid limit to FILE.svg or FILE.png")
 		quiet    = fs.Bool("quiet", false, "no progress bar")
@@ -55,6 +55,9 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	case path == "":
 		return fmt.Errorf("%w: no snapshot file given", errUsage)
+	}
+	if err := checkPlot(*plotFile); err != nil {
+		return err
 	}
 	if err := summaryFormat(format); err != nil {
 		return err

@@ -29,7 +29,7 @@ Examples:
   twochoice load --keys trace.tsv --placement dchoice --choices 3 --out t.snap --format json`
 
 func runLoad(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("load", loadSynopsis, stderr)
+	fs := newFlags("load", loadSynopsis)
 	var (
 		keysPath = fs.String("keys", "", "key file: one key per line, or TSV with the key first (required)")
 		out      = fs.String("out", "", "snapshot file to write (required)")
@@ -51,7 +51,13 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	case *opts.seed == 0:
 		return fmt.Errorf("%w: --seed 0: want a seed > 0", errUsage)
 	}
+	if err := opts.check(fs); err != nil {
+		return err
+	}
 	if err := summaryFormat(format); err != nil {
+		return err
+	}
+	if err := checkSnapshotOut(*out, *keysPath); err != nil {
 		return err
 	}
 	o := opts.options()

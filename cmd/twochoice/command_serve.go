@@ -52,7 +52,7 @@ Examples:
 const shutdownTimeout = 5 * time.Second
 
 func runServe(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", serveSynopsis, stderr)
+	fs := newFlags("serve", serveSynopsis)
 	var (
 		keysPath = fs.String("keys", "", "key file: one key a line, or a TSV whose first column is the key")
 		snapPath = fs.String("snapshot", "", "a snapshot saved by twochoice load, served instead of --keys")
@@ -74,6 +74,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if err := opts.check(fs); err != nil {
+		return err
 	}
 	if (*keysPath == "") == (*snapPath == "") {
 		return fmt.Errorf("%w: give one of --keys FILE and --snapshot SNAP", errUsage)
@@ -135,7 +138,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	o = srv.Store.Options()
 	fmt.Fprintf(stderr, "loaded %d keys from %s in %s: %s, d = %d, buckets of %d, %s, seed %d\n",
-		srv.Store.Len(), source, time.Since(start).Round(time.Millisecond), o.Placement, o.Choices, o.BucketSize, o.Hash, o.Seed)
+		srv.Loaded, source, time.Since(start).Round(time.Millisecond), o.Placement, o.Choices, o.BucketSize, o.Hash, o.Seed)
 	if !loopback(srv.Addr()) {
 		fmt.Fprintf(stderr, "warning: listening on %s, beyond this machine: the page shows the store's configuration, seed and traffic to anyone who can reach it\n", srv.Addr())
 	}

@@ -66,7 +66,7 @@ type simRow struct {
 }
 
 func runSim(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("sim", simSynopsis, stderr)
+	fs := newFlags("sim", simSynopsis)
 	var (
 		ruleList = fs.String("rule", "one,dchoice,halves,goleft", "placement rules, comma-separated: one, dchoice, halves, goleft, double")
 		d        = fs.Int("d", 2, "number of choices (one choice always has 1)")
@@ -92,11 +92,19 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
+	if err := checkPlot(*plotFile); err != nil {
+		return err
+	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	rules, err := parseRules(*ruleList)
 	if err != nil {
 		return err
+	}
+	// sim.Config takes D = 0 for its default of 2: refuse it here, with
+	// the library's bounds and message.
+	if err := bucket.DChoice.CheckChoices(*d); err != nil {
+		return fmt.Errorf("%w: --d: %v", errUsage, err)
 	}
 	if !(*load > 0) || math.IsInf(*load, 0) {
 		return fmt.Errorf("%w: --load %v: want a number > 0", errUsage, *load)
@@ -131,10 +139,11 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		for _, rule := range rules {
 			c := sim.Config{Rule: rule, D: choices(rule, *d), Bins: n, Runs: *runs, Seed: *seed, Engine: engine, Keys: keys, Hash: kind}
 			if *load > 0 {
-				c.Balls = uint64(math.Round(*load * float64(n)))
-				if c.Balls == 0 {
-					return fmt.Errorf("%w: --load %v leaves no ball in %d bins", errUsage, *load, n)
+				balls, err := simBalls(*load, n)
+				if err != nil {
+					return err
 				}
+				c.Balls = balls
 			}
 			if c.Runs == 0 {
 				c.Runs = publishedRuns(n)
@@ -177,7 +186,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		total.Add(res.Config.Balls * uint64(res.Config.Runs))
-		row, err := newSimRow(res)
+		row, err := newSimRow(ctx, res)
 		if err != nil {
 			bar.Done()
 			return err
@@ -185,6 +194,9 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		rows = append(rows, row)
 	}
 	bar.Done()
+	if slices.ContainsFunc(rows, func(r *simRow) bool { return r.fluid == nil }) {
+		fmt.Fprintf(stderr, "note: no fluid limit past a load of %d balls per bin (the solver would take hours); showing the simulation alone\n", fluid.MaxLoad)
+	}
 
 	if *plotFile != "" {
 		if err := simChart(rows, len(sizes) > 1).WriteFile(*plotFile); err != nil {
@@ -203,6 +215,25 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return cli.WriteCSV(stdout, header, table)
 	}
 	return simTable(stdout, rows, sweeping)
+}
+
+// maxSimBalls is the most balls a run takes: 2^53, past which load·n is no
+// longer an exact integer in a float64 (and a run would take years anyway).
+const maxSimBalls = 1 << 53
+
+// simBalls returns m = round(load·n), refusing a product that is not finite,
+// rounds to no ball, or is above maxSimBalls: converting such a float64 to
+// uint64 does not fail, it gives a meaningless count (2^63 for +Inf on
+// amd64), and the run never ends.
+func simBalls(load float64, n uint64) (uint64, error) {
+	m := math.Round(load * float64(n))
+	switch {
+	case math.IsNaN(m) || math.IsInf(m, 0) || m > maxSimBalls:
+		return 0, fmt.Errorf("%w: --load %v over %d bins asks for %.4g balls; at most 2^53 (%d) fit", errUsage, load, n, load*float64(n), uint64(maxSimBalls))
+	case m < 1:
+		return 0, fmt.Errorf("%w: --load %v leaves no ball in %d bins", errUsage, load, n)
+	}
+	return uint64(m), nil
 }
 
 // simSizes returns the bin counts to simulate.
@@ -269,7 +300,9 @@ func publishedRuns(n uint64) int {
 	return 2
 }
 
-func newSimRow(res *sim.Result) (*simRow, error) {
+// newSimRow shapes a result, with the fluid limit for the same rule and
+// load, or none (fluid left nil) when the load is above fluid.MaxLoad.
+func newSimRow(ctx context.Context, res *sim.Result) (*simRow, error) {
 	c := res.Config
 	row := &simRow{
 		Rule: c.Rule.String(), D: c.D, Bins: c.Bins, Balls: c.Balls, Runs: c.Runs, Seed: c.Seed,
@@ -279,7 +312,11 @@ func newSimRow(res *sim.Result) (*simRow, error) {
 	for l, n := range res.MaxLoadRuns() {
 		row.MaxLoadRuns[strconv.Itoa(l)] = n
 	}
-	fr, err := fluid.Solve(fluid.Params{Placement: c.Rule, D: c.D, Load: float64(c.Balls) / float64(c.Bins)})
+	load := float64(c.Balls) / float64(c.Bins)
+	if load > fluid.MaxLoad {
+		return row, nil
+	}
+	fr, err := fluid.SolveContext(ctx, fluid.Params{Placement: c.Rule, D: c.D, Load: load})
 	if err != nil {
 		return nil, err
 	}
@@ -295,16 +332,22 @@ func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 func simShareRows(rows []*simRow, long bool) ([]string, [][]string) {
 	if long {
 		header := []string{"rule", "d", "bins", "balls", "runs", "seed", "engine", "k", "share_sim", "share_fluid", "max_load_runs"}
+		// As many k per size as the table has: up to one past the
+		// largest load any rule reached, where the limit still shows.
+		top := map[uint64]int{}
+		for _, r := range rows {
+			top[r.Bins] = max(top[r.Bins], len(r.ShareAtLeast), 1)
+		}
 		var out [][]string
 		for _, r := range rows {
-			for k := 1; k < max(len(r.ShareAtLeast), 2); k++ {
+			for k := 1; k <= top[r.Bins]; k++ {
 				ml := ""
 				if k == 1 {
 					ml = fmtMaxLoads(r.MaxLoadRuns, r.Runs)
 				}
 				out = append(out, []string{r.Rule, strconv.Itoa(r.D), strconv.FormatUint(r.Bins, 10), strconv.FormatUint(r.Balls, 10),
 					strconv.Itoa(r.Runs), strconv.FormatUint(r.Seed, 10), r.Engine, strconv.Itoa(k),
-					strconv.FormatFloat(at(r.ShareAtLeast, k), 'g', -1, 64), strconv.FormatFloat(at(r.fluid.ShareAtLeast, k), 'g', 6, 64), ml})
+					strconv.FormatFloat(at(r.ShareAtLeast, k), 'g', -1, 64), limitCSV(r.fluid, k), ml})
 			}
 		}
 		return header, out
@@ -323,11 +366,23 @@ func simShareRows(rows []*simRow, long bool) ([]string, [][]string) {
 			if k < len(r.ShareAtLeast) {
 				s = fmtShare(r.ShareAtLeast[k])
 			}
-			line = append(line, s, fmtLimit(at(r.fluid.ShareAtLeast, k)))
+			f := "-"
+			if r.fluid != nil {
+				f = fmtLimit(at(r.fluid.ShareAtLeast, k))
+			}
+			line = append(line, s, f)
 		}
 		out = append(out, line)
 	}
 	return header, out
+}
+
+// limitCSV is the CSV cell of the limit's share at k: empty without a limit.
+func limitCSV(fr *fluid.Result, k int) string {
+	if fr == nil {
+		return ""
+	}
+	return strconv.FormatFloat(at(fr.ShareAtLeast, k), 'g', 6, 64)
 }
 
 func at(s []float64, k int) float64 {
@@ -489,6 +544,9 @@ func simChart(rows []*simRow, pooled bool) *plot.Chart {
 		col := plot.Palette[seen[r.Rule]%len(plot.Palette)]
 		simS := h.ShareAtLeast()
 		c.Series = append(c.Series, plot.Series{Name: r.Rule + " sim", X: ks(len(simS)), Y: simS, Style: plot.Points, Color: col})
+		if r.fluid == nil {
+			continue
+		}
 		fl := r.fluid.ShareAtLeast
 		// The limit two levels past the simulation (or down to 1e-300):
 		// far enough to show where the tail goes, near enough that the

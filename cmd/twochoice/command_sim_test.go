@@ -153,8 +153,8 @@ func TestSimErrors(t *testing.T) {
 	if code, _, errOut := runCLI("sim", "--keys", filepath.Join(t.TempDir(), "missing"), "--log2", "10"); code != exitFail || !strings.Contains(errOut, "missing") {
 		t.Errorf("missing key file: code %d, %q", code, errOut)
 	}
-	if code, _, _ := runCLI("sim", "--log2", "10", "--runs", "1", "--plot", filepath.Join(t.TempDir(), "x.gif")); code != exitFail {
-		t.Errorf("plot to .gif: code %d", code)
+	if code, _, _ := runCLI("sim", "--log2", "10", "--runs", "1", "--plot", filepath.Join(t.TempDir(), "x.gif")); code != exitUsage {
+		t.Errorf("plot to .gif: code %d, want a usage error", code)
 	}
 }
 

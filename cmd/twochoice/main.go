@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/twochoice/twochoice/internal/plot"
 )
 
 // A command is one verb of the tool; each lives in command_<verb>.go.
@@ -41,7 +44,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	switch args[0] {
-	case "-h", "-help", "--help", "help":
+	case "-h", "-help", "--help":
+		usage(stdout)
+		return exitOK
+	case "help":
+		// "twochoice help CMD" is "twochoice CMD --help".
+		if len(args) > 1 {
+			return run([]string{args[1], "--help"}, stdout, stderr)
+		}
 		usage(stdout)
 		return exitOK
 	}
@@ -50,13 +60,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		err := c.run(args[1:], stdout, stderr)
+		var help *helpError
 		switch {
 		case err == nil:
 			return exitOK
-		case errors.Is(err, flag.ErrHelp):
+		case errors.As(err, &help):
+			// Asked for: to stdout, so that "twochoice sim --help | less"
+			// shows it.
+			fmt.Fprint(stdout, help.text)
 			return exitOK
 		case errors.Is(err, errUsage):
-			fmt.Fprintf(stderr, "twochoice %s: %v\n", c.name, err)
+			fmt.Fprintf(stderr, "twochoice %s: %v\nrun 'twochoice %s --help' for usage\n", c.name, err, c.name)
 			return exitUsage
 		default:
 			fmt.Fprintf(stderr, "twochoice %s: %v\n", c.name, err)
@@ -78,24 +92,50 @@ func usage(w io.Writer) {
 }
 
 // newFlags returns a flag set that reports errors instead of exiting and
-// prints its help to stderr.
-func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+// printing: parseFlags turns them into a help text or a usage error, and
+// run prints those (the help to stdout, an error as one line to stderr,
+// not followed by every flag).
+func newFlags(name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: twochoice %s\n\nFlags:\n", synopsis)
+		fmt.Fprintf(fs.Output(), "Usage: twochoice %s\n\nFlags:\n", synopsis)
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
+// helpError carries a command's help, asked for with -h or --help; it
+// wraps flag.ErrHelp.
+type helpError struct{ text string }
+
+func (e *helpError) Error() string { return "help requested" }
+func (e *helpError) Unwrap() error { return flag.ErrHelp }
+
 // parseFlags parses args, and wraps a bad flag as a usage error.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return err
+			var b strings.Builder
+			fs.SetOutput(&b)
+			fs.Usage()
+			fs.SetOutput(io.Discard)
+			return &helpError{b.String()}
 		}
 		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return nil
+}
+
+// checkPlot checks a --plot file before the work it charts: a wrong
+// extension or a missing directory found only afterwards would throw the
+// results away.
+func checkPlot(path string) error {
+	if path == "" {
+		return nil
+	}
+	if err := plot.CheckFile(path); err != nil {
+		return fmt.Errorf("%w: --plot: %v", errUsage, err)
 	}
 	return nil
 }

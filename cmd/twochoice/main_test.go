@@ -22,12 +22,27 @@ func TestHelpAndErrors(t *testing.T) {
 	if code, _, _ := runCLI(); code != exitUsage {
 		t.Fatalf("no command: code %d", code)
 	}
+	if code, _, errOut := runCLI("help", "nosuch"); code != exitUsage || !strings.Contains(errOut, "unknown command") {
+		t.Fatalf("help nosuch: code %d, stderr %q", code, errOut)
+	}
+	code, _, errOut := runCLI("sim", "--format", "xml")
+	if code != exitUsage || strings.Count(errOut, "\n") != 2 || !strings.Contains(errOut, `"xml"`) {
+		t.Fatalf("sim --format xml: code %d, stderr %q", code, errOut)
+	}
 	for _, c := range commands {
-		if code, _, errOut := runCLI(c.name, "--help"); code != 0 || !strings.Contains(errOut, "Usage: twochoice "+c.name) {
-			t.Errorf("%s --help: code %d, stderr %q", c.name, code, errOut)
+		// Help goes to stdout, as asked for; "help CMD" is the same.
+		code, out, errOut := runCLI(c.name, "--help")
+		if code != 0 || !strings.HasPrefix(out, "Usage: twochoice "+c.name) || !strings.Contains(out, "Flags:") || errOut != "" {
+			t.Errorf("%s --help: code %d, stdout %q, stderr %q", c.name, code, out, errOut)
 		}
-		if code, _, _ := runCLI(c.name, "--no-such-flag"); code != exitUsage {
-			t.Errorf("%s with a bad flag: code %d, want %d", c.name, code, exitUsage)
+		if code, out2, _ := runCLI("help", c.name); code != 0 || out2 != out {
+			t.Errorf("help %s: code %d, stdout %q, want %s --help's", c.name, code, out2, c.name)
+		}
+		// A bad flag: one line, and where to look, not every flag.
+		code, out, errOut = runCLI(c.name, "--no-such-flag")
+		want := "twochoice " + c.name + ": usage: flag provided but not defined: -no-such-flag\nrun 'twochoice " + c.name + " --help' for usage\n"
+		if code != exitUsage || out != "" || errOut != want {
+			t.Errorf("%s with a bad flag: code %d, stderr %q, want %d and %q", c.name, code, errOut, exitUsage, want)
 		}
 	}
 }

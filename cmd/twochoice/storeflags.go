@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
@@ -36,4 +37,23 @@ func addStoreFlags(fs *flag.FlagSet, seed uint64, seedUsage string) *storeFlags 
 // options returns the store options the flags ask for.
 func (f *storeFlags) options() store.Options {
 	return store.Options{Placement: f.placement, Choices: *f.choices, BucketSize: *f.bucketSize, Hash: f.hash, Seed: *f.seed}
+}
+
+// check refuses flag values the store would quietly replace: a 0 for
+// --choices or --bucket-size means "the default" to store.Options, but on
+// the command line it is a mistake; and the store would turn one choice
+// with d != 1 into its default rule. The upper bounds are the store's.
+func (f *storeFlags) check(fs *flag.FlagSet) error {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if *f.choices < 1 {
+		return fmt.Errorf("%w: --choices %d: want 1 to 8", errUsage, *f.choices)
+	}
+	if *f.bucketSize < 1 {
+		return fmt.Errorf("%w: --bucket-size %d: want 1 to 8", errUsage, *f.bucketSize)
+	}
+	if f.placement == bucket.OneChoice && set["choices"] && *f.choices != 1 {
+		return fmt.Errorf("%w: --placement one takes --choices 1, not %d", errUsage, *f.choices)
+	}
+	return nil
 }

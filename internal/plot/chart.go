@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -67,14 +66,12 @@ var Palette = []color.RGBA{
 
 // WriteFile draws the chart to path, as SVG or PNG by its extension.
 func (c *Chart) WriteFile(path string) error {
-	var draw func(io.Writer) error
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".svg":
-		draw = c.SVG
-	case ".png":
+	if err := checkExt(path); err != nil {
+		return err
+	}
+	draw := c.SVG
+	if strings.ToLower(filepath.Ext(path)) == ".png" {
 		draw = c.PNG
-	default:
-		return fmt.Errorf("%w: %s: want a .svg or .png file", ErrChart, path)
 	}
 	f, err := os.Create(path)
 	if err != nil {
@@ -85,6 +82,34 @@ func (c *Chart) WriteFile(path string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// CheckFile reports whether WriteFile could write a chart to path: the
+// name ends in .svg or .png, and its directory exists. Commands call it
+// before the work whose result they plot, so that a typo costs nothing.
+// Errors wrap ErrChart (and the fs error for the directory).
+func CheckFile(path string) error {
+	if err := checkExt(path); err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: %s: %w", ErrChart, path, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%w: %s: %s is not a directory", ErrChart, path, dir)
+	}
+	return nil
+}
+
+// checkExt checks that path names an SVG or PNG file.
+func checkExt(path string) error {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".svg", ".png":
+		return nil
+	}
+	return fmt.Errorf("%w: %s: want a .svg or .png file", ErrChart, path)
 }
 
 // canvas is what the SVG and PNG back ends both draw on, in pixels from

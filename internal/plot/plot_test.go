@@ -158,3 +158,18 @@ func TestUnnamedSeries(t *testing.T) {
 		t.Fatalf("%d circles, want the 2 points and no legend dot", n)
 	}
 }
+
+func TestCheckFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := CheckFile(filepath.Join(dir, "a.SVG")); err != nil {
+		t.Errorf("a.SVG: %v", err)
+	}
+	if err := CheckFile("b.png"); err != nil {
+		t.Errorf("b.png in the working directory: %v", err)
+	}
+	for _, bad := range []string{filepath.Join(dir, "out.txt"), filepath.Join(dir, "nosuch", "x.svg"), filepath.Join(dir, "a.SVG", "x.png")} {
+		if err := CheckFile(bad); !errors.Is(err, ErrChart) {
+			t.Errorf("%s: %v, want ErrChart", bad, err)
+		}
+	}
+}

@@ -44,7 +44,11 @@ type Config struct {
 
 // Server is a store being served.
 type Server struct {
-	Store    *store.Store[string, uint64]
+	Store *store.Store[string, uint64]
+	// Loaded is the number of entries the store held when the workload
+	// started: the keys loaded. Store.Len moves as soon as the workload
+	// deletes or inserts.
+	Loaded   int
 	ln       net.Listener
 	http     *http.Server
 	served   chan error
@@ -106,6 +110,7 @@ func Start(c Config) (*Server, error) {
 		Store: s, ln: ln, served: make(chan error, 1), started: time.Now(), name: c.Name,
 		http: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute},
 	}
+	srv.Loaded = s.Len()
 	srv.workload, err = startWorkload(c.Workload, s, c.Keys)
 	if err != nil {
 		ln.Close()

@@ -178,3 +178,20 @@ func TestServeAndWorkload(t *testing.T) {
 		t.Error("still serving after Shutdown")
 	}
 }
+
+// Loaded counts the keys loaded, whatever the workload deletes after.
+func TestLoadedBeforeWorkload(t *testing.T) {
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Name: "s", Keys: []string{"a", "b", "c", "b"},
+		Workload: Workload{Kind: "uniform", Threads: 1, Deletes: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown(context.Background())
+	deadline := time.Now().Add(5 * time.Second)
+	for srv.Store.Len() == 3 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if srv.Loaded != 3 || srv.Store.Len() == 3 {
+		t.Fatalf("Loaded %d, Len %d", srv.Loaded, srv.Store.Len())
+	}
+}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/twochoice/twochoice/internal/snapshot"
+)
+
+// checkSnapshotOut checks, before any work, that writing a snapshot to out
+// cannot destroy data: out must not be one of the command's inputs, and
+// may replace only a file that is already a twochoice snapshot (which
+// snapshot.Open, the reader inspect uses, recognizes). A name that does not
+// exist yet is fine. A damaged or locked snapshot is refused as well: the
+// user can remove it, and we cannot tell it from someone else's bbolt file.
+func checkSnapshotOut(out string, inputs ...string) error {
+	fi, err := os.Stat(out)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%w: --out %s: %w", errUsage, out, err)
+	}
+	for _, in := range inputs {
+		if ii, err := os.Stat(in); err == nil && os.SameFile(fi, ii) {
+			return fmt.Errorf("%w: --out %s is the input file %s", errUsage, out, in)
+		}
+	}
+	r, err := snapshot.Open(out, 0)
+	switch {
+	case err == nil:
+		return r.Close()
+	case errors.Is(err, snapshot.ErrNewerVersion):
+		return nil // a snapshot still, of a later format
+	}
+	return fmt.Errorf("%w: --out %s exists and is not a snapshot that can be replaced; remove it or pick another name (%w)", errUsage, out, err)
+}
