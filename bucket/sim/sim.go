@@ -16,6 +16,12 @@ import (
 // MaxLevelsBins is the most bins the levels engine takes.
 const MaxLevelsBins = 1 << 40
 
+// MaxMeanLoad is the largest m/n a simulation takes. The levels engine's
+// state grows with the loads it sees (a count per level, per part), so a
+// mean load of 10^7 took 680 MB for one bin; at 2^20 it is a few
+// megabytes, and a run far beyond it would take days anyway.
+const MaxMeanLoad = 1 << 20
+
 // ErrConfig is returned for a simulation that cannot be run as asked.
 var ErrConfig = errors.New("sim: bad config")
 
@@ -83,6 +89,9 @@ func (c Config) resolve() (Config, error) {
 		if c.Keys != nil && c.Keys.Kind == FileKeys {
 			c.Balls = uint64(len(c.Keys.Lines))
 		}
+	}
+	if c.Balls/c.Bins > MaxMeanLoad {
+		return c, fmt.Errorf("%w: %d balls into %d bins, a mean load above %d", ErrConfig, c.Balls, c.Bins, MaxMeanLoad)
 	}
 	if c.Runs == 0 {
 		c.Runs = 1

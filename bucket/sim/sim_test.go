@@ -348,6 +348,7 @@ func TestConfigErrors(t *testing.T) {
 		{Rule: bucket.DChoice, Bins: 100, Keys: &Keys{Kind: SeqKeys}, Engine: Levels},
 		{Rule: bucket.DChoice, Bins: 100, Keys: &Keys{Kind: FileKeys, Lines: []string{"a"}}, Balls: 2},
 		{Rule: bucket.DChoice, Bins: 100, Runs: -1},
+		{Rule: bucket.DChoice, Bins: 1, Balls: 1e13}, // a mean load past MaxMeanLoad
 	} {
 		if _, err := Run(context.Background(), c); !errors.Is(err, ErrConfig) && !errors.Is(err, ErrKeys) {
 			t.Errorf("%+v: err %v", c, err)
