@@ -62,6 +62,12 @@ var (
 // The format is described in internal/snapshot and in the README. Keys of
 // types that New hashes through hash/maphash cannot be saved (ErrKeyType);
 // values must be encodable with msgpack (exported fields of structs).
+// Values come back as msgpack decodes them into V: a concrete V comes back
+// as it was saved, but an interface V (any) gets msgpack's own types, so a
+// Store[K, any] that held an int, a []int and a struct opens with an
+// int64, a []any and a map[any]any; and channel and function fields are
+// not saved. Give V a concrete type for values that must round-trip
+// exactly.
 // One Save runs at a time per store; a second waits for the first.
 func (s *Store[K, V]) Save(path string) error { return s.SaveProgress(path, nil) }
 
