@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/twochoice/twochoice/bench/measure"
+	"github.com/twochoice/twochoice/store"
 )
 
 func f(x float64) *float64 { return &x }
@@ -90,4 +91,37 @@ func TestGenerateNeedsTraces(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "docs")); !os.IsNotExist(err) {
 		t.Fatal("wrote into the folder before failing")
 	}
+}
+
+// A cache's load line shows no fluid limit ("-"), as the store's own
+// report has none for a cache; an unbounded store's shows its limit.
+func TestLoadLinesFluid(t *testing.T) {
+	res := &measure.Result{Capacities: []int{100}}
+	for _, o := range []store.Options{{MaxEntries: 100, Seed: 1}, {Seed: 1}} {
+		s, err := store.New[int, int](o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 500 {
+			s.Set(i, i)
+		}
+		name := "twochoice"
+		if o.MaxEntries > 0 {
+			name = "twochoice-goleft"
+		}
+		res.Rows = append(res.Rows, measure.Row{Cache: name, Capacity: 100, Threads: 1, Load: s.Load()})
+	}
+	var b bytes.Buffer
+	writeLoads(&b, res)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want a heading and 2 lines:\n%s", b.String())
+	}
+	if !strings.Contains(lines[1], "of buckets (-), stash 0 (-)") {
+		t.Errorf("the cache's line shows a fluid limit: %s", lines[1])
+	}
+	if strings.Contains(lines[2], "(-)") {
+		t.Errorf("the unbounded store's line lacks its fluid limit: %s", lines[2])
+	}
+	t.Logf("\n%s", b.String())
 }

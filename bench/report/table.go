@@ -136,15 +136,22 @@ func writeLoads(w io.Writer, res *measure.Result) {
 		}
 		l := r.Load
 		top := l.MaxLoad
-		share, fluid := 0.0, 0.0
+		share := 0.0
 		if top < len(l.ShareAtLeast) {
 			share = l.ShareAtLeast[top]
 		}
-		if top < len(l.FluidShareAtLeast) {
-			fluid = l.FluidShareAtLeast[top]
+		// A cache's report has no fluid limit (its evictions are not the
+		// rule's process): "-", not a limit of 0.
+		fluid, stash := "-", "-"
+		if l.FluidShareAtLeast != nil {
+			f := 0.0
+			if top < len(l.FluidShareAtLeast) {
+				f = l.FluidShareAtLeast[top]
+			}
+			fluid, stash = fmt.Sprintf("%.3g%%", 100*f), fmt.Sprintf("%.3g", l.FluidStash)
 		}
-		fmt.Fprintf(w, "  %s at %d: %d entries in %d buckets of %d (%v, d = %d), utilization %.3f, max load %d in %.3g%% of buckets (%.3g%%), stash %d (%.3g)\n",
-			r.Cache, r.Capacity, l.Entries, l.Buckets, l.BucketSize, l.Placement, l.Choices, l.Utilization, top, 100*share, 100*fluid, l.Stash, l.FluidStash)
+		fmt.Fprintf(w, "  %s at %d: %d entries in %d buckets of %d (%v, d = %d), utilization %.3f, max load %d in %.3g%% of buckets (%s), stash %d (%s)\n",
+			r.Cache, r.Capacity, l.Entries, l.Buckets, l.BucketSize, l.Placement, l.Choices, l.Utilization, top, 100*share, fluid, l.Stash, stash)
 	}
 }
 
