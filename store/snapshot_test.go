@@ -317,6 +317,18 @@ func TestOpenDamaged(t *testing.T) {
 		}
 		checkDamaged(t, filepath.Join(dir, "d.snap"), b)
 	}
+	// A snapshot whose first page was overwritten is damaged, not foreign:
+	// bbolt falls back to the second meta page's older state, which holds
+	// no snapshot metadata yet.
+	b := bytes.Clone(raw)
+	clear(b[:4096])
+	p := filepath.Join(dir, "zeroed.snap")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open[string, int](p, nil); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("first page zeroed: %v, want ErrCorrupt", err)
+	}
 }
 
 func checkDamaged(t *testing.T, p string, b []byte) {

@@ -25,6 +25,11 @@ type Reader struct {
 	path string
 	db   *bolt.DB
 	meta Meta
+	// damaged0: the file's first meta page lacks bbolt's magic number but
+	// the second has it, so bbolt fell back to the second page's, older,
+	// state. A file whose first page was overwritten is damaged, even
+	// when that older state holds no snapshot metadata.
+	damaged0 bool
 }
 
 // Open opens the snapshot at path read-only, checks its format and version
@@ -44,10 +49,11 @@ func Open(path string, timeout time.Duration) (r *Reader, err error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("snapshot %s: %w: not a regular file", path, ErrNotSnapshot)
 	}
-	if err := checkMagic(path, fi.Size()); err != nil {
+	damaged0, err := checkMagic(path, fi.Size())
+	if err != nil {
 		return nil, err
 	}
-	r = &Reader{path: path}
+	r = &Reader{path: path, damaged0: damaged0}
 	defer r.guard(&err, debug.SetPanicOnFault(true))
 	db, err := bolt.Open(path, 0o444, &bolt.Options{ReadOnly: true, Timeout: timeout})
 	switch {
@@ -72,14 +78,15 @@ func Open(path string, timeout time.Duration) (r *Reader, err error) {
 // checkMagic tells a file that is not a bbolt database at all (empty, or
 // without bbolt's magic number in either meta page) from a damaged one,
 // before bbolt sees it: bbolt would try to initialize an empty file, and
-// reports a short text file as too small rather than as foreign.
-func checkMagic(path string, size int64) error {
+// reports a short text file as too small rather than as foreign. damaged0
+// reports that only the second meta page has the magic number.
+func checkMagic(path string, size int64) (damaged0 bool, err error) {
 	if size == 0 {
-		return fmt.Errorf("snapshot %s: %w: the file is empty", path, ErrNotSnapshot)
+		return false, fmt.Errorf("snapshot %s: %w: the file is empty", path, ErrNotSnapshot)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("snapshot %s: %w (%w)", path, ErrRead, err)
+		return false, fmt.Errorf("snapshot %s: %w (%w)", path, ErrRead, err)
 	}
 	defer f.Close()
 	// A bbolt file starts with two meta pages; each is a 16-byte page
@@ -90,10 +97,10 @@ func checkMagic(path string, size int64) error {
 	var b [20]byte
 	for _, off := range []int64{0, 4096} {
 		if n, _ := f.ReadAt(b[:], off); n == len(b) && binary.LittleEndian.Uint32(b[16:]) == magic {
-			return nil
+			return off != 0, nil
 		}
 	}
-	return fmt.Errorf("snapshot %s: %w: not a bbolt database", path, ErrNotSnapshot)
+	return false, fmt.Errorf("snapshot %s: %w: not a bbolt database", path, ErrNotSnapshot)
 }
 
 // guard turns a panic or a memory fault inside bbolt (which may happen on
@@ -120,6 +127,9 @@ func (r *Reader) readMeta(tx *bolt.Tx) error {
 	if mb == nil {
 		if tx.Bucket(bucketEntries) != nil {
 			return fmt.Errorf("snapshot %s: %w: no metadata (the write did not finish)", r.path, ErrCorrupt)
+		}
+		if r.damaged0 {
+			return fmt.Errorf("snapshot %s: %w: its first page is damaged, and the older state kept in its second holds no snapshot", r.path, ErrCorrupt)
 		}
 		return fmt.Errorf("snapshot %s: %w: a bbolt database without twochoice metadata", r.path, ErrNotSnapshot)
 	}
