@@ -114,13 +114,19 @@ func SolveContext(ctx context.Context, p Params) (*Result, error) {
 // at utilization u = m/(n·C) under rule p with d choices: the sizing figure
 // of REFERENCE.md.
 func OverflowAt(p bucket.Placement, d, capacity int, utilization float64) (float64, error) {
+	return OverflowAtContext(context.Background(), p, d, capacity, utilization)
+}
+
+// OverflowAtContext is OverflowAt, giving up with ctx's error when ctx is
+// done (see SolveContext): the load it solves at is u·C.
+func OverflowAtContext(ctx context.Context, p bucket.Placement, d, capacity int, utilization float64) (float64, error) {
 	if capacity < 1 {
 		return 0, fmt.Errorf("%w: capacity %d (want ≥ 1)", ErrParams, capacity)
 	}
 	if !(utilization > 0) || math.IsInf(utilization, 0) {
 		return 0, fmt.Errorf("%w: utilization %v", ErrParams, utilization)
 	}
-	r, err := Solve(Params{Placement: p, D: d, Load: utilization * float64(capacity), Capacity: capacity})
+	r, err := SolveContext(ctx, Params{Placement: p, D: d, Load: utilization * float64(capacity), Capacity: capacity})
 	if err != nil {
 		return 0, err
 	}

@@ -83,19 +83,19 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 	// Ctrl-C stops it.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	solve := func(p fluid.Params) (*fluid.Result, error) {
-		res, err := fluid.SolveContext(ctx, p)
+	// The solver's parameter errors come from the command line.
+	solveErr := func(err error) error {
 		if errors.Is(err, fluid.ErrParams) {
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
+			return fmt.Errorf("%w: %v", errUsage, err)
 		}
-		return res, err
+		return err
 	}
 	var rows []*fluidRow
 	for _, rule := range rules {
 		dd := choices(rule, *d)
-		res, err := solve(fluid.Params{Placement: rule, D: dd, Load: *load, Capacity: *capacity})
+		res, err := fluid.SolveContext(ctx, fluid.Params{Placement: rule, D: dd, Load: *load, Capacity: *capacity})
 		if err != nil {
-			return err
+			return solveErr(err)
 		}
 		row := &fluidRow{Rule: rule.String(), D: dd, Load: *load, ShareAtLeast: res.ShareAtLeast}
 		if len(res.PartShareAtLeast) > 1 {
@@ -107,13 +107,11 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 			row.Overflow = &o
 			row.Sizing = map[string]float64{}
 			for _, u := range sizingUtilizations {
-				// fluid.OverflowAt, but stopped by ctx: the load is
-				// u·C, which goes past fluid.MaxLoad for a large C.
-				r, err := solve(fluid.Params{Placement: rule, D: dd, Load: u * float64(*capacity), Capacity: *capacity})
+				v, err := fluid.OverflowAtContext(ctx, rule, dd, *capacity, u)
 				if err != nil {
-					return err
+					return solveErr(err)
 				}
-				row.Sizing[strconv.FormatFloat(u, 'f', 2, 64)] = r.Overflow
+				row.Sizing[strconv.FormatFloat(u, 'f', 2, 64)] = v
 			}
 		}
 		rows = append(rows, row)
