@@ -500,7 +500,7 @@ func (s *Store[K, V]) SetWithTTL(k K, v V, ttl time.Duration) {
 	}
 	var exp int64
 	if ttl > 0 {
-		exp = s.nowNanos() + int64(ttl)
+		exp = expiryAt(s.nowNanos(), ttl)
 	}
 	h := s.hash(k)
 	s.setCache(k, v, h, tagOf(h), exp)

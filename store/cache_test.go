@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -610,4 +611,42 @@ func TestTouchAfterRemovalWritesNothing(t *testing.T) {
 		return
 	}
 	t.Fatal("key 1 not found")
+}
+
+// A TTL of centuries (or math.MaxInt64, "no real limit") keeps the entry:
+// its expiry must not wrap around to a time long past.
+func TestLongTTLKeepsTheEntry(t *testing.T) {
+	clk := newFakeClock()
+	s, err := New[string, int](Options{MaxEntries: 1000, Clock: clk, DefaultTTL: math.MaxInt64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Set("default", 1)
+	s.SetWithTTL("250y", 2, 250*365*24*time.Hour)
+	s.SetWithTTL("max", 3, math.MaxInt64)
+	clk.advance(100 * 365 * 24 * time.Hour)
+	for k, want := range map[string]int{"default": 1, "250y": 2, "max": 3} {
+		if v, ok := s.Get(k); !ok || v != want {
+			t.Errorf("Get(%q) = %v, %v; want %v", k, v, ok, want)
+		}
+	}
+	if st := s.Stats(); st.Expirations != 0 || s.Len() != 3 {
+		t.Errorf("expirations %d, Len %d; want 0 and 3", st.Expirations, s.Len())
+	}
+}
+
+// An expiry that comes out at exactly 0 (which means "never") still
+// expires: it takes a clock before 1970, which an injected clock may be.
+func TestExpiryAtZeroStillExpires(t *testing.T) {
+	clk := new(fakeClock)
+	clk.ns.Store(-int64(time.Second))
+	s, err := New[int, int](Options{MaxEntries: 100, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetWithTTL(1, 1, time.Second)
+	clk.advance(time.Hour)
+	if v, ok := s.Get(1); ok {
+		t.Errorf("Get after its TTL = %v, true; want a miss", v)
+	}
 }

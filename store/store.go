@@ -173,7 +173,7 @@ func (s *Store[K, V]) Set(k K, v V) {
 	if s.cache {
 		var exp int64
 		if s.opts.DefaultTTL > 0 {
-			exp = s.nowNanos() + int64(s.opts.DefaultTTL)
+			exp = expiryAt(s.nowNanos(), s.opts.DefaultTTL)
 		}
 		s.setCache(k, v, h, tag, exp)
 		return

@@ -1,5 +1,10 @@
 package store
 
+import (
+	"math"
+	"time"
+)
+
 // What snapshots (issue 6) need of the cache mode's expiries. A slot's
 // expiry is an absolute time in Unix nanoseconds by the store's clock (0:
 // none), so it can be saved as it is and restored in another process:
@@ -36,4 +41,21 @@ func (s *Store[K, V]) nowNanosAny() int64 {
 		return s.opts.Clock.Now().UnixNano()
 	}
 	return systemClock{}.Now().UnixNano()
+}
+
+// expiryAt returns the expiry of an entry set at now (Unix nanoseconds)
+// to live for ttl > 0. A ttl that would carry the time past the largest
+// int64 (a TTL of centuries, or math.MaxInt64 meaning "no real limit")
+// gives the largest time instead of wrapping to a time long past, which
+// would drop the entry at once. An expiry of exactly 0 would read as
+// "never" and is moved to 1 ns later (it takes a clock before 1970).
+func expiryAt(now int64, ttl time.Duration) int64 {
+	exp := now + int64(ttl)
+	if ttl > 0 && exp < now {
+		return math.MaxInt64
+	}
+	if exp == 0 {
+		return 1
+	}
+	return exp
 }
