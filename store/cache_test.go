@@ -650,3 +650,20 @@ func TestExpiryAtZeroStillExpires(t *testing.T) {
 		t.Errorf("Get after its TTL = %v, true; want a miss", v)
 	}
 }
+
+// A cache's load report counts its deletes, as Stats does.
+func TestCacheLoadCountsDeletes(t *testing.T) {
+	s, err := New[int, int](Options{MaxEntries: 1000, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3000 {
+		s.Set(i, i)
+	}
+	for i := 2000; i < 3000; i += 3 {
+		s.Delete(i)
+	}
+	if got, want := s.Load().Deletes, s.Stats().Deletes; got != want || want == 0 {
+		t.Errorf("Load().Deletes = %d, Stats().Deletes = %d", got, want)
+	}
+}

@@ -99,10 +99,9 @@ func (s *Store[K, V]) Load() *Report {
 			}
 		}
 	}
-	s.mu.Lock()
-	deletes := s.deletes
-	s.mu.Unlock()
-	return s.report(h, stash, int(t.n), deletes)
+	// Stats adds a cache's deletes, counted in stripes, to the unbounded
+	// store's.
+	return s.report(h, stash, int(t.n), s.Stats().Deletes)
 }
 
 // report builds the report from a histogram of the table's buckets.
