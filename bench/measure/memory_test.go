@@ -2,6 +2,8 @@ package measure
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"math"
 	"testing"
 
@@ -39,6 +41,26 @@ func TestMemoryKnownAnswer(t *testing.T) {
 		}
 		if want := map[bool]int{true: 200_000, false: 100_000}[bounded]; m.Inserted != want || m.Entries != 100_000 {
 			t.Errorf("bounded %v: %+v", bounded, m)
+		}
+	}
+}
+
+// A cache that allocates nothing measures as 0 bytes, even right after
+// code that left buffers in a sync.Pool (fmt's): one collection before
+// the baseline would count them there and not after, a negative size.
+func TestMemoryOfNothing(t *testing.T) {
+	p := caches.Peer[uint64, Value]{Name: "nothing", New: func(o caches.Options) (caches.Cache[uint64, Value], error) {
+		return &slabCache{n: o.Capacity}, nil
+	}}
+	keys := make([]uint64, 8)
+	for range 3 {
+		fmt.Fprintf(io.Discard, "%d %s %v", 12345, "pooled", 1.5)
+		m, _, err := Memory(p, 8, keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Bytes < 0 {
+			t.Fatalf("%d bytes for a cache that allocates nothing", m.Bytes)
 		}
 	}
 }
