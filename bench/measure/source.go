@@ -136,7 +136,7 @@ func newStringSource(sp Spec, seed uint64) (*source[string], error) {
 			return nil, err
 		}
 		src.gen = func(seed uint64) (workload.Workload[string], error) { return w.Reseed(seed), nil }
-		src.seed, src.distinct = seed, len(w.Keys())
+		src.seed, src.distinct = seed, w.Drawable() // keys of weight 0 are never requested
 		return src, nil
 	}
 	return nil, fmt.Errorf("%w: %v has integer keys", ErrWorkload, sp.Kind)

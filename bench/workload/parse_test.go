@@ -150,3 +150,14 @@ func TestLineErrorMessage(t *testing.T) {
 		t.Fatalf("message %q", msg)
 	}
 }
+
+// Keys of weight 0 are listed but never drawn: Drawable counts the others.
+func TestWeightedDrawable(t *testing.T) {
+	w, err := NewWeighted("w", strings.NewReader("a\t1\nb\t0\nc\t0\nd\t2.5\n"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Keys()) != 4 || w.Drawable() != 2 || w.Reseed(2).Drawable() != 2 {
+		t.Errorf("keys %d, drawable %d; want 4 and 2", len(w.Keys()), w.Drawable())
+	}
+}

@@ -14,11 +14,12 @@ import (
 // their weights (package names weighted by downloads, for example). A draw
 // costs O(1) whatever the number of keys, and allocates nothing.
 type Weighted struct {
-	name  string
-	seed  uint64
-	keys  []string
-	table *alias
-	rng   rand.PCG
+	name     string
+	seed     uint64
+	keys     []string
+	drawable int // keys of positive weight
+	table    *alias
+	rng      rand.PCG
 }
 
 // weightedStream is the PCG stream of weighted key draws.
@@ -38,6 +39,7 @@ func NewWeighted(name string, r io.Reader, seed uint64) (*Weighted, error) {
 	l := newLines(name, r)
 	var keys []string
 	var weights []float64
+	drawable := 0
 	seen := make(map[string]int) // key → line
 	var sum float64
 	for {
@@ -71,6 +73,9 @@ func NewWeighted(name string, r io.Reader, seed uint64) (*Weighted, error) {
 		keys = append(keys, k)
 		weights = append(weights, w)
 		sum += w
+		if w > 0 {
+			drawable++
+		}
 	}
 	if l.err != io.EOF {
 		return nil, l.err
@@ -81,7 +86,7 @@ func NewWeighted(name string, r io.Reader, seed uint64) (*Weighted, error) {
 	if !(sum > 0) || math.IsInf(sum, 0) {
 		return nil, fmt.Errorf("%w: %s: weights sum to %v", ErrWeight, name, sum)
 	}
-	wt := &Weighted{name: name, seed: seed, keys: keys, table: newAlias(weights)}
+	wt := &Weighted{name: name, seed: seed, keys: keys, drawable: drawable, table: newAlias(weights)}
 	wt.rng.Seed(seed, weightedStream)
 	return wt, nil
 }
@@ -94,6 +99,10 @@ func (w *Weighted) Name() string {
 // Keys returns the file's keys in file order. The caller must not change
 // the slice.
 func (w *Weighted) Keys() []string { return w.keys }
+
+// Drawable returns the number of keys of positive weight: the distinct
+// keys a run can request (a key of weight 0 never is).
+func (w *Weighted) Drawable() int { return w.drawable }
 
 // Next returns the next key.
 func (w *Weighted) Next() string { return w.keys[w.table.draw(w.rng.Uint64())] }
@@ -110,7 +119,7 @@ func (w *Weighted) Read(reqs []Request[string]) (int, error) {
 // another seed, without reading the file again; the two share their tables
 // and can be read by different goroutines.
 func (w *Weighted) Reseed(seed uint64) *Weighted {
-	c := &Weighted{name: w.name, seed: seed, keys: w.keys, table: w.table}
+	c := &Weighted{name: w.name, seed: seed, keys: w.keys, drawable: w.drawable, table: w.table}
 	c.rng.Seed(seed, weightedStream)
 	return c
 }
