@@ -24,7 +24,9 @@ type lines struct {
 func newLines(name string, r io.Reader) *lines {
 	src := &errReader{r: r}
 	sc := bufio.NewScanner(src)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
+	// The scanner's limit counts the line ending too: room for "\r\n"
+	// after MaxLine bytes, and next checks the line itself.
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLine+2)
 	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
 		if atEOF && src.err != nil {
 			// Reading failed: the bytes after the last newline are a
@@ -73,7 +75,12 @@ func (l *lines) next() ([]byte, bool) {
 		return nil, false
 	}
 	l.n++
-	return l.sc.Bytes(), true // bufio.ScanLines has dropped one "\r" before the "\n"
+	line := l.sc.Bytes() // bufio.ScanLines has dropped one "\r" before the "\n"
+	if len(line) > MaxLine {
+		l.err = lineError(l.name, l.n, nil, fmt.Errorf("%w: longer than %d bytes", ErrSyntax, MaxLine))
+		return nil, false
+	}
+	return line, true
 }
 
 // fail records and returns a line error for the line last returned.

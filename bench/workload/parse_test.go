@@ -161,3 +161,27 @@ func TestWeightedDrawable(t *testing.T) {
 		t.Errorf("keys %d, drawable %d; want 4 and 2", len(w.Keys()), w.Drawable())
 	}
 }
+
+// MaxLine bytes are accepted whatever the line ending; one more is not.
+func TestMaxLineExact(t *testing.T) {
+	long := strings.Repeat("k", MaxLine)
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{long + "\n", true},
+		{long + "\r\n", true},
+		{long, true},
+		{long + "k\n", false},
+		{long + "k\r\n", false},
+		{long + "k", false},
+	} {
+		got, err := Collect(NewKeys("k", strings.NewReader(tc.in)), 10)
+		if tc.ok && (err != nil || len(got) != 1 || len(got[0].Key) != MaxLine) {
+			t.Errorf("a line of %d bytes (+%q): %d keys, %v", MaxLine, tc.in[MaxLine:], len(got), err)
+		}
+		if !tc.ok && !errors.Is(err, ErrSyntax) {
+			t.Errorf("a line of %d bytes: %v, want ErrSyntax", MaxLine+1, err)
+		}
+	}
+}
