@@ -301,3 +301,27 @@ func TestRowsNoRequests(t *testing.T) {
 		}
 	}
 }
+
+// A trace line that stands for more requests than the harness may hold is
+// an error, not a process run out of memory.
+// (The bound is lowered here, so the test does not expand 2^27 requests.)
+func TestTraceTooLarge(t *testing.T) {
+	defer func(m int) { maxFileRequests = m }(maxFileRequests)
+	maxFileRequests = 1000
+	dir := t.TempDir()
+	for name, text := range map[string]string{"ok.lis": "0 1000 0 0\n", "huge.lis": "0 1001 0 0\n", "keys.txt": strings.Repeat("k\n", 1001)} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if name == "keys.txt" {
+			_, err = newStringSource(Spec{Kind: Keys, Path: p}, 1)
+		} else {
+			_, err = newUintSource(Spec{Kind: Trace, Path: p}, 1)
+		}
+		if want := name != "ok.lis"; errors.Is(err, ErrWorkload) != want {
+			t.Errorf("%s: %v (want an error: %v)", name, err, want)
+		}
+	}
+}
