@@ -136,17 +136,50 @@ func expm1Div(x float64) float64 {
 // of n keys under a Zipf law with exponent s: the hit ratio of a cache that
 // always holds exactly those keys. Under independent requests no cache of c
 // entries has a higher expected hit ratio in the long run, so it is the
-// ceiling to compare a cache's Zipf hit ratio with. It sums n terms.
+// ceiling to compare a cache's Zipf hit ratio with. It takes the same time
+// for any n (zipfHarmonic).
 func ZipfTopShare(s float64, n, c uint64) float64 {
 	c = min(c, n)
-	// Sum from the smallest terms up, so that they are not lost against
-	// the large partial sum.
-	var tail, all float64
-	for k := n; k >= 1; k-- {
-		all += math.Pow(float64(k), -s)
-		if k == c+1 {
-			tail = all // the keys below the top c
+	return zipfHarmonic(s, c) / zipfHarmonic(s, n)
+}
+
+// zipfExact is the number of terms zipfHarmonic adds one by one; past it
+// the Euler–Maclaurin formula takes over.
+const zipfExact = 1 << 16
+
+// zipfHarmonic returns the generalized harmonic number H(n, s), the sum of
+// k^-s for k = 1 … n. Up to zipfExact terms it adds them, from the
+// smallest up so that they are not lost against the large partial sum.
+// Beyond, it adds the first zipfExact - 1 and takes the rest, the sum of
+// f(k) = k^-s for k = a … n with a = zipfExact, from the Euler–Maclaurin
+// formula
+//
+//	∫ f + (f(a) + f(n))/2 + (f1(n) - f1(a))/12 - (f3(n) - f3(a))/720
+//
+// (f1 and f3 the first and third derivatives), whose next term is of the
+// order of s⁵·a^-(s+5), about 10^-24 relative: exact to double precision,
+// in constant time. Summing 3·10^8 terms took 7 s, and --keys goes up to
+// 2^53.
+func zipfHarmonic(s float64, n uint64) float64 {
+	f := func(k float64) float64 { return math.Pow(k, -s) }
+	if n <= zipfExact {
+		var sum float64
+		for k := n; k >= 1; k-- {
+			sum += f(float64(k))
 		}
+		return sum
 	}
-	return (all - tail) / all
+	var head float64
+	for k := uint64(zipfExact - 1); k >= 1; k-- {
+		head += f(float64(k))
+	}
+	a, b := float64(zipfExact), float64(n)
+	// The integral of x^-s from a to b is a^(1-s)·(e^((1-s)·ln(b/a)) - 1)/(1-s),
+	// which is a^(1-s)·ln(b/a) at s = 1, without cancellation near it.
+	lr := math.Log(b / a)
+	integral := math.Pow(a, 1-s) * lr * expm1Div((1-s)*lr)
+	f1 := func(x float64) float64 { return -s * math.Pow(x, -s-1) }
+	f3 := func(x float64) float64 { return -s * (s + 1) * (s + 2) * math.Pow(x, -s-3) }
+	tail := integral + (f(a)+f(b))/2 + (f1(b)-f1(a))/12 - (f3(b)-f3(a))/720
+	return head + tail
 }
