@@ -137,6 +137,11 @@ func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int
 			if t.meta != nil && !s.ttl.Load() && t.meta[i].exp[j].Load() != 0 {
 				return 0, fmt.Errorf("cache bucket %d slot %d: expiry %d but the store's ttl flag is off", i, j, t.meta[i].exp[j].Load())
 			}
+			// Every entry's policy word carries the live bit, so that no
+			// entry's word is an emptied slot's 0 (table.touch).
+			if t.meta != nil && t.meta[i].acc[j].Load()&liveBit == 0 {
+				return 0, fmt.Errorf("cache bucket %d slot %d: policy word %#x without the live bit", i, j, t.meta[i].acc[j].Load())
+			}
 			if tagOf(h) != cb {
 				return 0, fmt.Errorf("%s bucket %d slot %d: key %v has tag %#x, control byte %#x", name, i, j, sl.key, tagOf(h), cb)
 			}
