@@ -42,17 +42,17 @@ func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error)
 	}
 	o, err := snapshotOptions(&m, opts)
 	if err != nil {
-		return nil, named(path, err)
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
 	s, err := New[K, V](o)
 	if err != nil {
 		if errors.Is(err, ErrOptions) {
 			return nil, fmt.Errorf("snapshot %s: %w: its options are invalid: %v", path, ErrCorrupt, err)
 		}
-		return nil, named(path, err)
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
 	if err := checkShape(&m, &s.opts); err != nil {
-		return nil, named(path, err)
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
 	var t *table[K, V]
 	if s.cache {
@@ -69,11 +69,11 @@ func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error)
 	}
 	rs := restorer[K, V]{s: s, t: t, dec: snapshot.NewDecoder[K, V](), now: s.nowNanosAny()}
 	if err := rs.run(r); err != nil {
-		return nil, named(path, err)
+		return nil, err // named by the restorer or the reader
 	}
 	if rs.expired == 0 {
 		if err := checkLoads(t, &m); err != nil {
-			return nil, named(path, err)
+			return nil, fmt.Errorf("snapshot %s: %w", path, err)
 		}
 	}
 	s.tabs.Store(&tables[K, V]{cur: t})
@@ -172,14 +172,4 @@ func checkLoads[K comparable, V any](t *table[K, V], m *snapshot.Meta) error {
 		return fmt.Errorf("%w: %d records in the stash, the metadata says %d", ErrCorrupt, n, m.Stash)
 	}
 	return nil
-}
-
-// named prefixes err with the snapshot's path, unless the snapshot
-// package already did (its errors name the file), so that a message names
-// the file once.
-func named(path string, err error) error {
-	if strings.Contains(err.Error(), "snapshot "+path+":") {
-		return err
-	}
-	return fmt.Errorf("snapshot %s: %w", path, err)
 }

@@ -25,10 +25,11 @@ import (
 // candidates before it places any of them (independent loads, so their
 // cache misses overlap, as in insertBatch).
 type restorer[K comparable, V any] struct {
-	s   *Store[K, V]
-	t   *table[K, V]
-	dec *snapshot.Decoder[K, V]
-	now int64
+	s    *Store[K, V]
+	t    *table[K, V]
+	dec  *snapshot.Decoder[K, V]
+	now  int64
+	path string // the snapshot's, for the errors of records
 
 	// Owned by the decoding goroutine.
 	n       int // records read
@@ -59,8 +60,11 @@ type restoreChunk[K comparable, V any] struct {
 // the placer's own error is the one returned.
 var errPlacerFailed = errors.New("store: restore stopped")
 
-// run restores every record of r. Errors name the record.
+// run restores every record of r. Errors name the file, and the record
+// when one is at fault: the restorer's own as r.ForEach's do (ForEach
+// returns its callback's errors as they are).
 func (rs *restorer[K, V]) run(r *snapshot.Reader) error {
+	rs.path = r.Path()
 	rs.free = make(chan *restoreChunk[K, V], restoreChunks)
 	rs.full = make(chan *restoreChunk[K, V], restoreChunks)
 	for range restoreChunks {
@@ -78,10 +82,7 @@ func (rs *restorer[K, V]) run(r *snapshot.Reader) error {
 	if rs.placeErr != nil {
 		return rs.placeErr
 	}
-	if err != nil {
-		return fmt.Errorf("record %d: %w", rs.n, err)
-	}
-	return nil
+	return err
 }
 
 // add decodes one record into the current chunk, and hands the chunk to
@@ -89,7 +90,7 @@ func (rs *restorer[K, V]) run(r *snapshot.Reader) error {
 func (rs *restorer[K, V]) add(rec []byte) error {
 	k, v, expiry, bi, err := rs.dec.DecodeRecord(rec)
 	if err != nil {
-		return err
+		return fmt.Errorf("snapshot %s: record %d: %w", rs.path, rs.n, err)
 	}
 	rs.n++
 	if expiry != 0 && expiry <= rs.now {
@@ -144,7 +145,7 @@ func (rs *restorer[K, V]) placeChunk(c *restoreChunk[K, V]) error {
 		for x := g; x < end; x++ {
 			e := &c.e[x]
 			if err := rs.place(e.key, e.val, e.expiry, e.bucket, c.h[x]); err != nil {
-				return fmt.Errorf("record %d: %w", c.rec[x], err)
+				return fmt.Errorf("snapshot %s: record %d: %w", rs.path, c.rec[x], err)
 			}
 		}
 	}
