@@ -52,6 +52,10 @@ type fluidRow struct {
 // sizingUtilizations are the columns of REFERENCE.md's sizing table.
 var sizingUtilizations = []float64{0.70, 0.75, 0.80, 0.85, 0.90, 0.95}
 
+// sizingKey is utilization u as fluidRow.Sizing, the JSON and the CSV
+// header name it: "0.70".
+func sizingKey(u float64) string { return strconv.FormatFloat(u, 'f', 2, 64) }
+
 func runFluid(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("fluid", fluidSynopsis)
 	var (
@@ -111,7 +115,7 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 				if err != nil {
 					return solveErr(err)
 				}
-				row.Sizing[strconv.FormatFloat(u, 'f', 2, 64)] = v
+				row.Sizing[sizingKey(u)] = v
 			}
 		}
 		rows = append(rows, row)
@@ -155,7 +159,7 @@ func fluidCSV(rows []*fluidRow) ([]string, [][]string) {
 	if capacity {
 		header = append(header, "capacity", "overflow")
 		for _, u := range sizingUtilizations {
-			header = append(header, "overflow_u_"+strconv.FormatFloat(u, 'f', 2, 64))
+			header = append(header, "overflow_u_"+sizingKey(u))
 		}
 	}
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
@@ -180,7 +184,7 @@ func fluidCSV(rows []*fluidRow) ([]string, [][]string) {
 			if capacity {
 				line = append(line, strconv.Itoa(r.Capacity), g(*r.Overflow))
 				for _, u := range sizingUtilizations {
-					line = append(line, g(r.Sizing[strconv.FormatFloat(u, 'f', 2, 64)]))
+					line = append(line, g(r.Sizing[sizingKey(u)]))
 				}
 			}
 			table = append(table, line)
@@ -235,7 +239,7 @@ func fluidTable(w io.Writer, rows []*fluidRow) error {
 	for _, r := range rows {
 		line := []string{fmt.Sprintf("%s d=%d", r.Rule, r.D), fmtOverflow(*r.Overflow)}
 		for _, u := range sizingUtilizations {
-			line = append(line, fmtOverflow(r.Sizing[strconv.FormatFloat(u, 'f', 2, 64)]))
+			line = append(line, fmtOverflow(r.Sizing[sizingKey(u)]))
 		}
 		table = append(table, line)
 	}
