@@ -340,10 +340,15 @@ func (mv *mover[K, V]) flush(s *Store[K, V], st *tables[K, V]) {
 		mv.hs[x] = s.hash(mv.es[x].key)
 	}
 	st.cur.insertBatch(mv.es[:mv.n], mv.hs[:mv.n])
+	// Clear the old slots with storeRelease (the holder of the store's
+	// mutex is the only writer of control words): amd64 makes stores
+	// visible in program order, so a reader that sees an old slot cleared
+	// also sees the new table's control word that insertBatch stored
+	// before, and finds the key there.
 	for x := range mv.nb {
 		b := st.old.bucket(mv.olds[x])
 		bytes := mv.masks[x] >> 7 * 0xff
-		b.ctrl.Store(b.ctrl.Load() &^ bytes)
+		storeRelease(&b.ctrl, b.ctrl.Load()&^bytes)
 	}
 	st.old.entries -= int64(mv.n)
 	clear(mv.es[:mv.n])
