@@ -347,17 +347,17 @@ func (t *table[K, V]) delete(k K, h uint64, tag uint8) bool {
 	return false
 }
 
-// touchCandidates loads the control words of hash h's candidates, to
-// bring them into the cache ahead of their use.
-func (t *table[K, V]) touchCandidates(h uint64) {
-	var (
-		c     [hashfn.MaxChoices]uint64
-		touch uint64
-	)
+// prefetchCandidates prefetches every cache line of hash h's candidates.
+// A Set of a new key reads the candidates' control words and then writes a
+// slot, usually on another line of the bucket; and the store buffer must
+// drain that write at the next locked instruction (the count's add, the
+// mutex's unlock), so the write's miss followed the control word's.
+// Fetching all the lines at once makes it one wait instead of two.
+func (t *table[K, V]) prefetchCandidates(h uint64) {
+	var c [hashfn.MaxChoices]uint64
 	for _, i := range t.candidates(h, &c) {
-		touch |= t.bucket(i).ctrl.Load()
+		prefetchBuckets(t, i, i+1)
 	}
-	keep(touch)
 }
 
 // load returns the number of keys in bucket i.
