@@ -124,10 +124,17 @@ func (b *bucketOf[K, V]) find(k K, tag uint8) int {
 //     the write is made of atomic word stores, for the race detector and
 //     so that no word is torn. Readers of the locked path are not an issue:
 //     remove waited for all of them under the exclusive lock.
+//
+// The tag is published with storeRelease, not an atomic store: on amd64
+// an atomic store waits for the slot's write, usually a cache miss, to
+// reach the cache, and that wait was nearly all of put's time in a growing
+// store's Set. storeRelease is enough because the control word has one
+// writer at a time: the holder of the store's mutex (the unbounded store's
+// writers) or the only goroutine that sees the table (the restorer).
 func (b *bucketOf[K, V]) put(j int, k K, v V, tag uint8, l wordLayout) {
 	c := ctrl(b.ctrl.Load())
 	b.write(j, c, slot[K, V]{key: k, val: v}, l)
-	b.ctrl.Store(uint64(c.withSlot(j, tag)))
+	storeRelease(&b.ctrl, uint64(c.withSlot(j, tag)))
 }
 
 // write fills empty slot j, whose bucket has control word c, without

@@ -243,15 +243,29 @@ func (s *Store[K, V]) migrateFor(st *tables[K, V], h uint64) *tables[K, V] {
 // last of them. The caller holds s.mu.
 func (s *Store[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 	var mv mover[K, V]
-	visits := movePasses * int(st.old.n)
+	n := int(st.old.n)
+	visits := movePasses * n
+	// Prefetch the buckets that the next call will visit, so that they
+	// are in the cache when it comes. The visits read the old table in
+	// order, but a few buckets per write, between random accesses
+	// elsewhere: the hardware prefetcher did not keep up, and loading the
+	// old control words and slots was most of advance's and take's time.
+	for x, end := s.next+k, min(s.next+2*k, visits); x < end; {
+		lo := uint64(x % n)
+		hi := min(lo+uint64(end-x), uint64(n), (lo/chunkSize+1)*chunkSize)
+		prefetchBuckets(st.old, lo, hi)
+		x += int(hi - lo)
+	}
+	pass, i := s.next/n, uint64(s.next%n) // s.next = pass·n + i (moveOrder)
 	for ; k > 0 && s.next < visits; k-- {
-		i := s.moveOrder(s.next)
 		b := st.old.bucket(i)
-		pass := s.next / int(st.old.n)
 		if m := passMask(ctrl(b.ctrl.Load()), pass); m != 0 {
 			mv.take(s, st, i, m)
 		}
 		s.next++
+		if i++; i == uint64(n) {
+			pass, i = pass+1, 0
+		}
 	}
 	mv.flush(s, st)
 	if s.next < visits {
@@ -312,6 +326,9 @@ func (mv *mover[K, V]) take(s *Store[K, V], st *tables[K, V], i, mask uint64) {
 	b := st.old.bucket(i)
 	for m := mask; m != 0; m &= m - 1 {
 		mv.es[mv.n] = b.slots[slotOf(m)]
+		// Start loading the key's bytes, which flush hashes: their cache
+		// misses then overlap with the visits to come.
+		prefetchKey(&mv.es[mv.n].key, s.strKeys)
 		mv.n++
 	}
 	mv.olds[mv.nb], mv.masks[mv.nb] = i, mask
@@ -340,10 +357,15 @@ func (mv *mover[K, V]) flush(s *Store[K, V], st *tables[K, V]) {
 		mv.hs[x] = s.hash(mv.es[x].key)
 	}
 	st.cur.insertBatch(mv.es[:mv.n], mv.hs[:mv.n])
+	// Clear the old slots with storeRelease (the holder of the store's
+	// mutex is the only writer of control words): amd64 makes stores
+	// visible in program order, so a reader that sees an old slot cleared
+	// also sees the new table's control word that insertBatch stored
+	// before, and finds the key there.
 	for x := range mv.nb {
 		b := st.old.bucket(mv.olds[x])
 		bytes := mv.masks[x] >> 7 * 0xff
-		b.ctrl.Store(b.ctrl.Load() &^ bytes)
+		storeRelease(&b.ctrl, b.ctrl.Load()&^bytes)
 	}
 	st.old.entries -= int64(mv.n)
 	clear(mv.es[:mv.n])

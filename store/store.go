@@ -180,6 +180,10 @@ func (s *Store[K, V]) Set(k K, v V) {
 	}
 	s.mu.Lock()
 	st := s.tabs.Load()
+	// Start loading the key's candidates now, so that their cache misses
+	// overlap with one another and, during a growth, with the moving work
+	// that migrateFor does first, instead of following it.
+	st.cur.prefetchCandidates(h)
 	if st.old != nil {
 		st = s.migrateFor(st, h)
 	}

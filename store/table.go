@@ -286,10 +286,16 @@ func (t *table[K, V]) insertBatch(es []slot[K, V], hs []uint64) {
 		cands [moveBatch][hashfn.MaxChoices]uint64
 		touch uint64
 	)
-	// First every key's candidates, touching their control words: these
-	// loads do not depend on one another, so their cache misses overlap.
+	// First every key's candidates, then their control words: these loads
+	// do not depend on one another, so their cache misses overlap. The
+	// loads get a loop of their own, a few instructions per load, so that
+	// the CPU's window of instructions in flight holds many of them; with
+	// the candidates' computation in the same loop it held only a few.
 	for x := range es {
-		for _, i := range t.candidates(hs[x], &cands[x]) {
+		t.candidates(hs[x], &cands[x])
+	}
+	for x := range es {
+		for _, i := range cands[x][:t.d] {
 			touch |= t.bucket(i).ctrl.Load()
 		}
 	}
@@ -308,8 +314,10 @@ func (t *table[K, V]) insertBatch(es []slot[K, V], hs []uint64) {
 			t.bucket(cs[0]).sync.addHint(+1)
 		}
 	}
+	// storeRelease, as in put: the holder of the store's mutex is the
+	// control words' only writer.
 	for j := range p.n {
-		t.bucket(p.idx[j]).ctrl.Store(uint64(p.ctrl[j]))
+		storeRelease(&t.bucket(p.idx[j]).ctrl, uint64(p.ctrl[j]))
 	}
 	t.entries += int64(len(es))
 }
@@ -337,6 +345,19 @@ func (t *table[K, V]) delete(k K, h uint64, tag uint8) bool {
 		return true
 	}
 	return false
+}
+
+// prefetchCandidates prefetches every cache line of hash h's candidates.
+// A Set of a new key reads the candidates' control words and then writes a
+// slot, usually on another line of the bucket; and the store buffer must
+// drain that write at the next locked instruction (the count's add, the
+// mutex's unlock), so the write's miss followed the control word's.
+// Fetching all the lines at once makes it one wait instead of two.
+func (t *table[K, V]) prefetchCandidates(h uint64) {
+	var c [hashfn.MaxChoices]uint64
+	for _, i := range t.candidates(h, &c) {
+		prefetchBuckets(t, i, i+1)
+	}
 }
 
 // load returns the number of keys in bucket i.

@@ -1,0 +1,37 @@
+//go:build !purego
+
+package store
+
+import "unsafe"
+
+// prefetchRange asks the CPU to bring the cache lines of the n bytes at p
+// into its caches (PREFETCHT0, prefetch_amd64.s). Unlike a load, a
+// prefetch does not hold up the instructions after it until its line
+// arrives, so many can be in flight while the caller works on something
+// else: a load that misses blocks the CPU's in-order retirement, and the
+// CPU stalls a couple of hundred instructions later. Go has no prefetch
+// intrinsic outside the runtime, hence the assembly. It never faults, so p
+// need not be valid past what the caller owns, but callers pass memory
+// they own anyway.
+//
+//go:noescape
+func prefetchRange(p unsafe.Pointer, n uintptr)
+
+// prefetchBuckets prefetches buckets lo to hi-1 of t, which lie in one
+// chunk.
+func prefetchBuckets[K comparable, V any](t *table[K, V], lo, hi uint64) {
+	if lo < hi {
+		b := t.bucket(lo)
+		prefetchRange(unsafe.Pointer(b), uintptr(hi-lo)*unsafe.Sizeof(*b))
+	}
+}
+
+// prefetchKey prefetches the first line of a string key's bytes, for
+// hashing it later; other keys are in the slot already.
+func prefetchKey[K comparable](k *K, strKeys bool) {
+	if strKeys {
+		if s := keyString(k); len(s) > 0 {
+			prefetchRange(unsafe.Pointer(unsafe.StringData(s)), 1)
+		}
+	}
+}

@@ -1,0 +1,10 @@
+//go:build !amd64 || purego
+
+package store
+
+// Prefetching does nothing where there is no assembly for it
+// (prefetch_amd64.go).
+
+func prefetchBuckets[K comparable, V any](t *table[K, V], lo, hi uint64) {}
+
+func prefetchKey[K comparable](k *K, strKeys bool) {}
