@@ -41,6 +41,14 @@ func TestLevelsSortedFastGeneralAgree(t *testing.T) {
 		{bucket.GoLeft, 2, 1 << 10, 600<<10 + 3, true, true},
 		{bucket.GoLeft, 2, 1 << 17, 1<<17 + 1, true, false}, // 2^16 bins a part: halves under GoLeft only
 		{bucket.Halves, 2, 1 << 17, 1<<17 + 1, true, false},
+		// The edges of sorted mode: parts of 2^18 bins run sorted under
+		// Halves only (sortedMax, sortedMaxOther).
+		{bucket.Halves, 2, 1 << 19, 1<<19 + 1, true, false},
+		{bucket.Halves, 2, 1<<19 + 2, 1 << 16, false, false},
+		{bucket.GoLeft, 2, 1 << 18, 1<<18 + 1, true, false},
+		{bucket.GoLeft, 2, 1 << 19, 1 << 16, false, false},
+		{bucket.DChoice, 2, 1 << 17, 1 << 17, true, false},
+		{bucket.DChoice, 2, 1 << 18, 1 << 16, false, false},
 		{bucket.GoLeft, 3, 3000, 3000, true, false},
 		{bucket.GoLeft, 3, 300, 90000, true, true},
 		{bucket.Halves, 4, 1 << 12, 1 << 13, true, false},

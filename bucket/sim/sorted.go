@@ -33,14 +33,22 @@ import (
 // the run, and the counts path, which takes any load, goes on from the
 // counts.
 
-// sortedMax is the most bins a part may have for sorted mode: one byte
-// each, so at most 128 KiB a part and 1 MiB for 8 parts, whatever n is.
-// Measured at m = n (BenchmarkLevels): up to parts of 2^17 bins sorted
-// mode is the faster, by up to 3× on two-part rules; at 2^18 both modes
-// cost the same; from 2^19 block mode (blocks.go), whose cost per ball
-// falls as parts grow, wins, while sorted mode slows as the array leaves
-// the L2 cache.
-const sortedMax = 1 << 17
+// sortedMax is the most bins a part may have for sorted mode under Halves,
+// and sortedMaxOther under the other rules: one byte a bin, so at most
+// 256 KiB a part and 2 MiB for 8 parts, whatever n is. Measured at m = n
+// (BenchmarkLevels): up to parts of 2^17 bins sorted mode is the faster,
+// by up to 3× on two-part rules; from parts of 2^19 block mode (blocks.go),
+// whose cost per ball falls as parts grow, wins, while sorted mode slows
+// as the array leaves the L2 cache. At 2^18 it depends on the rule: with
+// one part (OneChoice, DChoice) both modes cost the same; with two parts
+// of 2^18 (n = 2^19) sorted mode took Halves from 5.03 to 4.07 ns a ball
+// (medians of 6 interleaved runs, p = 0.026), its blocks spending more
+// draws on ties decided by the coin, while GoLeft went from 3.71 to 4.53
+// (p = 0.09) and stays with blocks.
+const (
+	sortedMax      = 1 << 18
+	sortedMaxOther = 1 << 17
+)
 
 // sortedBins is the sorted mode's state for all the parts of a chain.
 type sortedBins struct {
@@ -70,8 +78,12 @@ func (c *levelsChain) sortedFits() bool {
 	if c.sorted.off || c.slow || c.noSorted {
 		return false
 	}
+	limit := uint64(sortedMaxOther)
+	if c.rule == bucket.Halves {
+		limit = sortedMax
+	}
 	for j := range c.parts {
-		if p := &c.parts[j]; p.size > sortedMax || !c.sorted.on && p.hi > 254 {
+		if p := &c.parts[j]; p.size > limit || !c.sorted.on && p.hi > 254 {
 			return false
 		}
 	}
