@@ -21,18 +21,18 @@ import (
 // the same bin: candidates are drawn with replacement, as in the
 // balls-into-bins papers and as with independent hashes.
 //
-// Speed. Small parts (up to 2^17 bins, 2^18 under Halves: sortedMax) keep their bins sorted by load
-// in a byte array, so a candidate's load is one byte load (sorted.go);
-// large parts go by blocks (blocks.go). In between the two, and with
-// Config.BallByBall on large parts, balls go one by one on the counts:
-// loads crowd into a few values (at m = n with two choices, 0 to 4), so
-// the fast loops (fast1, fast2) read a window of the lowest levels of each
-// part and count a candidate's load with two branch-free compares against
-// a snapshot of the counts, taking a rarely taken branch only for ranks
-// near a moving count or deep in the tail. Ranks are drawn a batch ahead
-// ([rankSource]). A part whose loads spread wider than the window (one
-// choice at a large load factor) goes through the general loop, which
-// scans or bisects the full counts.
+// Speed. Small parts (up to 2^17 bins, 2^18 under Halves: sortedMax) keep
+// their bins sorted by load in a byte array, so a candidate's load is one
+// byte load (sorted.go); large parts go by blocks (blocks.go). In between
+// the two, and with Config.BallByBall on large parts, balls go one by one on
+// the counts: loads crowd into a few values (at m = n with two choices, 0 to
+// 4), so the fast loops (fast1, fast2) read a window of the lowest levels of
+// each part and count a candidate's load with two branch-free compares
+// against a snapshot of the counts, taking a rarely taken branch only for
+// ranks near a moving count or deep in the tail. Ranks are drawn a batch
+// ahead ([rankSource]). A part whose loads spread wider than the window (one
+// choice at a large load factor) goes through the general loop, which scans
+// or bisects the full counts.
 
 // levelPart is the chain's state for one part.
 type levelPart struct {
