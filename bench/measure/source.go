@@ -103,16 +103,7 @@ func newUintSource(sp Spec, seed uint64) (*source[uint64], error) {
 		if err != nil {
 			return nil, err
 		}
-		reqs, err := workload.Collect[uint64](f, maxFileRequests+1)
-		err = errors.Join(err, f.Close())
-		if err != nil {
-			return nil, err
-		}
-		if len(reqs) > maxFileRequests {
-			return nil, fmt.Errorf("%w: %s holds more than %d requests, which the harness would keep in memory", ErrWorkload, sp.Path, maxFileRequests)
-		}
-		src.name = f.Name()
-		return src, src.fromFile(reqs)
+		return src, src.readFile(f, sp.Path)
 	}
 	return nil, fmt.Errorf("%w: %v has string keys", ErrWorkload, sp.Kind)
 }
@@ -124,6 +115,20 @@ func newUintSource(sp Spec, seed uint64) (*source[uint64], error) {
 // process out of memory.
 var maxFileRequests = 1 << 27 // a variable so that a test can lower it
 
+// readFile reads every request of the opened trace or key file f (at
+// path), closes it, and makes them the source's requests (fromFile).
+func (s *source[K]) readFile(f *workload.File[K], path string) error {
+	reqs, err := workload.Collect[K](f, maxFileRequests+1)
+	if err = errors.Join(err, f.Close()); err != nil {
+		return err
+	}
+	if len(reqs) > maxFileRequests {
+		return fmt.Errorf("%w: %s holds more than %d requests, which the harness would keep in memory", ErrWorkload, path, maxFileRequests)
+	}
+	s.name = f.Name()
+	return s.fromFile(reqs)
+}
+
 // newStringSource builds the source of a workload with string keys.
 func newStringSource(sp Spec, seed uint64) (*source[string], error) {
 	src := &source[string]{keys: func(n int) []string { return testkeys.Synthetic(n, seed) }}
@@ -133,16 +138,7 @@ func newStringSource(sp Spec, seed uint64) (*source[string], error) {
 		if err != nil {
 			return nil, err
 		}
-		reqs, err := workload.Collect[string](f, maxFileRequests+1)
-		err = errors.Join(err, f.Close())
-		if err != nil {
-			return nil, err
-		}
-		if len(reqs) > maxFileRequests {
-			return nil, fmt.Errorf("%w: %s holds more than %d requests, which the harness would keep in memory", ErrWorkload, sp.Path, maxFileRequests)
-		}
-		src.name = f.Name()
-		return src, src.fromFile(reqs)
+		return src, src.readFile(f, sp.Path)
 	case Weighted:
 		w, err := workload.ReadWeighted(sp.Path, seed)
 		if err != nil {
