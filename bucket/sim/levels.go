@@ -148,10 +148,14 @@ type levelsChain struct {
 	noSorted bool
 	pairs    *pairTable // the rule's decisions, with two parts
 	acc      []float64  // block mode's scratch (sureCategories)
+	// tie0 is the share of coins with which candidate 0 takes a tie
+	// between two candidates (1 under GoLeft, 1/2 under the coin rules),
+	// from Choose2 (tieShare).
+	tie0 float64
 }
 
 func newLevelsChain(rule bucket.Placement, d int, n uint64) *levelsChain {
-	c := &levelsChain{rule: rule, d: d, n: n}
+	c := &levelsChain{rule: rule, d: d, n: n, tie0: tieShare(rule)}
 	np := uint64(rule.Parts(d))
 	for j := range np {
 		// The same split as hashfn's Parts scheme: part j is
@@ -186,6 +190,19 @@ func newLevelsChain(rule bucket.Placement, d int, n uint64) *levelsChain {
 	c.src = newRankSource(sizes, coinBits)
 	c.src.halves = d == 2 && c.src.split && 2*c.src.k+coinBits <= 32
 	return c
+}
+
+// tieShare returns the share of the coin's values (its top bit, the only
+// bit Choose2 reads) with which rule gives a tie between two candidates to
+// candidate 0.
+func tieShare(rule bucket.Placement) float64 {
+	var won float64
+	for coin := range uint64(2) {
+		if rule.Choose2(0, 0, coin<<63) == 0 {
+			won += 0.5
+		}
+	}
+	return won
 }
 
 // reset makes c a new chain for rule, d and n bins, keeping its memory, if
