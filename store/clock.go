@@ -29,16 +29,18 @@ func (s *Store[K, V]) nowNanos() int64 { return s.clock.Now().UnixNano() }
 // counters.go) and hands them to the shared count tickBatch at a time. A
 // goroutine reads the shared count plus its own stripe's pending ticks:
 // exact on one goroutine, and off by less than tickBatch per other
-// inserting goroutine otherwise, which the policy does not notice.
+// inserting goroutine otherwise, which the policy does not notice. Each
+// count is followed by more than a line of padding, so that no two share
+// a cache line whatever the alignment (see counters).
 type ticks struct {
 	global atomic.Uint64
-	_      [cacheLine - 8]byte
+	_      [2*cacheLine - 8]byte
 	local  [numStripes]tickStripe
 }
 
 type tickStripe struct {
 	n atomic.Uint64
-	_ [cacheLine - 8]byte
+	_ [2*cacheLine - 8]byte
 }
 
 // tickBatch is how many ticks a stripe gathers before adding them to the

@@ -5,17 +5,30 @@ import "sync/atomic"
 // counters are the store's hit and miss counts. Every Get adds one, so a
 // single counter would be a cache line that every core writes on every
 // lookup, the contention the issue forbids. They are striped instead: each
-// stripe has a cache line of its own, and a Get adds to the stripe of its
+// stripe has cache lines of its own, and a Get adds to the stripe of its
 // goroutine (stripeHint, from the address of its stack), so two goroutines
 // on two cores usually write two lines that each stay in its core's cache,
 // and the add costs one uncontended locked instruction. Stats adds the
 // stripes up.
+//
+// counters sits inside Store at whatever offset the fields before it
+// leave, so its stripes are not aligned to cache lines (at 48 bytes past
+// a line when this was written): with a stripe of one line, each stripe's
+// hit counter shared a line with the previous stripe's Set counters. So a
+// stripe takes two lines, and a line of padding leads the array: the
+// counters of two stripes are then more than a line apart at any
+// alignment, and so are the first stripe's and the fields before
+// counters, and the last stripe's and the fields after it (Store's
+// read-mostly fields and its writers' mutex). Two lines also keep
+// neighbouring stripes out of the pair of lines that Intel's adjacent-line
+// prefetcher fetches together.
 type counters struct {
+	_       [cacheLine]byte
 	stripes [numStripes]stripe
 }
 
 // numStripes is a power of two; 64 stripes make two given goroutines
-// share one with probability 1/64, and cost 4 KiB per store.
+// share one with probability 1/64, and cost 8 KiB per store.
 const (
 	stripeBits = 6
 	numStripes = 1 << stripeBits
@@ -38,7 +51,7 @@ type stripe struct {
 	// came in while the Set took its locks); expiredVictims: new keys that took an expired entry's
 	// slot; expirations: expired entries removed by Get and Delete.
 	updates, fills, expiredVictims, expirations, deletes atomic.Uint64
-	_                                                    [cacheLine - 56]byte
+	_                                                    [2*cacheLine - 56]byte
 }
 
 // cacheLine is the size of a cache line on the common 64-bit CPUs.

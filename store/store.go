@@ -29,7 +29,7 @@ type Store[K comparable, V any] struct {
 	// Cache mode (MaxEntries > 0; cache.go): the table's buckets are
 	// locked by writers one key at a time instead of mu. Read on every
 	// operation and written almost never, these fields are kept off the
-	// cache lines of the counters and of mu (the padding below): sharing
+	// cache lines of the counters and of mu (counters' padding): sharing
 	// a line with a counter that another core bumps on every call made
 	// each of their reads a cache miss, measured as a Set on two
 	// goroutines slower per call than on one.
@@ -41,9 +41,7 @@ type Store[K comparable, V any] struct {
 	clock  Clock       // for TTLs
 	ttl    atomic.Bool // some entry has or had an expiry
 
-	_   [cacheLine]byte
-	tot counters // hits and misses, striped
-	_   [cacheLine]byte
+	tot counters // hits and misses, striped; padded on both sides
 
 	// mu serializes writers (Set, Delete, Clear, growth steps) and guards
 	// the fields below. Get never takes it.
