@@ -23,7 +23,7 @@ func (XXH) Kind() Kind { return XXHash }
 func (x XXH) Seed() uint64 { return x.seed }
 
 // String hashes the bytes of s.
-func (x XXH) String(s string) uint64 { return x.Bytes(stringBytes(s)) }
+func (x XXH) String(s string) uint64 { return xxh64(stringBytes(s), x.seed) }
 
 // Bytes hashes b.
 func (x XXH) Bytes(b []byte) uint64 { return xxh64(b, x.seed) }

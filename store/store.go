@@ -146,7 +146,16 @@ func (s *Store[K, V]) Get(k K) (V, bool) {
 				return v, true
 			}
 		}
-		v, ok := st.cur.get(k, h, tag)
+		// st.cur.get written out: get does not fit the inlining budget,
+		// and this saves a call on every Get (the old table's rarer
+		// lookups above keep the call).
+		var v V
+		var ok bool
+		if t := st.cur; t.d == 2 {
+			v, ok = t.get2(k, h, tag)
+		} else {
+			v, ok = t.getD(k, h, tag)
+		}
 		if ok {
 			s.tot.hit(hint)
 			return v, true

@@ -88,12 +88,25 @@ func (t *table[K, V]) setup(o *Options, gen hashfn.Generator) {
 }
 
 // cand2 returns the two candidates of hash h, as gen.Fill would (a test
-// checks it), without Fill's loop and switch: the Get fast path for d = 2.
+// checks it), without Fill's loop and switch: the fast path for d = 2.
 func (t *table[K, V]) cand2(h uint64) (uint64, uint64) {
-	w0, w1 := uint32(h), uint32(h>>32)
-	if t.scheme != hashfn.Double {
-		return t.lo[0] + hashfn.Reduce(w0, t.span[0]), t.lo[1] + hashfn.Reduce(w1, t.span[1])
+	if t.scheme == hashfn.Double {
+		return t.cand2Double(h)
 	}
+	return t.cand2Words(h)
+}
+
+// cand2Words is cand2 for the Independent and Parts schemes: each word of
+// h reduced into its part (hashfn.Reduce, written out so that the function
+// stays within the inlining budget). get2 calls it directly, so that a Get
+// pays no call for its candidates.
+func (t *table[K, V]) cand2Words(h uint64) (uint64, uint64) {
+	return t.lo[0] + uint64(uint32(h))*t.span[0]>>32, t.lo[1] + (h>>32)*t.span[1]>>32
+}
+
+// cand2Double is cand2 for the Double scheme: f + k·g mod n.
+func (t *table[K, V]) cand2Double(h uint64) (uint64, uint64) {
+	w0, w1 := uint32(h), uint32(h>>32)
 	n := t.span[0]
 	c := hashfn.Reduce(w0, n)
 	var step uint64
@@ -116,11 +129,18 @@ func (t *table[K, V]) candidates(h uint64, c *[hashfn.MaxChoices]uint64) []uint6
 }
 
 // get looks a key up: each candidate in order, then the stash if the
-// first candidate's hint says a stashed key may be there.
+// first candidate's hint says a stashed key may be there. Store.Get
+// makes its two cases' calls itself (get does not fit the inlining budget
+// in shaped generic code), so that a Get pays one call less.
 func (t *table[K, V]) get(k K, h uint64, tag uint8) (v V, ok bool) {
 	if t.d == 2 {
 		return t.get2(k, h, tag)
 	}
+	return t.getD(k, h, tag)
+}
+
+// getD is get for any number of candidates.
+func (t *table[K, V]) getD(k K, h uint64, tag uint8) (v V, ok bool) {
 	var c [hashfn.MaxChoices]uint64
 	for _, i := range t.candidates(h, &c) {
 		if v, ok = t.bucket(i).get(k, tag, t.lay); ok {
@@ -140,7 +160,12 @@ func (t *table[K, V]) get(k K, h uint64, tag uint8) (v V, ok bool) {
 // key present all along is in one slot all along, and its tag always
 // matches.
 func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool) {
-	c0, c1 := t.cand2(h)
+	var c0, c1 uint64
+	if t.scheme != hashfn.Double {
+		c0, c1 = t.cand2Words(h)
+	} else {
+		c0, c1 = t.cand2Double(h)
+	}
 	b0, b1 := t.bucket(c0), t.bucket(c1)
 	l := t.lay
 	if l.words == 0 {
