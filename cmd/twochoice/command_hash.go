@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -73,14 +74,22 @@ func runHash(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	} else {
+		// Keys as long as the other commands' key files allow (1 MiB).
+		const maxLine = 1 << 20
 		sc := bufio.NewScanner(os.Stdin)
+		sc.Buffer(make([]byte, 64<<10), maxLine)
+		line := 0
 		for sc.Scan() {
-			if err := show(sc.Text()); err != nil {
+			line++
+			if err := show(strings.TrimSuffix(sc.Text(), "\r")); err != nil {
 				return err
 			}
 		}
 		if err := sc.Err(); err != nil {
-			return err
+			if errors.Is(err, bufio.ErrTooLong) {
+				return fmt.Errorf("stdin:%d: a line over %d bytes", line+1, maxLine)
+			}
+			return fmt.Errorf("stdin: %w", err)
 		}
 	}
 	if format == cli.JSON {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -64,4 +66,42 @@ func TestHashFlagsAfterKeys(t *testing.T) {
 	if code, _, errOut := runCLI("hash", "alpha", "--nope"); code != exitUsage {
 		t.Errorf("unknown flag after a key: exit %d, stderr %q", code, errOut)
 	}
+}
+
+// withStdin runs f with os.Stdin reading data.
+func withStdin(t *testing.T, data string, f func()) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "stdin")
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	old := os.Stdin
+	os.Stdin = in
+	defer func() { os.Stdin = old }()
+	f()
+}
+
+// Keys on stdin: CRLF endings are not part of the key, a key of up to
+// 1 MiB is hashed, and a longer line is an error that names the line (it
+// was "bufio.Scanner: token too long" past 64 KiB).
+func TestHashStdin(t *testing.T) {
+	long := strings.Repeat("k", 200<<10)
+	withStdin(t, "a\r\nb\r\n"+long+"\n", func() {
+		code, out, errOut := runCLI("hash", "--format", "json")
+		var rows []hashRow
+		if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 3 || rows[0].Key != "a" || rows[1].Key != "b" || rows[2].Key != long {
+			t.Errorf("exit %d, stderr %q, %d rows", code, errOut, len(rows))
+		}
+	})
+	withStdin(t, "a\n"+strings.Repeat("x", 1<<20+1)+"\n", func() {
+		code, _, errOut := runCLI("hash")
+		if code != exitFail || !strings.Contains(errOut, "stdin:2: a line over") {
+			t.Errorf("exit %d, stderr %q", code, errOut)
+		}
+	})
 }
