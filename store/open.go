@@ -26,7 +26,8 @@ import (
 // second one, so it keeps two cores busy where it has them.
 //
 // Errors wrap ErrNotFound, ErrNotSnapshot, ErrCorrupt, ErrNewerVersion,
-// ErrTypeMismatch, ErrOptionsMismatch or ErrLocked, and name the file. Open
+// ErrTypeMismatch, ErrOptionsMismatch, ErrLocked, or ErrOptions for a
+// negative opts.DefaultTTL, and name the file. Open
 // never returns a partly restored store: on any error it returns nil, and
 // the file is only read.
 func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error) {
@@ -102,8 +103,17 @@ func snapshotOptions(m *snapshot.Meta, given *Options) (Options, error) {
 		return o, nil
 	}
 	// What a process chooses for itself, not the file: the clock that
-	// expiries are read by, and the TTL of its own Sets.
+	// expiries are read by, and the TTL of its own Sets. A TTL that New
+	// would refuse is checked here, so that it is reported as the
+	// caller's mistake and not as a corrupt file (see the New error in
+	// Open, which blames the file's options).
 	o.Clock, o.DefaultTTL = given.Clock, given.DefaultTTL
+	switch {
+	case given.DefaultTTL < 0:
+		return Options{}, fmt.Errorf("%w: DefaultTTL %v is negative", ErrOptions, given.DefaultTTL)
+	case given.DefaultTTL > 0 && o.MaxEntries == 0:
+		return Options{}, fmt.Errorf("%w: DefaultTTL %v needs a bounded store, and the file holds an unbounded one", ErrOptionsMismatch, given.DefaultTTL)
+	}
 	var diff []string
 	check := func(name string, set bool, g, f any) {
 		if set && g != f {

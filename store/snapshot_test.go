@@ -168,6 +168,41 @@ func TestOpenOptions(t *testing.T) {
 	}
 }
 
+// The caller's own options for a restored store (DefaultTTL) that cannot
+// apply to the file are the caller's mistake, not damage: Open said
+// ErrCorrupt for them, and a program that rebuilds a corrupt snapshot (the
+// README's example) would have thrown a good file away.
+func TestOpenBadTTLIsNotCorrupt(t *testing.T) {
+	unbounded := newTestStore[string, int](t, Options{Seed: 5})
+	cache := newTestStore[string, int](t, Options{Seed: 5, MaxEntries: 100})
+	for _, s := range []*Store[string, int]{unbounded, cache} {
+		s.Set("a", 1)
+	}
+	_, upath := saveOpen(t, unbounded, nil)
+	_, cpath := saveOpen(t, cache, nil)
+	for _, tc := range []struct {
+		path string
+		ttl  time.Duration
+		want error
+	}{
+		{upath, time.Hour, ErrOptionsMismatch},
+		{upath, -time.Hour, ErrOptions},
+		{cpath, -time.Hour, ErrOptions},
+	} {
+		r, err := Open[string, int](tc.path, &Options{DefaultTTL: tc.ttl})
+		if r != nil || !errors.Is(err, tc.want) || errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.path) {
+			t.Errorf("Open %s with DefaultTTL %v: %v, want %v naming the file and not ErrCorrupt", tc.path, tc.ttl, err, tc.want)
+		}
+	}
+	r, err := Open[string, int](cpath, &Options{DefaultTTL: time.Hour})
+	if err != nil {
+		t.Fatalf("a cache with a TTL: %v", err)
+	}
+	if r.Options().DefaultTTL != time.Hour {
+		t.Errorf("DefaultTTL %v, want 1h", r.Options().DefaultTTL)
+	}
+}
+
 // rewriteMeta changes a snapshot's metadata record in place, as a damaged
 // or doctored file would have it.
 func rewriteMeta(t *testing.T, path string, change func(m *snapshot.Meta), version uint32) {

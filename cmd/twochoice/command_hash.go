@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,7 +22,7 @@ func init() {
 // runHash prints, for each key on the command line (or each line of stdin),
 // its hash and its candidates: the quickest way to see what a rule does.
 func runHash(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("hash", "hash [flags] [KEY ...]   (flags first; no KEY: one key per line on stdin)")
+	fs := newFlags("hash", "hash [flags] [KEY ...]   (no KEY: one key per line on stdin; after --, every argument is a key)")
 	var (
 		kind   = hashfn.XXHash
 		rule   = bucket.GoLeft
@@ -33,7 +35,8 @@ func runHash(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&format, "format", "output: table, json or csv")
 	fs.Var(&kind, "hash", "hash family: xxhash or tabulation")
 	fs.Var(&rule, "rule", "placement rule: one, dchoice, halves, goleft or double")
-	if err := parseFlags(fs, args); err != nil {
+	keys, err := parseKeysAndFlags(fs, args)
+	if err != nil {
 		return err
 	}
 	if rule == bucket.OneChoice {
@@ -51,9 +54,9 @@ func runHash(args []string, stdout, stderr io.Writer) error {
 	show := func(key string) error {
 		var h uint64
 		if *asInt {
-			var v uint64
-			if _, err := fmt.Sscan(key, &v); err != nil {
-				return fmt.Errorf("%w: key %q is not an unsigned integer", errUsage, key)
+			v, err := parseUint64Key(key)
+			if err != nil {
+				return err
 			}
 			h = f.Uint64(v)
 		} else {
@@ -64,21 +67,29 @@ func runHash(args []string, stdout, stderr io.Writer) error {
 		rows = append(rows, hashRow{Key: key, Hash: fmt.Sprintf("%#016x", h), Candidates: cand})
 		return nil
 	}
-	if fs.NArg() > 0 {
-		for _, k := range fs.Args() {
+	if len(keys) > 0 {
+		for _, k := range keys {
 			if err := show(k); err != nil {
 				return err
 			}
 		}
 	} else {
+		// Keys as long as the other commands' key files allow (1 MiB).
+		const maxLine = 1 << 20
 		sc := bufio.NewScanner(os.Stdin)
+		sc.Buffer(make([]byte, 64<<10), maxLine)
+		line := 0
 		for sc.Scan() {
-			if err := show(sc.Text()); err != nil {
+			line++
+			if err := show(strings.TrimSuffix(sc.Text(), "\r")); err != nil {
 				return err
 			}
 		}
 		if err := sc.Err(); err != nil {
-			return err
+			if errors.Is(err, bufio.ErrTooLong) {
+				return fmt.Errorf("stdin:%d: a line over %d bytes", line+1, maxLine)
+			}
+			return fmt.Errorf("stdin: %w", err)
 		}
 	}
 	if format == cli.JSON {
@@ -108,4 +119,43 @@ type hashRow struct {
 	Key        string   `json:"key"`
 	Hash       string   `json:"hash"`
 	Candidates []uint64 `json:"candidates"`
+}
+
+// parseKeysAndFlags parses args in which flags and keys may come in any
+// order ("hash KEY --format json" is a common way to type it; taking
+// "--format" and "json" for keys would print a table of the wrong keys
+// and succeed). After "--" every argument is a key, for keys that start
+// with a dash.
+func parseKeysAndFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var keys []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(keys, rest...), nil
+		}
+		if len(rest) == 0 {
+			return keys, nil
+		}
+		keys = append(keys, rest[0])
+		args = rest[1:]
+	}
+}
+
+// parseUint64Key parses a --uint64 key: decimal, or hexadecimal after 0x.
+// The whole key must be the number: fmt.Sscan, used before, hashed "1e3"
+// as 1 and "12abc" as 12, and read "010" as octal 8, while the output
+// showed the key as typed.
+func parseUint64Key(key string) (uint64, error) {
+	digits, base := key, 10
+	if len(key) > 2 && key[0] == '0' && (key[1] == 'x' || key[1] == 'X') {
+		digits, base = key[2:], 16
+	}
+	v, err := strconv.ParseUint(digits, base, 64)
+	if err != nil || digits[0] == '+' {
+		return 0, fmt.Errorf("%w: key %q is not an unsigned integer (decimal, or hexadecimal after 0x)", errUsage, key)
+	}
+	return v, nil
 }

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/internal/cli"
+	"github.com/twochoice/twochoice/internal/serve"
 	"github.com/twochoice/twochoice/store"
 )
 
@@ -19,7 +17,8 @@ func init() {
 const loadSynopsis = `load --keys FILE --out SNAP [flags]
 
 Reads keys from FILE, one per line (or the first column of a
-tab-separated file; empty keys are skipped), stores each with its line
+tab-separated file; empty keys are skipped; Zstandard files are
+decompressed, as serve --keys reads them), stores each with its line
 number as the value (a key seen twice keeps its last line), prints the
 store's bucket load next to the fluid limit, and saves the store as a
 snapshot to SNAP (see "twochoice inspect").
@@ -93,39 +92,14 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 }
 
 // loadKeys sets every key of the file, with its line number as the value.
+// It reads the file as serve does (serve.EachKey): Zstandard files are
+// decompressed, and a binary file or an overlong line is an error.
 func loadKeys(s *store.Store[string, uint64], path string, stderr io.Writer, quiet bool) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	var total int64
-	if fi, err := f.Stat(); err == nil {
-		total = fi.Size()
-	}
 	bar := cli.NewProgress(stderr, "load", quiet)
 	defer bar.Done()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	var read int64
-	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		read += int64(len(b)) + 1
-		if i := bytes.IndexByte(b, '\t'); i >= 0 {
-			b = b[:i]
-		}
-		b = bytes.TrimSuffix(b, []byte("\r"))
-		if len(b) > 0 {
-			s.Set(string(b), uint64(line))
-		}
-		if line%65536 == 0 && total > 0 {
-			bar.Update(float64(read)/float64(total), fmt.Sprintf("%d keys", s.Len()))
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: line %d: %w", path, line+1, err)
-	}
-	return nil
+	return serve.EachKey(path, func(frac float64) {
+		bar.Update(frac, fmt.Sprintf("%d keys", s.Len()))
+	}, func(line int, key []byte) {
+		s.Set(string(key), uint64(line))
+	})
 }

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hashJSON runs the hash command with --format json and returns its rows.
+func hashJSON(t *testing.T, args ...string) []hashRow {
+	t.Helper()
+	code, out, errOut := runCLI(append([]string{"hash", "--format", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d, stderr %q", args, code, errOut)
+	}
+	var rows []hashRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("%v: %v in %q", args, err, out)
+	}
+	return rows
+}
+
+// --uint64 keys are whole numbers: a key with trailing text, an exponent
+// or a space is an error, not the hash of the number it starts with, and
+// a leading zero does not switch to octal.
+func TestHashUint64Strict(t *testing.T) {
+	for _, key := range []string{"1e3", "12abc", "1 2", "-1", "+5", "", "0x", "18446744073709551616"} {
+		if code, _, errOut := runCLI("hash", "--uint64", "--", key); code != exitUsage || !strings.Contains(errOut, "not an unsigned integer") {
+			t.Errorf("hash --uint64 %q: exit %d, stderr %q", key, code, errOut)
+		}
+	}
+	same := func(a, b string) {
+		t.Helper()
+		ra, rb := hashJSON(t, "--uint64", a), hashJSON(t, "--uint64", b)
+		if ra[0].Hash != rb[0].Hash {
+			t.Errorf("--uint64 %s hashes to %s, %s to %s", a, ra[0].Hash, b, rb[0].Hash)
+		}
+	}
+	same("010", "10")
+	same("0x10", "16")
+	same("0X1f", "31")
+	same("18446744073709551615", "0xffffffffffffffff")
+}
+
+// Flags may follow the keys, as in "hash KEY --format json": they are
+// flags, not keys, and after "--" everything is a key.
+func TestHashFlagsAfterKeys(t *testing.T) {
+	code, out, errOut := runCLI("hash", "alpha", "--format", "json", "beta", "--seed", "7")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var rows []hashRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("not JSON (%v): %q", err, out)
+	}
+	want := hashJSON(t, "--seed", "7", "alpha", "beta")
+	if len(rows) != 2 || rows[0].Key != "alpha" || rows[1].Key != "beta" || rows[0].Hash != want[0].Hash || rows[1].Hash != want[1].Hash {
+		t.Errorf("got %+v, want %+v", rows, want)
+	}
+	rows = hashJSON(t, "x", "--", "--seed", "-y")
+	if len(rows) != 3 || rows[1].Key != "--seed" || rows[2].Key != "-y" {
+		t.Errorf("after --: got %+v", rows)
+	}
+	if code, _, errOut := runCLI("hash", "alpha", "--nope"); code != exitUsage {
+		t.Errorf("unknown flag after a key: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// withStdin runs f with os.Stdin reading data.
+func withStdin(t *testing.T, data string, f func()) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "stdin")
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	old := os.Stdin
+	os.Stdin = in
+	defer func() { os.Stdin = old }()
+	f()
+}
+
+// Keys on stdin: CRLF endings are not part of the key, a key of up to
+// 1 MiB is hashed, and a longer line is an error that names the line (it
+// was "bufio.Scanner: token too long" past 64 KiB).
+func TestHashStdin(t *testing.T) {
+	long := strings.Repeat("k", 200<<10)
+	withStdin(t, "a\r\nb\r\n"+long+"\n", func() {
+		code, out, errOut := runCLI("hash", "--format", "json")
+		var rows []hashRow
+		if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 3 || rows[0].Key != "a" || rows[1].Key != "b" || rows[2].Key != long {
+			t.Errorf("exit %d, stderr %q, %d rows", code, errOut, len(rows))
+		}
+	})
+	withStdin(t, "a\n"+strings.Repeat("x", 1<<20+1)+"\n", func() {
+		code, _, errOut := runCLI("hash")
+		if code != exitFail || !strings.Contains(errOut, "stdin:2: a line over") {
+			t.Errorf("exit %d, stderr %q", code, errOut)
+		}
+	})
+}

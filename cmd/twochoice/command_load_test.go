@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// loadSummary runs load on a key file and returns its JSON summary.
+func loadSummary(t *testing.T, keys string) map[string]any {
+	t.Helper()
+	snap := filepath.Join(t.TempDir(), "k.snap")
+	code, out, errOut := runCLI("load", "--keys", keys, "--out", snap, "--format", "json", "--quiet")
+	if code != 0 {
+		t.Fatalf("load %s: exit %d, stderr %q", keys, code, errOut)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// load reads the key files serve reads: a Zstandard file is decompressed
+// (before, its compressed bytes were stored as keys and load succeeded),
+// CRLF line endings are dropped, and a binary file or an overlong line is
+// a clear error that writes no snapshot.
+func TestLoadKeyFiles(t *testing.T) {
+	dir := t.TempDir()
+	var plain bytes.Buffer
+	for i := range 3000 {
+		fmt.Fprintf(&plain, "key-%s-%d\n", strings.Repeat("x", i%7), i)
+	}
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	enc, _ := zstd.NewWriter(nil)
+	want := loadSummary(t, write("keys.txt", plain.Bytes()))
+	for name, b := range map[string][]byte{
+		"keys.txt.zst": enc.EncodeAll(plain.Bytes(), nil),
+		"keys.crlf":    bytes.ReplaceAll(plain.Bytes(), []byte("\n"), []byte("\r\n")),
+		"keys.nonl":    bytes.TrimSuffix(plain.Bytes(), []byte("\n")),
+	} {
+		got := loadSummary(t, write(name, b))
+		if fmt.Sprint(got["entries"], got["histogram"]) != fmt.Sprint(want["entries"], want["histogram"]) {
+			t.Errorf("%s: entries %v histogram %v, the plain file %v %v", name, got["entries"], got["histogram"], want["entries"], want["histogram"])
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		msg  string
+	}{
+		{"binary", []byte("ab\x00cd\nef\n"), "keys.binary:1: NUL byte"},
+		{"long", []byte("ok\n" + strings.Repeat("x", 1<<20+1) + "\n"), "keys.long:2: a line over"},
+		{"badzst", append(enc.EncodeAll(plain.Bytes(), nil)[:40:40], 0xff, 0xff), "keys.badzst"},
+	} {
+		p := write("keys."+tc.name, tc.data)
+		snap := filepath.Join(dir, tc.name+".snap")
+		code, _, errOut := runCLI("load", "--keys", p, "--out", snap, "--quiet")
+		if code != exitFail || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("%s: exit %d, stderr %q (want %q)", tc.name, code, errOut, tc.msg)
+		}
+		if _, err := os.Stat(snap); err == nil {
+			t.Errorf("%s: a failed load wrote %s", tc.name, snap)
+		}
+	}
+}
