@@ -4,35 +4,57 @@ import "math"
 
 // Block mode: the levels chain a block of balls at a time, for large parts.
 //
-// Take a snapshot of the counts and look at the next W balls. Until they
-// are placed, each count atLeast[k] grows by at most W, so for a candidate
-// of rank r the snapshot settles its load unless r lies within W above
-// some count: a rank in [atLeast[l+1] + W, atLeast[l]) has load l, whatever
-// the W balls do. Call such a candidate sure, and a ball sure when all its
-// candidates are. Given the snapshot, sure balls are independent, and each
-// lands at (part, level) with a probability that depends on the snapshot
-// alone: the sure balls of a block are a multinomial draw, and only their
-// counts matter, not their order. The chance q that a ball is not sure is
-// about 2·d·levels·W/size, so the number of sure balls before the first
-// unsure one is geometric with parameter q: draw it, add the sure balls'
-// multinomial counts, place the unsure ball one by one from the current
-// counts (its candidates drawn uniformly from the unsure and sure rank sets
-// as its case requires), and start a new block. With W ≈ √(size / (d ·
-// levels)), about one ball per block is placed singly and a block costs a
-// dozen binomial draws, so a ball costs a fraction of a nanosecond at 2^30
-// bins.
+// Take a snapshot of the counts and give each count atLeast[k] (a
+// boundary between loads) a margin M[k]. While no boundary has grown past
+// its margin, a candidate of rank r has the load the snapshot gives it
+// unless r lies within the margin above a boundary: a rank in
+// [atLeast[l+1] + M[l+1], atLeast[l]) has load l. Call such a candidate
+// sure, and a ball sure when all its candidates are. Given the snapshot,
+// sure balls are independent, and each lands at (part, level) with a
+// probability that depends on the snapshot alone: the sure balls of a
+// block are a multinomial draw, and only their counts matter, not their
+// order. The number of sure balls before the first unsure one is geometric
+// with parameter q, the chance that a ball is unsure: draw it (capped at
+// the block's width W), draw the sure balls' multinomial counts, place the
+// unsure ball one by one from the current counts (its candidates drawn
+// uniformly from the unsure and sure rank sets as its case requires), and
+// start a new block.
+//
+// A sure ball raises the boundary above its level, so the snapshot holds
+// only while each boundary has grown by at most its margin. Margins of W
+// (what a block can add at most) always hold, but every boundary's margin
+// counts against the sure sets, so a candidate is unsure with chance
+// levels·W/size. A boundary grows by the balls landing on the level below
+// it, about W times that level's share, so block mode gives each boundary
+// that much and three standard deviations more (margins), and handles the
+// rare block whose counts pass a margin exactly: the balls came in a
+// uniformly random order, so it draws that order until the first ball that
+// takes a boundary past its margin and keeps the balls up to it
+// (untilMargin), a prefix up to a stopping time, which has the chain's law.
+// The margins then add up to about W per part instead of levels·W, and with
+// W ≈ √(size / (1.5·d)) a block places a few hundred balls at 2^20 bins
+// for a dozen binomial draws, so a ball costs a fraction of a nanosecond at
+// 2^30 bins.
 //
 // The law is the chain's law exactly; the only approximation is floating
 // point, in the multinomial's probabilities (products of ratios of counts)
 // and in the binomial and geometric samplers (binomial.go), errors around
-// 10⁻¹⁶ relative. Decisions among candidate levels still go through
-// bucket.Placement.Choose2: each pair of sure levels is decided by it, a tie
-// under a coin rule once with each coin.
+// 10⁻¹⁶ relative. Decisions among candidate levels follow
+// bucket.Placement.Choose2 (sureCategories).
 
 // blockMin is the smallest block worth its draws (a block costs about a
-// microsecond, a ball placed singly 5 to 10 ns); below it (parts of less
-// than about 2^18 bins at m = n) the chain goes ball by ball.
+// microsecond, a ball placed singly 5 to 10 ns); below it the chain goes
+// ball by ball.
 const blockMin = 128
+
+// blockShape sets the block width W = √(size / (blockShape·d)). A block
+// ends at its first unsure ball, whose chance q grows with W (the margins
+// add up to about W a part), or after W balls; the balls a block places,
+// about min(W, 1/q), are most for W near √(size/d). Measured at m = n
+// (BenchmarkLevels, 2^19 to 2^22 bins), 1.5 was the fastest of 0.75, 1.5
+// and 3: up to 2× faster than W = √(size / (d · levels)), the width before
+// margins followed the shares.
+const blockShape = 1.5
 
 // blockWidth returns W for the chain's current state, or 0 when block mode
 // does not pay (or does not apply: more than two candidates).
@@ -41,12 +63,10 @@ func (c *levelsChain) blockWidth() uint64 {
 		return 0
 	}
 	size := c.parts[0].size
-	spread := 0
 	for j := range c.parts {
 		size = min(size, c.parts[j].size)
-		spread = max(spread, c.parts[j].hi-c.parts[j].lo+1)
 	}
-	w := uint64(math.Sqrt(float64(size) / float64(c.d*(spread+1))))
+	w := uint64(math.Sqrt(float64(size) / (float64(c.d) * blockShape)))
 	if w < blockMin {
 		return 0
 	}
@@ -56,15 +76,17 @@ func (c *levelsChain) blockWidth() uint64 {
 // interval is a range [lo, hi) of ranks.
 type interval struct{ lo, hi uint64 }
 
-// sureSets returns, for part p and width w, the sure rank interval of each
-// level from p.lo up (ranks in out[l-p.lo] have load l for the next w
-// balls) and their total length.
-func sureSets(p *levelPart, w uint64, out []interval) ([]interval, uint64) {
+// sureSets returns, for part p and the margins marg of its boundaries
+// (marg[i] for the count atLeast[p.lo+i+1], the boundary below level
+// p.lo+i), the sure rank interval of each level from p.lo up (ranks in
+// out[l-p.lo] have load l while that boundary has grown by at most its
+// margin) and their total length.
+func sureSets(p *levelPart, marg []uint64, out []interval) ([]interval, uint64) {
 	out = out[:0]
 	var total uint64
 	for l := p.lo; l <= p.hi; l++ {
 		top := p.atLeast[l] // ranks below have load ≥ l
-		bottom := p.atLeast[l+1] + w
+		bottom := p.atLeast[l+1] + marg[l-p.lo]
 		iv := interval{bottom, top}
 		if bottom >= top {
 			iv = interval{top, top}
@@ -119,9 +141,7 @@ type category struct {
 // placed; it stops early when blocks no longer pay.
 func (c *levelsChain) throwBlocks(m uint64, g *stream) uint64 {
 	var placed uint64
-	var sets [2][]interval
-	var sure [2]uint64
-	var cats []category
+	b := &c.blocks
 	for placed < m {
 		w := c.blockWidth()
 		if w == 0 {
@@ -130,11 +150,15 @@ func (c *levelsChain) throwBlocks(m uint64, g *stream) uint64 {
 		w = min(w, m-placed)
 		// Candidate k reads part partOf[k]; under one-part rules both
 		// candidates read part 0.
+		for j := range c.parts {
+			b.marg[j] = c.margins(j, w, b.marg[j])
+		}
 		var u [2]float64 // chance that candidate k is unsure
 		for k := range c.d {
-			p := &c.parts[c.partOf[k]]
-			sets[k], sure[k] = sureSets(p, w, sets[k])
-			u[k] = 1 - float64(sure[k])/float64(p.size)
+			j := c.partOf[k]
+			p := &c.parts[j]
+			b.sets[k], b.sure[k] = sureSets(p, b.marg[j], b.sets[k])
+			u[k] = 1 - float64(b.sure[k])/float64(p.size)
 		}
 		q := u[0]
 		if c.d == 2 {
@@ -148,16 +172,150 @@ func (c *levelsChain) throwBlocks(m uint64, g *stream) uint64 {
 			}
 		}
 		if n > 0 {
-			cats = c.sureCategories(sets, sure, cats[:0])
-			c.addMultinomial(g, n, cats)
+			b.cats = c.sureCategories(b.sets, b.sure, b.cats[:0])
+			x := c.multinomial(g, n, b.cats)
+			if c.overMargin(x) {
+				// A boundary would pass its margin within the block: keep
+				// the balls up to the one that takes it past (the rest,
+				// and the unsure ball, were drawn from sure sets that no
+				// longer hold) and start a new block after it.
+				n, unsure = c.untilMargin(g, x), false
+				b.cuts++
+			}
+			c.learnShares()
+			for i, ct := range b.cats {
+				if x[i] > 0 {
+					p := &c.parts[ct.j]
+					p.atLeast[ct.l+1] += x[i]
+					p.hi = max(p.hi, ct.l+1)
+					p.tidy()
+				}
+			}
 			placed += n
 		}
 		if unsure {
-			c.placeUnsure(g, sets, sure, u, q)
+			c.placeUnsure(g, b.sets, b.sure, u, q)
 			placed++
 		}
 	}
 	return placed
+}
+
+// blockScratch is block mode's state and scratch space, kept in the chain
+// so that blocks allocate nothing.
+type blockScratch struct {
+	sets [2][]interval
+	sure [2]uint64
+	cats []category
+	// marg[j][i]: the margin of part j's boundary atLeast[lo+i+1] in the
+	// current block.
+	marg [2][]uint64
+	// share[j][l]: the chance that a sure ball of the last block raised a
+	// bin of load l in part j (its category's p), which sets the next
+	// block's margins; known reports whether a block has set it this run.
+	share [2][]float64
+	known bool
+	x     []uint64 // the current block's counts, by category
+	rest  []uint64 // untilMargin's scratch
+	cuts  uint64   // blocks ended at a margin, for tests
+}
+
+// margins returns the margins of part j's boundaries for a block of at
+// most w balls. Any margins give the chain's law (a block ends before a
+// boundary passes its margin); they only set the speed. A margin of w,
+// what the block can add at most, never stops a block early but makes
+// every boundary's margin count against the sure sets, so that with L
+// levels a candidate is unsure with chance L·w/size. A boundary grows by
+// the balls that land on the level below it, about w times that level's
+// share, so the margin is that plus three standard deviations and 2: a
+// block then rarely ends at a margin, and the margins add up to about w
+// per part, not L·w. The shares come from the last block (category
+// probabilities move slowly); the first block of a run uses w.
+func (c *levelsChain) margins(j int, w uint64, marg []uint64) []uint64 {
+	p := &c.parts[j]
+	marg = marg[:0]
+	for l := p.lo; l <= p.hi; l++ {
+		m := w
+		if c.blocks.known {
+			var e float64
+			if sh := c.blocks.share[j]; l < len(sh) {
+				e = float64(w) * sh[l]
+			}
+			m = min(w, uint64(e+3*math.Sqrt(e)+2))
+			if c.cutOften {
+				m = uint64(e / 2)
+			}
+		}
+		marg = append(marg, m)
+	}
+	return marg
+}
+
+// learnShares keeps the current block's category probabilities for the
+// next block's margins.
+func (c *levelsChain) learnShares() {
+	b := &c.blocks
+	for j := range c.parts {
+		clear(b.share[j])
+	}
+	for _, ct := range b.cats {
+		sh := b.share[ct.j]
+		if ct.l >= len(sh) {
+			sh = append(sh, make([]float64, ct.l+1-len(sh))...)
+			b.share[ct.j] = sh
+		}
+		sh[ct.l] = ct.p
+	}
+	b.known = true
+}
+
+// threshold returns how many balls of category ct take its boundary past
+// its margin.
+func (c *levelsChain) threshold(ct category) uint64 {
+	return c.blocks.marg[ct.j][ct.l-c.parts[ct.j].lo] + 1
+}
+
+// overMargin reports whether the counts x of the block's categories take
+// any boundary past its margin.
+func (c *levelsChain) overMargin(x []uint64) bool {
+	for i, ct := range c.blocks.cats {
+		if x[i] >= c.threshold(ct) {
+			return true
+		}
+	}
+	return false
+}
+
+// untilMargin cuts the block's counts x (whose balls came in a uniformly
+// random order, the sure balls being independent and alike) down to the
+// first balls in that order up to and including the one that takes a
+// boundary past its margin: it draws the order one ball at a time without
+// replacement until a category reaches its threshold, leaves those counts
+// in x and returns how many balls they are. A prefix up to a stopping
+// time of an independent sequence has the law of the sequence stopped
+// there, which is the chain's law for this block.
+func (c *levelsChain) untilMargin(g *stream, x []uint64) uint64 {
+	b := &c.blocks
+	b.rest = append(b.rest[:0], x...)
+	var total uint64
+	for i := range x {
+		total += x[i]
+		x[i] = 0
+	}
+	for taken := uint64(1); ; taken++ {
+		r := g.below(total)
+		i := 0
+		for r >= b.rest[i] {
+			r -= b.rest[i]
+			i++
+		}
+		b.rest[i]--
+		total--
+		x[i]++
+		if x[i] == c.threshold(b.cats[i]) {
+			return taken
+		}
+	}
 }
 
 // sureCategories lists where a sure ball lands, with probabilities, by
@@ -253,32 +411,29 @@ func atLevel(s, suf []float64, i int) (eq, above float64) {
 	return s[i], suf[i+1]
 }
 
-// addMultinomial throws n sure balls into the categories: counts by
-// sequential binomials.
-func (c *levelsChain) addMultinomial(g *stream, n uint64, cats []category) {
+// multinomial throws n sure balls into the categories by sequential
+// binomials and returns their counts, by category (in c.blocks.x).
+func (c *levelsChain) multinomial(g *stream, n uint64, cats []category) []uint64 {
+	x := c.blocks.x[:0]
 	rest := 0.0
 	for _, ct := range cats {
 		rest += ct.p
+		x = append(x, 0)
 	}
+	c.blocks.x = x
 	for i, ct := range cats {
 		if n == 0 {
 			break
 		}
-		var x uint64
 		if i == len(cats)-1 {
-			x = n
+			x[i] = n
 		} else {
-			x = g.binomial(n, min(ct.p/rest, 1))
+			x[i] = g.binomial(n, min(ct.p/rest, 1))
 			rest -= ct.p
 		}
-		if x > 0 {
-			p := &c.parts[ct.j]
-			p.atLeast[ct.l+1] += x
-			p.hi = max(p.hi, ct.l+1)
-			p.tidy()
-			n -= x
-		}
+		n -= x[i]
 	}
+	return x
 }
 
 // placeUnsure draws the candidates of a ball known to be unsure (at least

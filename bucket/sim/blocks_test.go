@@ -84,7 +84,8 @@ func TestSureCategoriesMatchPairwise(t *testing.T) {
 						var sets [2][]interval
 						var sure [2]uint64
 						for k := range 2 {
-							sets[k], sure[k] = sureSets(&c.parts[c.partOf[k]], w, nil)
+							p := &c.parts[c.partOf[k]]
+							sets[k], sure[k] = sureSets(p, uniformMargins(p, w), nil)
 						}
 						if sure[0] == 0 || sure[1] == 0 {
 							continue
@@ -121,4 +122,13 @@ func TestSureCategoriesMatchPairwise(t *testing.T) {
 			})
 		}
 	}
+}
+
+// uniformMargins gives every boundary of p the margin w.
+func uniformMargins(p *levelPart, w uint64) []uint64 {
+	m := make([]uint64, p.hi-p.lo+1)
+	for i := range m {
+		m[i] = w
+	}
+	return m
 }

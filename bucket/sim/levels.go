@@ -21,7 +21,7 @@ import (
 // the same bin: candidates are drawn with replacement, as in the
 // balls-into-bins papers and as with independent hashes.
 //
-// Speed. Small parts (up to 2^17 bins, 2^18 under Halves: sortedMax) keep
+// Speed. Small parts (up to 2^17 bins, 2^16 with two parts: sortedMax) keep
 // their bins sorted by load in a byte array, so a candidate's load is one
 // byte load (sorted.go); large parts go by blocks (blocks.go). In between
 // the two, and with Config.BallByBall on large parts, balls go one by one on
@@ -140,14 +140,18 @@ type levelsChain struct {
 	// slow turns sorted mode and the fast loops off, for tests: every
 	// ball-by-ball loop must give the same counts from the same ranks.
 	slow bool
-	// noBlocks turns block mode off (see blocks.go), for tests.
+	// noBlocks turns block mode off (see blocks.go), for tests; cutOften
+	// gives blocks margins of half the growth expected, so that most
+	// blocks end at a margin (untilMargin), also for tests.
 	noBlocks bool
+	cutOften bool
 	// sorted is the state of sorted mode (sorted.go), which small parts
 	// run in; noSorted turns it off, for tests.
 	sorted   sortedBins
 	noSorted bool
 	pairs    *pairTable // the rule's decisions, with two parts
 	acc      []float64  // block mode's scratch (sureCategories)
+	blocks   blockScratch
 	// tie0 is the share of coins with which candidate 0 takes a tie
 	// between two candidates (1 under GoLeft, 1/2 under the coin rules),
 	// from Choose2 (tieShare).
@@ -219,6 +223,7 @@ func (c *levelsChain) reset(rule bucket.Placement, d int, n uint64) bool {
 	}
 	c.src.spare, c.src.left, c.src.hasPending = 0, 0, false
 	c.sorted.on, c.sorted.off = false, false
+	c.blocks.known = false
 	return true
 }
 

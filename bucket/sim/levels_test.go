@@ -41,14 +41,14 @@ func TestLevelsSortedFastGeneralAgree(t *testing.T) {
 		{bucket.GoLeft, 2, 1 << 10, 600<<10 + 3, true, true},
 		{bucket.GoLeft, 2, 1 << 17, 1<<17 + 1, true, false}, // 2^16 bins a part: halves under GoLeft only
 		{bucket.Halves, 2, 1 << 17, 1<<17 + 1, true, false},
-		// The edges of sorted mode: parts of 2^18 bins run sorted under
-		// Halves only (sortedMax, sortedMaxOther).
-		{bucket.Halves, 2, 1 << 19, 1<<19 + 1, true, false},
-		{bucket.Halves, 2, 1<<19 + 2, 1 << 16, false, false},
-		{bucket.GoLeft, 2, 1 << 18, 1<<18 + 1, true, false},
-		{bucket.GoLeft, 2, 1 << 19, 1 << 16, false, false},
+		// The edges of sorted mode: parts of up to 2^16 bins with two
+		// parts (sortedMaxBlocks), 2^17 otherwise (sortedMax).
+		{bucket.Halves, 2, 1<<17 + 2, 1 << 16, false, false},
+		{bucket.GoLeft, 2, 1 << 18, 1 << 16, false, false},
 		{bucket.DChoice, 2, 1 << 17, 1 << 17, true, false},
 		{bucket.DChoice, 2, 1 << 18, 1 << 16, false, false},
+		{bucket.GoLeft, 4, 1 << 19, 1 << 16, true, false},
+		{bucket.GoLeft, 4, 1<<19 + 4, 1 << 16, false, false},
 		{bucket.GoLeft, 3, 3000, 3000, true, false},
 		{bucket.GoLeft, 3, 300, 90000, true, true},
 		{bucket.Halves, 4, 1 << 12, 1 << 13, true, false},
@@ -213,21 +213,28 @@ func TestLevelsBlocksAgreeWithBalls(t *testing.T) {
 		n = 1 << 20
 	}
 	for _, tc := range []struct {
-		rule bucket.Placement
-		d    int
-		load uint64
-	}{{bucket.OneChoice, 1, 1}, {bucket.DChoice, 2, 1}, {bucket.Halves, 2, 1}, {bucket.GoLeft, 2, 1}, {bucket.GoLeft, 2, 3}} {
-		t.Run(fmt.Sprintf("%v/load=%d", tc.rule, tc.load), func(t *testing.T) {
+		rule     bucket.Placement
+		d        int
+		load     uint64
+		cutOften bool // margins so tight that most blocks end at one
+	}{
+		{bucket.OneChoice, 1, 1, false}, {bucket.DChoice, 2, 1, false}, {bucket.Halves, 2, 1, false},
+		{bucket.GoLeft, 2, 1, false}, {bucket.GoLeft, 2, 3, false},
+		{bucket.OneChoice, 1, 1, true}, {bucket.DChoice, 2, 1, true}, {bucket.Halves, 2, 1, true},
+		{bucket.GoLeft, 2, 1, true},
+	} {
+		t.Run(fmt.Sprintf("%v/load=%d/cutOften=%v", tc.rule, tc.load, tc.cutOften), func(t *testing.T) {
 			var hb, hp *bucket.Histogram
-			blocks := 0
+			var cuts uint64
 			for r := range runs {
 				b := newLevelsChain(tc.rule, tc.d, n)
+				b.cutOften = tc.cutOften
 				if b.blockWidth() == 0 {
 					t.Fatal("no block mode at this size")
 				}
 				gb := newStream(uint64(100 + r))
 				b.throw(tc.load*n, &gb)
-				blocks++
+				cuts += b.blocks.cuts
 				p := newLevelsChain(tc.rule, tc.d, n)
 				p.noBlocks = true
 				gp := newStream(uint64(200 + r))
@@ -242,6 +249,10 @@ func TestLevelsBlocksAgreeWithBalls(t *testing.T) {
 			if hb.Balls() != tc.load*n*uint64(runs) || hb.Buckets() != n*uint64(runs) {
 				t.Fatalf("blocks: %d balls in %d bins", hb.Balls(), hb.Buckets())
 			}
+			if tc.cutOften && cuts < 100 {
+				t.Fatalf("only %d blocks ended at a margin", cuts)
+			}
+			t.Logf("%d blocks ended at a margin", cuts)
 			// total is the number of bins behind the shares compared: all
 			// of them, or one part's.
 			compare := func(what string, a, b []float64, total uint64) {

@@ -33,21 +33,21 @@ import (
 // the run, and the counts path, which takes any load, goes on from the
 // counts.
 
-// sortedMax is the most bins a part may have for sorted mode under Halves,
-// and sortedMaxOther under the other rules: one byte a bin, so at most
-// 256 KiB a part and 2 MiB for 8 parts, whatever n is. Measured at m = n
-// (BenchmarkLevels): up to parts of 2^17 bins sorted mode is the faster,
-// by up to 3× on two-part rules; from parts of 2^19 block mode (blocks.go),
-// whose cost per ball falls as parts grow, wins, while sorted mode slows
-// as the array leaves the L2 cache. At 2^18 it depends on the rule: with
-// one part (OneChoice, DChoice) both modes cost the same; with two parts
-// of 2^18 (n = 2^19) sorted mode took Halves from 5.03 to 4.07 ns a ball
-// (medians of 6 interleaved runs, p = 0.026), its blocks spending more
-// draws on ties decided by the coin, while GoLeft went from 3.71 to 4.53
-// (p = 0.09) and stays with blocks.
+// sortedMax is the most bins a part may have for sorted mode, and
+// sortedMaxBlocks the most with two candidates in two parts (Halves and
+// GoLeft with d = 2), where block mode (blocks.go) takes larger parts: one
+// byte a bin, so at most 128 KiB a part and 1 MiB for 8 parts, whatever n
+// is. Measured at m = n (BenchmarkLevels): sorted mode is up to 3× faster
+// than the ball-by-ball loops on small parts but slows as its array leaves
+// the L1 and L2 caches, while a block's cost per ball falls as parts grow.
+// Since blocks set their margins from the levels' shares (blocks.go),
+// blocks beat sorted mode from parts of 2^17 bins on under the two-part
+// rules (go-left at 2^18 bins: 4.5 → 2.9 ns a ball, halves 5.1 → 3.6) and
+// from 2^18 under the one-part rules (dchoice: 3.5 → 1.7), and tie at
+// 2^17 there.
 const (
-	sortedMax      = 1 << 18
-	sortedMaxOther = 1 << 17
+	sortedMax       = 1 << 17
+	sortedMaxBlocks = 1 << 16
 )
 
 // sortedBins is the sorted mode's state for all the parts of a chain.
@@ -78,9 +78,9 @@ func (c *levelsChain) sortedFits() bool {
 	if c.sorted.off || c.slow || c.noSorted {
 		return false
 	}
-	limit := uint64(sortedMaxOther)
-	if c.rule == bucket.Halves {
-		limit = sortedMax
+	limit := uint64(sortedMax)
+	if len(c.parts) == 2 {
+		limit = sortedMaxBlocks
 	}
 	for j := range c.parts {
 		if p := &c.parts[j]; p.size > limit || !c.sorted.on && p.hi > 254 {
