@@ -216,7 +216,6 @@ type blockScratch struct {
 	share [2][]float64
 	known bool
 	x     []uint64 // the current block's counts, by category
-	rest  []uint64 // untilMargin's scratch
 	cuts  uint64   // blocks ended at a margin, for tests
 }
 
@@ -289,31 +288,35 @@ func (c *levelsChain) overMargin(x []uint64) bool {
 // untilMargin cuts the block's counts x (whose balls came in a uniformly
 // random order, the sure balls being independent and alike) down to the
 // first balls in that order up to and including the one that takes a
-// boundary past its margin: it draws the order one ball at a time without
-// replacement until a category reaches its threshold, leaves those counts
-// in x and returns how many balls they are. A prefix up to a stopping
-// time of an independent sequence has the law of the sequence stopped
-// there, which is the chain's law for this block.
+// boundary past its margin, leaves those counts in x and returns how many
+// balls they are. A prefix up to a stopping time of an independent
+// sequence has the law of the sequence stopped there, which is the
+// chain's law for this block.
+//
+// It draws the order from the end: the last of the balls left is any of
+// them alike, so it takes one away at random until no category is at its
+// threshold, then puts the last one taken back (it is the ball that took
+// its boundary past the margin). A block passes a margin by a ball or two
+// when it does, so this takes a few draws, where drawing the order from
+// the start took as many draws as the block has balls (10^5 at 2^36
+// bins).
 func (c *levelsChain) untilMargin(g *stream, x []uint64) uint64 {
-	b := &c.blocks
-	b.rest = append(b.rest[:0], x...)
 	var total uint64
 	for i := range x {
 		total += x[i]
-		x[i] = 0
 	}
-	for taken := uint64(1); ; taken++ {
+	for {
 		r := g.below(total)
 		i := 0
-		for r >= b.rest[i] {
-			r -= b.rest[i]
+		for r >= x[i] {
+			r -= x[i]
 			i++
 		}
-		b.rest[i]--
+		x[i]--
 		total--
-		x[i]++
-		if x[i] == c.threshold(b.cats[i]) {
-			return taken
+		if !c.overMargin(x) {
+			x[i]++
+			return total + 1
 		}
 	}
 }
