@@ -215,8 +215,9 @@ type blockScratch struct {
 	// block's margins; known reports whether a block has set it this run.
 	share [2][]float64
 	known bool
-	x     []uint64 // the current block's counts, by category
-	cuts  uint64   // blocks ended at a margin, for tests
+	x     []uint64  // the current block's counts, by category
+	acc   []float64 // sureCategories' scratch
+	cuts  uint64    // blocks ended at a margin, for tests
 }
 
 // margins returns the margins of part j's boundaries for a block of at
@@ -349,12 +350,13 @@ func (c *levelsChain) sureCategories(sets [2][]interval, sure [2]uint64, cats []
 	// acc holds the places' chances (candidate 0's levels, then candidate
 	// 1's), then each candidate's shares by level and their suffix sums.
 	need := 3 * (n0 + n1 + 1)
-	if cap(c.acc) < need {
-		c.acc = make([]float64, need)
+	if cap(c.blocks.acc) < need {
+		c.blocks.acc = make([]float64, need)
 	}
-	acc := c.acc[:n0+n1]
-	a, b := c.acc[n0+n1:2*n0+n1], c.acc[2*n0+n1:2*(n0+n1)]
-	sufA, sufB := c.acc[2*(n0+n1):3*n0+2*n1+1], c.acc[3*n0+2*n1+1:need]
+	all := c.blocks.acc[:need]
+	acc := all[:n0+n1]
+	a, b := all[n0+n1:2*n0+n1], all[2*n0+n1:2*(n0+n1)]
+	sufA, sufB := all[2*(n0+n1):3*n0+2*n1+1], all[3*n0+2*n1+1:]
 	suffixShares(sets[0], sure[0], a, sufA)
 	suffixShares(sets[1], sure[1], b, sufB)
 	for i, s := range a {

@@ -150,7 +150,6 @@ type levelsChain struct {
 	sorted   sortedBins
 	noSorted bool
 	pairs    *pairTable // the rule's decisions, with two parts
-	acc      []float64  // block mode's scratch (sureCategories)
 	blocks   blockScratch
 	// tie0 is the share of coins with which candidate 0 takes a tie
 	// between two candidates (1 under GoLeft, 1/2 under the coin rules),
