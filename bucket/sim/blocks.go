@@ -182,7 +182,6 @@ func (c *levelsChain) throwBlocks(m uint64, g *stream) uint64 {
 				n, unsure = c.untilMargin(g, x), false
 				b.cuts++
 			}
-			c.learnShares()
 			for i, ct := range b.cats {
 				if x[i] > 0 {
 					p := &c.parts[ct.j]
@@ -206,18 +205,16 @@ func (c *levelsChain) throwBlocks(m uint64, g *stream) uint64 {
 type blockScratch struct {
 	sets [2][]interval
 	sure [2]uint64
+	// cats: where the sure balls of the last block with any landed, by
+	// part and then level; empty before the first of the run. Their
+	// chances set the next block's margins.
 	cats []category
 	// marg[j][i]: the margin of part j's boundary atLeast[lo+i+1] in the
 	// current block.
 	marg [2][]uint64
-	// share[j][l]: the chance that a sure ball of the last block raised a
-	// bin of load l in part j (its category's p), which sets the next
-	// block's margins; known reports whether a block has set it this run.
-	share [2][]float64
-	known bool
-	x     []uint64  // the current block's counts, by category
-	acc   []float64 // sureCategories' scratch
-	cuts  uint64    // blocks ended at a margin, for tests
+	x    []uint64  // the current block's counts, by category
+	acc  []float64 // sureCategories' scratch
+	cuts uint64    // blocks ended at a margin, for tests
 }
 
 // margins returns the margins of part j's boundaries for a block of at
@@ -229,17 +226,22 @@ type blockScratch struct {
 // the balls that land on the level below it, about w times that level's
 // share, so the margin is that plus three standard deviations and 2: a
 // block then rarely ends at a margin, and the margins add up to about w
-// per part, not L·w. The shares come from the last block (category
-// probabilities move slowly); the first block of a run uses w.
+// per part, not L·w. The shares are the last block's categories'
+// chances (they move slowly); the first block of a run uses w.
 func (c *levelsChain) margins(j int, w uint64, marg []uint64) []uint64 {
 	p := &c.parts[j]
+	cats := c.blocks.cats // in order of part and level
+	known := len(cats) > 0
 	marg = marg[:0]
 	for l := p.lo; l <= p.hi; l++ {
 		m := w
-		if c.blocks.known {
+		if known {
+			for len(cats) > 0 && (cats[0].j < j || cats[0].j == j && cats[0].l < l) {
+				cats = cats[1:]
+			}
 			var e float64
-			if sh := c.blocks.share[j]; l < len(sh) {
-				e = float64(w) * sh[l]
+			if len(cats) > 0 && cats[0].j == j && cats[0].l == l {
+				e = float64(w) * cats[0].p
 			}
 			m = min(w, uint64(e+3*math.Sqrt(e)+2))
 			if c.cutOften {
@@ -249,24 +251,6 @@ func (c *levelsChain) margins(j int, w uint64, marg []uint64) []uint64 {
 		marg = append(marg, m)
 	}
 	return marg
-}
-
-// learnShares keeps the current block's category probabilities for the
-// next block's margins.
-func (c *levelsChain) learnShares() {
-	b := &c.blocks
-	for j := range c.parts {
-		clear(b.share[j])
-	}
-	for _, ct := range b.cats {
-		sh := b.share[ct.j]
-		if ct.l >= len(sh) {
-			sh = append(sh, make([]float64, ct.l+1-len(sh))...)
-			b.share[ct.j] = sh
-		}
-		sh[ct.l] = ct.p
-	}
-	b.known = true
 }
 
 // threshold returns how many balls of category ct take its boundary past

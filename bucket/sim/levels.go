@@ -222,7 +222,7 @@ func (c *levelsChain) reset(rule bucket.Placement, d int, n uint64) bool {
 	}
 	c.src.spare, c.src.left, c.src.hasPending = 0, 0, false
 	c.sorted.on, c.sorted.off = false, false
-	c.blocks.known = false
+	c.blocks.cats = c.blocks.cats[:0]
 	return true
 }
 
