@@ -157,7 +157,12 @@ func (c *levelsChain) throwBlocks(m uint64, g *stream) uint64 {
 		for k := range c.d {
 			j := c.partOf[k]
 			p := &c.parts[j]
-			b.sets[k], b.sure[k] = sureSets(p, b.marg[j], b.sets[k])
+			if k > 0 && j == c.partOf[0] {
+				// One part: the second candidate's sure sets are the first's.
+				b.sets[k], b.sure[k] = b.sets[0], b.sure[0]
+			} else {
+				b.sets[k], b.sure[k] = sureSets(p, b.marg[j], b.sets[k])
+			}
 			u[k] = 1 - float64(b.sure[k])/float64(p.size)
 		}
 		q := u[0]
@@ -342,7 +347,11 @@ func (c *levelsChain) sureCategories(sets [2][]interval, sure [2]uint64, cats []
 	a, b := all[n0+n1:2*n0+n1], all[2*n0+n1:2*(n0+n1)]
 	sufA, sufB := all[2*(n0+n1):3*n0+2*n1+1], all[3*n0+2*n1+1:]
 	suffixShares(sets[0], sure[0], a, sufA)
-	suffixShares(sets[1], sure[1], b, sufB)
+	if c.partOf[0] == c.partOf[1] {
+		b, sufB = a, sufA // one part: the same sure sets
+	} else {
+		suffixShares(sets[1], sure[1], b, sufB)
+	}
 	for i, s := range a {
 		eq, above := atLevel(b, sufB, p0.lo+i-p1.lo)
 		acc[i] = s * (above + c.tie0*eq)
