@@ -55,14 +55,14 @@ type sortedBins struct {
 	// bins holds every part's bins, part j at [base[j], base[j]+size_j),
 	// sorted by load, fullest first. With two parts, part 1 starts at
 	// sortedMax whatever the size (bins has 2·sortedMax bytes), so that
-	// fused2 reaches it with a constant offset and, bins being a fixed
-	// size, masked indices need no bounds checks: fused2's registers then
-	// suffice for its loop, which spilled to the stack before.
+	// the loops (sorted_loops.go) reach it with a constant offset and,
+	// bins being a fixed size, masked indices need no bounds checks.
 	bins []uint8
 	// next[j<<8|l], l ≥ 1, is base[j] + atLeast_j[l]: the position of part
 	// j's fullest bin with load < l, the one a ball raising a bin to l
-	// raises. Indexed by part and byte, so that fused2 finds the counter
-	// from one table entry and a masked index needs no bounds check.
+	// raises. Indexed by part and byte, so that pairLoop finds the
+	// counter from one table entry and a masked index needs no bounds
+	// check.
 	next [8 << 8]uint32
 	base [8]uint32
 	// on: bins and next hold the chain's state; the parts' counts are
@@ -313,8 +313,8 @@ func (s *sortedBins) placeHalf(h uint32, mask uint64, t *pairTable) bool {
 // and both values of the coin's top bit c, the only bit of the coin
 // Choose2 reads: t[c][a<<8 | b] = k<<8 | l+1, where k is the winning
 // candidate and l its load, which is the index in sortedBins.next of the
-// counter a ball raises (0 where l+1 would pass 255). fused2 is bound by
-// its instruction count, and one load from the table replaces Choose2's
+// counter a ball raises (0 where l+1 would pass 255). pairLoop is bound
+// by its instruction count, and one load from the table replaces Choose2's
 // dozen instructions, the select of the winner's load and the index
 // arithmetic around them. The decisions are still Choose2's, made once per
 // pair of loads and coin (pairTableOf). The table takes 256 KiB; a run at
