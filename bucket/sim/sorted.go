@@ -55,14 +55,14 @@ type sortedBins struct {
 	// bins holds every part's bins, part j at [base[j], base[j]+size_j),
 	// sorted by load, fullest first. With two parts, part 1 starts at
 	// sortedMax whatever the size (bins has 2·sortedMax bytes), so that
-	// fused2 reaches it with a constant offset and, bins being a fixed
-	// size, masked indices need no bounds checks: fused2's registers then
-	// suffice for its loop, which spilled to the stack before.
+	// the loops (sorted_loops.go) reach it with a constant offset and,
+	// bins being a fixed size, masked indices need no bounds checks.
 	bins []uint8
 	// next[j<<8|l], l ≥ 1, is base[j] + atLeast_j[l]: the position of part
 	// j's fullest bin with load < l, the one a ball raising a bin to l
-	// raises. Indexed by part and byte, so that fused2 finds the counter
-	// from one table entry and a masked index needs no bounds check.
+	// raises. Indexed by part and byte, so that pairLoop finds the
+	// counter from one table entry and a masked index needs no bounds
+	// check.
 	next [8 << 8]uint32
 	base [8]uint32
 	// on: bins and next hold the chain's state; the parts' counts are
@@ -217,24 +217,9 @@ func (c *levelsChain) throwSorted(m uint64, g *stream) uint64 {
 // rank of a ball being the top k bits of its word, as the rank source
 // draws it.
 func (s *sortedBins) fused1(g *stream, m uint64, k uint) uint64 {
-	bins := s.bins
-	next := (*[256]uint32)(s.next[:256])
-	sh := (64 - k) & 63
 	x0 := g.s
-	x, end := x0, x0+m*golden
-	for x != end {
-		x += golden
-		e := bins[mix(x)>>sh] + 1
-		if e == 0 {
-			x -= golden
-			break
-		}
-		p := next[e]
-		bins[p] = e
-		next[e] = p + 1
-	}
-	g.s = x
-	return drawn(x0, x)
+	g.s = oneLoop(s.bins, (*[256]uint32)(s.next[:256]), x0, x0+m*golden, k)
+	return drawn(x0, g.s)
 }
 
 // fusedMax2 places up to m two-candidate balls in one part (DChoice with
@@ -242,55 +227,19 @@ func (s *sortedBins) fused1(g *stream, m uint64, k uint) uint64 {
 // ranks are split2's, and since half·size >> 32 grows with the half, the
 // larger rank is the larger half times size: one multiply, not two.
 func (s *sortedBins) fusedMax2(g *stream, m uint64, size uint64) uint64 {
-	bins := s.bins
-	next := (*[256]uint32)(s.next[:256])
 	x0 := g.s
-	x, end := x0, x0+m*golden
-	for x != end {
-		x += golden
-		u := mix(x)
-		e := bins[maxRank(u>>32, uint64(uint32(u)))*size>>32] + 1
-		if e == 0 {
-			x -= golden
-			break
-		}
-		p := next[e]
-		bins[p] = e
-		next[e] = p + 1
-	}
-	g.s = x
-	return drawn(x0, x)
+	g.s = max2Loop(s.bins, (*[256]uint32)(s.next[:256]), x0, x0+m*golden, size)
+	return drawn(x0, g.s)
 }
 
 // fused2 places up to m balls with one candidate in each of two parts of
 // size bins (Halves and GoLeft with d = 2), deciding by the rule's
 // [pairTable].
 func (s *sortedBins) fused2(g *stream, m uint64, t *pairTable, size uint64) uint64 {
-	// Every index below is masked to the fixed sizes of bins, next and t,
-	// so the loop has no bounds checks (see sortedBins.bins).
-	bins := (*[2 * sortedMax]uint8)(s.bins)
-	next := (*[512]uint32)(s.next[:512])
-	mask := (size - 1) & (sortedMax - 1) // size ≤ sortedMax: the mask is size - 1
 	x0 := g.s
-	x, end := x0, x0+m*golden
-	for x != end {
-		x += golden
-		u := mix(x)
-		// splitParts by hand: the ranks, and the coin bit 63 picking the
-		// half of the table (u>>63 < 2, and a 16-bit index).
-		a, b := bins[u>>32&mask], bins[sortedMax+u&mask]
-		q := t[u>>63][uint16(a)<<8|uint16(b)]
-		if uint8(q) == 0 {
-			x -= golden
-			break
-		}
-		q &= 511
-		p := next[q]
-		bins[p&(2*sortedMax-1)] = uint8(q)
-		next[q] = p + 1
-	}
-	g.s = x
-	return drawn(x0, x)
+	mask := (size - 1) & (sortedMax - 1) // size ≤ sortedMax: the mask is size - 1
+	g.s = pairLoop((*[2 * sortedMax]uint8)(s.bins), (*[512]uint32)(s.next[:512]), t, x0, x0+m*golden, mask)
+	return drawn(x0, g.s)
 }
 
 // fusedHalves is fused2 with one word for two balls, under the rank
@@ -310,7 +259,7 @@ func (s *sortedBins) fusedHalves(g *stream, rs *rankSource, m uint64, t *pairTab
 		placed++
 	}
 	x0 := g.s
-	x, stop := s.pairs(x0, x0+(m-placed)/2*golden, mask, t)
+	x, stop := halvesLoop((*[2 * sortedMax]uint8)(s.bins), (*[512]uint32)(s.next[:512]), t, x0, x0+(m-placed)/2*golden, uint64(mask))
 	g.s = x
 	placed += 2 * drawn(x0, x)
 	switch {
@@ -335,49 +284,13 @@ func (s *sortedBins) fusedHalves(g *stream, rs *rankSource, m uint64, t *pairTab
 	return placed
 }
 
-// How pairs stopped: every word placed, or before the first or the second
+// How halvesLoop stopped: every word placed, or before the first or the second
 // ball of a word, which would raise a bin past 255.
 const (
 	stopDone = iota
 	stopFirst
 	stopSecond
 )
-
-// pairs is fusedHalves' loop, on its own so that its few variables stay in
-// registers (with the exits' bookkeeping in the same function it spilled
-// half of them to the stack). It places both balls of each word from state
-// x to end and returns the state after the last word it drew and why it
-// stopped: on stopFirst that word is put back, on stopSecond its first
-// ball is placed.
-func (s *sortedBins) pairs(x, end uint64, mask uint16, t *pairTable) (uint64, int) {
-	bins := (*[2 * sortedMax]uint8)(s.bins)
-	next := (*[512]uint32)(s.next[:512])
-	for x != end {
-		x += golden
-		u := mix(x)
-		// Ball 2i, from the high half: ranks at bits 48 and 32, coin bit 63.
-		a, b := bins[uint16(u>>48)&mask], bins[sortedMax+uint64(uint16(u>>32)&mask)]
-		q := t[u>>63][uint16(a)<<8|uint16(b)]
-		if uint8(q) == 0 {
-			return x - golden, stopFirst
-		}
-		q &= 511
-		p := next[q]
-		bins[p&(2*sortedMax-1)] = uint8(q)
-		next[q] = p + 1
-		// Ball 2i+1, from the low half: ranks at bits 16 and 0, coin bit 31.
-		a, b = bins[uint16(u>>16)&mask], bins[sortedMax+uint64(uint16(u)&mask)]
-		q = t[u>>31&1][uint16(a)<<8|uint16(b)]
-		if uint8(q) == 0 {
-			return x, stopSecond
-		}
-		q &= 511
-		p = next[q]
-		bins[p&(2*sortedMax-1)] = uint8(q)
-		next[q] = p + 1
-	}
-	return x, stopDone
-}
 
 // placeHalf places the ball of half word h (splitHalf) in two parts of
 // mask+1 bins; it reports false, placing nothing, if the ball would raise
@@ -400,8 +313,8 @@ func (s *sortedBins) placeHalf(h uint32, mask uint64, t *pairTable) bool {
 // and both values of the coin's top bit c, the only bit of the coin
 // Choose2 reads: t[c][a<<8 | b] = k<<8 | l+1, where k is the winning
 // candidate and l its load, which is the index in sortedBins.next of the
-// counter a ball raises (0 where l+1 would pass 255). fused2 is bound by
-// its instruction count, and one load from the table replaces Choose2's
+// counter a ball raises (0 where l+1 would pass 255). pairLoop is bound
+// by its instruction count, and one load from the table replaces Choose2's
 // dozen instructions, the select of the winner's load and the index
 // arithmetic around them. The decisions are still Choose2's, made once per
 // pair of loads and coin (pairTableOf). The table takes 256 KiB; a run at

@@ -1,0 +1,111 @@
+package sim
+
+// The sorted mode's inner loops, one per shape of ball (sorted.go). Each
+// draws words from stream state x until the state reaches end, places the
+// balls they give, and returns the state after the last word it used: a
+// word whose ball would raise a bin past 255 is put back (one golden step
+// back), so the counts path draws it again.
+//
+// These loops are most of a small simulation's time and are bound by how
+// many instructions they issue. On amd64 they are written in assembly
+// (sorted_loops_amd64.s), the same steps in the same order, about 40%
+// fewer instructions than the compiler makes of the Go below (it reloads
+// constants, spills the mask and zero-extends twice); elsewhere, and under
+// the purego tag, the Go below runs. TestSortedLoopsMatchGo checks that
+// the two leave the same bins, counters and state, stops included.
+//
+// Every index the Go loops take is either masked to a fixed array size or
+// below the part's size by construction, which the assembly relies on
+// instead of bounds checks: ranks are the top k bits of a word (k ≥ 1, as
+// rankSource.split requires), a rank times size over 2^32, or masked by
+// size-1 with size ≤ sortedMax; positions come from next, which stays
+// within a part.
+
+// oneLoopGo places one-candidate balls (OneChoice) in part 0 of 2^k bins,
+// the rank being the top k bits of the ball's word.
+func oneLoopGo(bins []uint8, next *[256]uint32, x, end uint64, k uint) uint64 {
+	sh := (64 - k) & 63
+	for x != end {
+		x += golden
+		e := bins[mix(x)>>sh] + 1
+		if e == 0 {
+			return x - golden
+		}
+		p := next[e]
+		bins[p] = e
+		next[e] = p + 1
+	}
+	return x
+}
+
+// max2LoopGo places two-candidate balls in one part of size bins (DChoice,
+// d = 2): the ranks are the word's halves times size over 2^32, and the
+// larger rank, from the larger half, is the less loaded candidate.
+func max2LoopGo(bins []uint8, next *[256]uint32, x, end, size uint64) uint64 {
+	for x != end {
+		x += golden
+		u := mix(x)
+		e := bins[maxRank(u>>32, uint64(uint32(u)))*size>>32] + 1
+		if e == 0 {
+			return x - golden
+		}
+		p := next[e]
+		bins[p] = e
+		next[e] = p + 1
+	}
+	return x
+}
+
+// pairLoopGo places balls with one candidate in each of two parts of
+// mask+1 bins (Halves and GoLeft, d = 2), one word a ball, deciding by the
+// rule's pairTable: splitParts by hand, ranks from bits 32 up and 0 up,
+// and the coin bit 63 picking the half of the table.
+func pairLoopGo(bins *[2 * sortedMax]uint8, next *[512]uint32, t *pairTable, x, end, mask uint64) uint64 {
+	for x != end {
+		x += golden
+		u := mix(x)
+		a, b := bins[u>>32&mask&(sortedMax-1)], bins[sortedMax+u&mask&(sortedMax-1)]
+		q := t[u>>63][uint16(a)<<8|uint16(b)]
+		if uint8(q) == 0 {
+			return x - golden
+		}
+		q &= 511
+		p := next[q]
+		bins[p&(2*sortedMax-1)] = uint8(q)
+		next[q] = p + 1
+	}
+	return x
+}
+
+// halvesLoopGo is pairLoopGo with two balls a word (the rank source's
+// halves mode, parts of at most 2^16 bins): ball 2i from the high half,
+// ranks at bits 48 and 32 and coin bit 63, ball 2i+1 from the low half,
+// ranks at bits 16 and 0 and coin bit 31. It returns why it stopped as
+// well: on stopFirst the last word is put back, on stopSecond its first
+// ball is placed and the state is past it.
+func halvesLoopGo(bins *[2 * sortedMax]uint8, next *[512]uint32, t *pairTable, x, end, mask uint64) (uint64, int) {
+	mask &= 1<<16 - 1
+	for x != end {
+		x += golden
+		u := mix(x)
+		a, b := bins[u>>48&mask], bins[sortedMax+u>>32&mask]
+		q := t[u>>63][uint16(a)<<8|uint16(b)]
+		if uint8(q) == 0 {
+			return x - golden, stopFirst
+		}
+		q &= 511
+		p := next[q]
+		bins[p&(2*sortedMax-1)] = uint8(q)
+		next[q] = p + 1
+		a, b = bins[u>>16&mask], bins[sortedMax+u&mask]
+		q = t[u>>31&1][uint16(a)<<8|uint16(b)]
+		if uint8(q) == 0 {
+			return x, stopSecond
+		}
+		q &= 511
+		p = next[q]
+		bins[p&(2*sortedMax-1)] = uint8(q)
+		next[q] = p + 1
+	}
+	return x, stopDone
+}
