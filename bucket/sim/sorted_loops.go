@@ -27,13 +27,9 @@ func oneLoopGo(bins []uint8, next *[256]uint32, x, end uint64, k uint) uint64 {
 	sh := (64 - k) & 63
 	for x != end {
 		x += golden
-		e := bins[mix(x)>>sh] + 1
-		if e == 0 {
+		if !raise(bins, next, bins[mix(x)>>sh]) {
 			return x - golden
 		}
-		p := next[e]
-		bins[p] = e
-		next[e] = p + 1
 	}
 	return x
 }
@@ -45,15 +41,24 @@ func max2LoopGo(bins []uint8, next *[256]uint32, x, end, size uint64) uint64 {
 	for x != end {
 		x += golden
 		u := mix(x)
-		e := bins[maxRank(u>>32, uint64(uint32(u)))*size>>32] + 1
-		if e == 0 {
+		if !raise(bins, next, bins[maxRank(u>>32, uint64(uint32(u)))*size>>32]) {
 			return x - golden
 		}
-		p := next[e]
-		bins[p] = e
-		next[e] = p + 1
 	}
 	return x
+}
+
+// raise raises the fullest bin of load l in a one-part sorted array to
+// l+1, or reports false, changing nothing, if l+1 would pass 255.
+func raise(bins []uint8, next *[256]uint32, l uint8) bool {
+	e := l + 1
+	if e == 0 {
+		return false
+	}
+	p := next[e]
+	bins[p] = e
+	next[e] = p + 1
+	return true
 }
 
 // pairLoopGo places balls with one candidate in each of two parts of

@@ -3,7 +3,9 @@
 #include "textflag.h"
 
 // The sorted mode's loops (sorted_loops.go has their Go twins and what
-// they do). Registers common to all four:
+// they do). Each loads its arguments itself, written out rather than in
+// a shared macro, so that go vet checks their frame offsets. Registers
+// common to all four:
 //	SI bins, DI next, BX the stream state x, R9 end,
 //	R11 golden, R12 wyMix (wyrand's constants, rng.go),
 //	AX the word u = mix(x) (MULQ also writes DX).
@@ -27,6 +29,36 @@
 	MOVB REGB, (SI)(DX*1)  \
 	INCL DX                \
 	MOVL DX, (DI)(REG*4)
+
+// PAIR sets CX to the pair table's entry for the ranks at bits HI and LO
+// of AX and the coin at bit COIN: t[coin][bins[r0]<<8 | bins[part1+r1]],
+// part 1 starting at sortedMax = 131072. Uses DX and R13; R8 is the
+// table, R10 the mask.
+#define PAIR(HI, LO, COIN) \
+	MOVQ    AX, CX                \
+	SHRQ    $HI, CX               \
+	ANDQ    R10, CX               \
+	MOVBLZX (SI)(CX*1), CX        \
+	MOVQ    AX, DX                \
+	SHRQ    $LO, DX               \
+	ANDQ    R10, DX               \
+	MOVBLZX 131072(SI)(DX*1), DX  \
+	SHLL    $8, CX                \
+	ORL     DX, CX                \
+	MOVQ    AX, R13               \
+	SHRQ    $(COIN-16), R13       \
+	ANDL    $0x10000, R13         \
+	ORL     R13, CX               \
+	MOVWLZX (R8)(CX*2), CX
+
+// PLACE places the ball of the ranks at bits HI and LO of AX and the coin
+// at bit COIN (PAIR), or jumps to STOP if it would raise a bin past 255.
+#define PLACE(HI, LO, COIN, STOP) \
+	PAIR(HI, LO, COIN) \
+	TESTB CL, CL       \
+	JEQ   STOP         \
+	ANDL  $511, CX     \
+	RAISE(CX, CL)
 
 // func oneLoop(bins []uint8, next *[256]uint32, x, end uint64, k uint) uint64
 TEXT ·oneLoop(SB), NOSPLIT, $0-64
@@ -94,27 +126,6 @@ max2Done:
 	MOVQ BX, ret+56(FP)
 	RET
 
-// PAIR sets CX to the pair table's entry for the ranks at bits HI and LO
-// of AX and the coin at bit COIN: t[coin][bins[r0]<<8 | bins[part1+r1]],
-// part 1 starting at sortedMax = 131072. Uses DX and R13; R8 is the
-// table, R10 the mask.
-#define PAIR(HI, LO, COIN) \
-	MOVQ    AX, CX                \
-	SHRQ    $HI, CX               \
-	ANDQ    R10, CX               \
-	MOVBLZX (SI)(CX*1), CX        \
-	MOVQ    AX, DX                \
-	SHRQ    $LO, DX               \
-	ANDQ    R10, DX               \
-	MOVBLZX 131072(SI)(DX*1), DX  \
-	SHLL    $8, CX                \
-	ORL     DX, CX                \
-	MOVQ    AX, R13               \
-	SHRQ    $(COIN-16), R13       \
-	ANDL    $0x10000, R13         \
-	ORL     R13, CX               \
-	MOVWLZX (R8)(CX*2), CX
-
 // func pairLoop(bins *[2 * sortedMax]uint8, next *[512]uint32, t *pairTable, x, end, mask uint64) uint64
 TEXT ·pairLoop(SB), NOSPLIT, $0-56
 	MOVQ bins+0(FP), SI
@@ -131,11 +142,7 @@ pairNext:
 	JEQ  pairDone
 	ADDQ R11, BX
 	MIX
-	PAIR(32, 0, 63)
-	TESTB CL, CL
-	JEQ   pairStop
-	ANDL  $511, CX
-	RAISE(CX, CL)
+	PLACE(32, 0, 63, pairStop)
 	JMP   pairNext
 
 pairStop:
@@ -163,18 +170,10 @@ halvesNext:
 	MIX
 
 	// Ball 2i, from the high half.
-	PAIR(48, 32, 63)
-	TESTB CL, CL
-	JEQ   halvesStopFirst
-	ANDL  $511, CX
-	RAISE(CX, CL)
+	PLACE(48, 32, 63, halvesStopFirst)
 
 	// Ball 2i+1, from the low half.
-	PAIR(16, 0, 31)
-	TESTB CL, CL
-	JEQ   halvesStopSecond
-	ANDL  $511, CX
-	RAISE(CX, CL)
+	PLACE(16, 0, 31, halvesStopSecond)
 	JMP   halvesNext
 
 halvesDone:
