@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
 	"github.com/twochoice/twochoice/internal/cli"
@@ -22,7 +21,7 @@ func init() {
 // runHash prints, for each key on the command line (or each line of stdin),
 // its hash and its candidates: the quickest way to see what a rule does.
 func runHash(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("hash", "hash [flags] [KEY ...]   (no KEY: one key per line on stdin; after --, every argument is a key)")
+	fs := newFlags("hash", "hash [flags] [KEY ...]   (no KEY: stdin is a key file, read as load reads one; after --, every argument is a key)")
 	var (
 		kind   = hashfn.XXHash
 		rule   = bucket.GoLeft
@@ -74,22 +73,13 @@ func runHash(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	} else {
-		// Keys as long as the other commands' key files allow (1 MiB).
-		const maxLine = 1 << 20
-		sc := bufio.NewScanner(os.Stdin)
-		sc.Buffer(make([]byte, 64<<10), maxLine)
-		line := 0
-		for sc.Scan() {
-			line++
-			if err := show(strings.TrimSuffix(sc.Text(), "\r")); err != nil {
-				return err
-			}
-		}
-		if err := sc.Err(); err != nil {
-			if errors.Is(err, bufio.ErrTooLong) {
-				return fmt.Errorf("stdin:%d: a line over %d bytes", line+1, maxLine)
-			}
-			return fmt.Errorf("stdin: %w", err)
+		// Stdin is a key file, read as every command reads one: "hash <
+		// keys.txt" shows the keys that "load --keys keys.txt" stores.
+		err := workload.ScanKeys("stdin", os.Stdin, func(_ int, key []byte) error {
+			return show(string(key))
+		})
+		if err != nil {
+			return err
 		}
 	}
 	if format == cli.JSON {

@@ -88,7 +88,8 @@ func withStdin(t *testing.T, data string, f func()) {
 
 // Keys on stdin: CRLF endings are not part of the key, a key of up to
 // 1 MiB is hashed, and a longer line is an error that names the line (it
-// was "bufio.Scanner: token too long" past 64 KiB).
+// was "bufio.Scanner: token too long" past 64 KiB). TestKeyFileSameEverywhere
+// checks the other rules of key files on stdin.
 func TestHashStdin(t *testing.T) {
 	long := strings.Repeat("k", 200<<10)
 	withStdin(t, "a\r\nb\r\n"+long+"\n", func() {
@@ -100,7 +101,7 @@ func TestHashStdin(t *testing.T) {
 	})
 	withStdin(t, "a\n"+strings.Repeat("x", 1<<20+1)+"\n", func() {
 		code, _, errOut := runCLI("hash")
-		if code != exitFail || !strings.Contains(errOut, "stdin:2: a line over") {
+		if code != exitFail || !strings.Contains(errOut, "stdin:2: workload: malformed line: longer than") {
 			t.Errorf("exit %d, stderr %q", code, errOut)
 		}
 	})
