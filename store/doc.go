@@ -96,8 +96,11 @@
 // under its read lock: a consistent view of one bucket at a time, with no
 // bucket held while the loop body runs. It first finishes a growth under
 // way (in small batches) and keeps the table from growing until the loop
-// ends. The load report takes the same per-bucket view, reading each
-// bucket's control word. A bounded cache, snapshots and a debug page can
+// ends. It is not a snapshot, but like a Go map's range it never yields
+// a key removed (deleted, cleared, evicted or expired) before the loop
+// reached its bucket: [Store.All] states what it guarantees. The load
+// report takes the same per-bucket view, reading each bucket's control
+// word. A bounded cache, snapshots and a debug page can
 // build on the same visit: each bucket has room in its sync word and
 // beside its slots for per-slot metadata, and bucket-at-a-time visits need
 // no store-wide pause.
