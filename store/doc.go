@@ -128,7 +128,8 @@
 // # Cache mode
 //
 // With Options.MaxEntries > 0 the store is a cache (cache.go, evict.go,
-// sketch.go, clock.go). Its table never grows and has exactly MaxEntries
+// sketch.go, clock.go), of at most [MaxCacheEntries] entries, whose table
+// New allocates whole. Its table never grows and has exactly MaxEntries
 // slots (a few buckets have one slot fewer than BucketSize), so Len can
 // never pass the bound. A new key goes to its least loaded candidate, as
 // in a map; when all its candidates are full it takes the slot of a
