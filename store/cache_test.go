@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -665,5 +666,38 @@ func TestCacheLoadCountsDeletes(t *testing.T) {
 	}
 	if got, want := s.Load().Deletes, s.Stats().Deletes; got != want || want == 0 {
 		t.Errorf("Load().Deletes = %d, Stats().Deletes = %d", got, want)
+	}
+}
+
+// A bound above MaxCacheEntries is ErrOptions, found before anything is
+// allocated; up to 2^35 was accepted, and New then allocated the whole
+// table (hundreds of GiB) and crashed the process out of memory.
+func TestMaxCacheEntries(t *testing.T) {
+	// resolve first: without the bound, New would start allocating.
+	for _, maxE := range []int{MaxCacheEntries + 1, 1 << 30, 1 << 35} {
+		if _, err := (Options{MaxEntries: maxE}).resolve(); !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "MaxCacheEntries") {
+			t.Fatalf("MaxEntries %d: %v, want ErrOptions naming MaxCacheEntries", maxE, err)
+		}
+	}
+	if _, err := (Options{MaxEntries: MaxCacheEntries}).resolve(); err != nil {
+		t.Fatalf("MaxEntries = MaxCacheEntries: %v", err)
+	}
+	for _, maxE := range []int{MaxCacheEntries + 1, 1 << 35} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		s, err := New[uint64, uint64](Options{MaxEntries: maxE, BucketSize: 8})
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, ErrOptions) || s != nil {
+			t.Fatalf("New with MaxEntries %d: %v, %v; want ErrOptions", maxE, s, err)
+		}
+		if a := after.TotalAlloc - before.TotalAlloc; a > 1<<20 {
+			t.Errorf("New with MaxEntries %d allocated %d bytes before failing", maxE, a)
+		}
+	}
+	// The bound does not depend on the bucket size or the rule.
+	for _, o := range []Options{{MaxEntries: MaxCacheEntries + 1, BucketSize: 1}, {MaxEntries: MaxCacheEntries + 1, Placement: bucket.DoubleHash, Choices: 3}} {
+		if _, err := o.resolve(); !errors.Is(err, ErrOptions) {
+			t.Errorf("%+v: %v, want ErrOptions", o, err)
+		}
 	}
 }

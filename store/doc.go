@@ -96,8 +96,11 @@
 // under its read lock: a consistent view of one bucket at a time, with no
 // bucket held while the loop body runs. It first finishes a growth under
 // way (in small batches) and keeps the table from growing until the loop
-// ends. The load report takes the same per-bucket view, reading each
-// bucket's control word. A bounded cache, snapshots and a debug page can
+// ends. It is not a snapshot, but like a Go map's range it never yields
+// a key removed (deleted, cleared, evicted or expired) before the loop
+// reached its bucket: [Store.All] states what it guarantees. The load
+// report takes the same per-bucket view, reading each bucket's control
+// word. A bounded cache, snapshots and a debug page can
 // build on the same visit: each bucket has room in its sync word and
 // beside its slots for per-slot metadata, and bucket-at-a-time visits need
 // no store-wide pause.
@@ -125,7 +128,8 @@
 // # Cache mode
 //
 // With Options.MaxEntries > 0 the store is a cache (cache.go, evict.go,
-// sketch.go, clock.go). Its table never grows and has exactly MaxEntries
+// sketch.go, clock.go), of at most [MaxCacheEntries] entries, whose table
+// New allocates whole. Its table never grows and has exactly MaxEntries
 // slots (a few buckets have one slot fewer than BucketSize), so Len can
 // never pass the bound. A new key goes to its least loaded candidate, as
 // in a map; when all its candidates are full it takes the slot of a

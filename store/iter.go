@@ -8,11 +8,20 @@ import "iter"
 //
 // It walks the table bucket by bucket, copying each bucket's entries under
 // that bucket's read lock and yielding them after releasing it, so the
-// loop body may call any method of the store (Set, Delete, Get). Other
-// goroutines keep reading and writing throughout. Like a Go map's range, it
-// is not a snapshot: every key present for the whole loop is yielded
-// exactly once, a key set or deleted during the loop may or may not be, and
-// a key deleted and set again may be yielded twice.
+// loop body may call any method of the store (Set, Delete, Get, Clear).
+// Other goroutines keep reading and writing throughout. Like a Go map's
+// range, it is not a snapshot. The loop reaches an entry when it copies
+// the entry's bucket (the stash's entries, last, all at once), and:
+//
+//   - every key present for the whole loop is yielded exactly once;
+//   - a key removed before the loop reaches it (by Delete, Clear, an
+//     eviction, or the expiry of its TTL) is not yielded, as a Go map's
+//     range does not produce an entry removed before it is reached; one
+//     removed after its bucket was reached, while the loop body runs for
+//     the entries before it, is still yielded with the value it had then;
+//   - a key set during the loop may or may not be yielded (after a Clear,
+//     none is: the loop ends), and a key deleted and set again may be
+//     yielded twice.
 //
 // To keep keys from moving under it, All first finishes a growth under way
 // (in small batches, so writers are never held up for long) and keeps the
@@ -26,28 +35,48 @@ func (s *Store[K, V]) All() iter.Seq2[K, V] {
 		var (
 			buf  [slotsPerBucket]slot[K, V]
 			exps [slotsPerBucket]int64
-			now  int64
 		)
-		if s.cache && s.ttl.Load() {
-			now = s.nowNanos()
-		}
 		for i := range t.n {
 			n := t.entriesOf(i, &buf, &exps)
+			// Clear replaces the table: its keys are all gone, and the
+			// copy may have been taken after that. A check after the
+			// copy, not before, so that a Clear between the two cannot
+			// slip by; the keys set since are in the new table, and
+			// need not be yielded.
+			if s.cleared(t) {
+				return
+			}
+			var now int64 // read once per bucket that has expiries
 			for j := range n {
-				if now != 0 && exps[j] != 0 && exps[j] <= now {
-					continue // expired (only bounded stores have expiries)
+				if s.cache && exps[j] != 0 {
+					if now == 0 {
+						now = s.nowNanos()
+					}
+					if exps[j] <= now {
+						continue // expired before the loop reached it
+					}
 				}
 				if !yield(buf[j].key, buf[j].val) {
 					return
 				}
 			}
 		}
-		for _, e := range t.stash.entries() {
+		stashed := t.stash.entries()
+		if s.cleared(t) {
+			return
+		}
+		for _, e := range stashed {
 			if !yield(e.key, e.val) {
 				return
 			}
 		}
 	}
+}
+
+// cleared reports whether Clear has replaced the pinned table t (nothing
+// else replaces a pinned table).
+func (s *Store[K, V]) cleared(t *table[K, V]) bool {
+	return s.tabs.Load().cur != t
 }
 
 // Keys returns an iterator over the keys, with All's guarantees.

@@ -23,6 +23,11 @@ type Options struct {
 	// (about MaxEntries / 8 rounded up to a size the rule accepts; buckets
 	// get more slots than BucketSize when that is what it takes): in
 	// practice, bounds below Choices or just above it.
+	//
+	// New allocates a cache's whole table at once, so MaxEntries is
+	// memory taken up front, used or not: about 26 bytes an entry plus
+	// the size of K and V (42 bytes for uint64 → uint64, measured). It is
+	// at most MaxCacheEntries.
 	MaxEntries int
 
 	// DefaultTTL is the time to live of an entry stored by Set in a
@@ -77,6 +82,17 @@ const (
 	DefaultPlacement  = bucket.GoLeft
 )
 
+// MaxCacheEntries is the largest Options.MaxEntries, 2^28 (268,435,456):
+// New rejects a larger bound with ErrOptions before allocating anything
+// (a cache of uint64 → uint64 at this bound takes 10.5 GiB). The limit
+// comes from the eviction policy (evict.go): an entry's last access is
+// kept as a 32-bit tick, a count of inserts, so ages are told apart only
+// below 2^32 inserts. The oldest entries a cache evicts are about 7
+// capacities old (measured on uniform and Zipf workloads), and each of
+// up to 15 hits buys half a capacity more, so ages reach about 15
+// capacities: under 2^32 up to 2^28 entries, not at 2^29.
+const MaxCacheEntries = 1 << 28
+
 // resolve returns o with the defaults filled in, or an error that wraps
 // ErrOptions and says what is wrong.
 func (o Options) resolve() (Options, error) {
@@ -103,12 +119,12 @@ func (o Options) resolve() (Options, error) {
 	if o.BucketSize < 1 || o.BucketSize > slotsPerBucket {
 		return o, fmt.Errorf("%w: BucketSize %d (want 1 to %d)", ErrOptions, o.BucketSize, slotsPerBucket)
 	}
-	// A cache's table is allocated whole by New: past the most slots a
-	// table can have, its size would wrap around (and the sketch sized
-	// from MaxEntries would overflow), so such a bound is an error, not
-	// a panic or a crash.
-	if most := uint64(hashfn.MaxBuckets) * uint64(o.BucketSize); o.MaxEntries > 0 && uint64(o.MaxEntries) > most {
-		return o, fmt.Errorf("%w: MaxEntries %d is above %d, the most a table of buckets of %d slots holds", ErrOptions, o.MaxEntries, most, o.BucketSize)
+	// A cache's table is allocated whole by New: checked here, before
+	// anything is allocated (see MaxCacheEntries). The bound is far
+	// below the most slots a table can have (2^32 buckets), where sizes
+	// would wrap around.
+	if o.MaxEntries > MaxCacheEntries {
+		return o, fmt.Errorf("%w: MaxEntries %d is above MaxCacheEntries (%d)", ErrOptions, o.MaxEntries, MaxCacheEntries)
 	}
 	if !o.Hash.Valid() {
 		return o, fmt.Errorf("%w: %w: %d", ErrOptions, hashfn.ErrUnknownKind, uint8(o.Hash))

@@ -61,7 +61,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{Options{MaxEntries: 1}, ErrOptions},           // below the 2 buckets of go-left
 		{Options{MaxEntries: math.MaxInt}, ErrOptions}, // past the largest table: no panic
 		{Options{MaxEntries: 1 << 40}, ErrOptions},     // nor an out-of-memory crash
-		{Options{MaxEntries: 1<<35 + 1}, ErrOptions},   // one past 2^32 buckets of 8
+		{Options{MaxEntries: 1<<35 + 1}, ErrOptions},   // one past 2^32 buckets of 8 (and MaxCacheEntries)
 		{Options{MaxEntries: 1 << 34, BucketSize: 2}, ErrOptions},
 		{Options{DefaultTTL: -1, MaxEntries: 10}, ErrOptions},
 		{Options{DefaultTTL: 1}, ErrOptions}, // TTLs need a bound

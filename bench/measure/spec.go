@@ -18,7 +18,8 @@ const (
 	Scan
 	// Trace replays a block trace file (ARC or LIRS format).
 	Trace
-	// Keys replays a key file, one string key a line.
+	// Keys replays a key file (workload.NewKeys): one string key a line,
+	// or a TSV's first column.
 	Keys
 	// Weighted draws the string keys of a "key<TAB>weight" file in
 	// proportion to their weights.

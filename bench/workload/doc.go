@@ -35,8 +35,12 @@
 //     Cache", USENIX FAST 2003, which must be cited wherever they are used.
 //   - LIRS traces ([NewLIRS]): one block number per line; blank lines and
 //     lines holding only "*" are skipped, as the LIRS authors' files use them.
-//   - Key files ([NewKeys]): one key per line, any bytes but NUL; a trailing
-//     carriage return is dropped and blank lines are skipped.
+//   - Key files ([NewKeys], [ScanKeys], [ScanKeyFile], [ReadKeyFile]): one
+//     key a line, the line up to its first tab (so a TSV's first column);
+//     a trailing carriage return is dropped, lines with an empty key are
+//     skipped, and a line holding a NUL byte is an error. Every command of
+//     twochoice that reads a key file reads it with these functions, so a
+//     file gives the same keys to all of them (keys.go has the rules).
 //   - Weighted key files ([NewWeighted]): "key<TAB>weight" lines; requests
 //     are drawn independently with probability proportional to the weight.
 //

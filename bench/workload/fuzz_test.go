@@ -136,7 +136,7 @@ func FuzzLIRS(f *testing.F) {
 }
 
 func FuzzKeys(f *testing.F) {
-	for _, s := range []string{"a\nb\n\nc", "x\r\ny", "\x00", "a b\tc\r\n"} {
+	for _, s := range []string{"a\nb\n\nc", "x\r\ny", "\x00", "a b\tc\r\n", "\tk\nv\t\x00"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
@@ -147,8 +147,8 @@ func FuzzKeys(f *testing.F) {
 				line = i + 1
 				break
 			}
-			if l != "" {
-				want = append(want, l)
+			if key, _, _ := strings.Cut(l, "\t"); key != "" {
+				want = append(want, key)
 			}
 		}
 		got, err := readAll(t, NewKeys("f", strings.NewReader(in)), 3)

@@ -72,12 +72,12 @@ func TestLIRS(t *testing.T) {
 }
 
 func TestKeys(t *testing.T) {
-	in := "alpha\nbeta gamma\r\n\n  spaced  \nalpha"
+	in := "alpha\nbeta gamma\r\n\n  spaced  \ndelta\t7\tx\r\n\tno key\nalpha"
 	got, err := readAll(t, NewKeys("k.txt", strings.NewReader(in)), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := keysOf(got); !equal(k, []string{"alpha", "beta gamma", "  spaced  ", "alpha"}) {
+	if k := keysOf(got); !equal(k, []string{"alpha", "beta gamma", "  spaced  ", "delta", "alpha"}) {
 		t.Fatalf("keys %q", k)
 	}
 	_, err = readAll(t, NewKeys("k.bin", strings.NewReader("ok\nbad\x00key\n")), 3)

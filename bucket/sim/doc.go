@@ -19,7 +19,7 @@
 //     could pass 255), up to 2^31 bins, for every rule including double
 //     hashing and for key-driven runs.
 //   - A key-driven run hashes real keys ([Keys]: sequential integers,
-//     uniform random integers, a product set, or the lines of a file) with a
+//     uniform random integers, a product set, or the keys of a file) with a
 //     hashfn family into the rule's candidates, through the same
 //     bucket.Placement.Generator the store uses. Other runs draw uniform
 //     candidates, exactly (no modulo bias, whatever n).

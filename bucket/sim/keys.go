@@ -1,10 +1,8 @@
 package sim
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -41,7 +39,7 @@ type Keys struct {
 	// K is the number of values per byte of ProductKeys; 0 picks the
 	// smallest k with k^8 ≥ the number of balls.
 	K int
-	// Lines are the keys of FileKeys.
+	// Lines are the keys of FileKeys, one ball each.
 	Lines []string
 	// Name is what the source is called in output: "seq", "random",
 	// "product:K" or the file's path.
@@ -49,8 +47,10 @@ type Keys struct {
 }
 
 // ParseKeys parses the --keys flag: "seq", "random", "product",
-// "product:K", or a file path (read one key per line from open).
-func ParseKeys(s string, open func(string) (io.ReadCloser, error)) (*Keys, error) {
+// "product:K", or the path of a key file, whose keys read returns in
+// order (this package does not read files: twochoice passes the reader
+// that every one of its commands reads key files with).
+func ParseKeys(s string, read func(path string) ([]string, error)) (*Keys, error) {
 	switch {
 	case s == "seq":
 		return &Keys{Kind: SeqKeys, Name: s}, nil
@@ -65,29 +65,14 @@ func ParseKeys(s string, open func(string) (io.ReadCloser, error)) (*Keys, error
 		}
 		return &Keys{Kind: ProductKeys, K: k, Name: s}, nil
 	}
-	f, err := open(s)
+	lines, err := read(s)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrKeys, err)
-	}
-	defer f.Close()
-	lines, err := readLines(f)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrKeys, s, err)
 	}
 	if len(lines) == 0 {
 		return nil, fmt.Errorf("%w: %s has no keys", ErrKeys, s)
 	}
 	return &Keys{Kind: FileKeys, Lines: lines, Name: s}, nil
-}
-
-func readLines(r io.Reader) ([]string, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	var lines []string
-	for sc.Scan() {
-		lines = append(lines, strings.TrimSuffix(sc.Text(), "\r"))
-	}
-	return lines, sc.Err()
 }
 
 // ProductKey returns key i of the product set {0, …, k-1}^8: byte j of the

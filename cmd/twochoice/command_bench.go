@@ -40,8 +40,9 @@ to quote them, run several times and take medians.
 
 Workloads: zipf and uniform (over --keys keys), scan (keys 0 … N-1 in
 order, over and over), trace:FILE (an ARC or LIRS block trace), keys:FILE
-(one key a line), weighted:FILE ("key<TAB>weight" lines, drawn in
-proportion to the weights). Files may be compressed with zstd.
+(one key a line, or a TSV's first column: the keys load reads from the
+file), weighted:FILE ("key<TAB>weight" lines, drawn in proportion to the
+weights). Files may be compressed with zstd.
 
 Caches: CACHES; "all" for every one.
 The unbounded ones (map, syncmap, twochoice) never evict: their hit ratio

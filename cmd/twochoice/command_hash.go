@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bufio"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,7 +9,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
 	"github.com/twochoice/twochoice/internal/cli"
@@ -19,10 +21,27 @@ func init() {
 	register(command{"hash", "print the hash and candidate buckets of keys", runHash})
 }
 
-// runHash prints, for each key on the command line (or each line of stdin),
-// its hash and its candidates: the quickest way to see what a rule does.
+const hashSynopsis = `hash [flags] [KEY ...]
+
+Prints each key's hash and its candidate buckets under --rule: the
+quickest way to see what a rule does. With no KEY, stdin is a key file,
+read as load reads one (one key a line, or a TSV's first column;
+Zstandard decompressed). After --, every argument is a key.
+
+With --format json each key is an object with "hash" (hex) and
+"candidates", and the key as "key", or, if the key is not valid UTF-8
+(which a JSON string cannot carry byte for byte), as "key_base64": its
+bytes in standard base64, and no "key". Tables and CSV print the key's
+bytes as they are.
+
+Examples:
+  twochoice hash user:1 user:2
+  twochoice hash --rule dchoice --d 3 --bins 1000 --format json < keys.txt`
+
+// runHash prints, for each key on the command line (or each key of
+// stdin), its hash and its candidates.
 func runHash(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("hash", "hash [flags] [KEY ...]   (no KEY: one key per line on stdin; after --, every argument is a key)")
+	fs := newFlags("hash", hashSynopsis)
 	var (
 		kind   = hashfn.XXHash
 		rule   = bucket.GoLeft
@@ -74,22 +93,13 @@ func runHash(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	} else {
-		// Keys as long as the other commands' key files allow (1 MiB).
-		const maxLine = 1 << 20
-		sc := bufio.NewScanner(os.Stdin)
-		sc.Buffer(make([]byte, 64<<10), maxLine)
-		line := 0
-		for sc.Scan() {
-			line++
-			if err := show(strings.TrimSuffix(sc.Text(), "\r")); err != nil {
-				return err
-			}
-		}
-		if err := sc.Err(); err != nil {
-			if errors.Is(err, bufio.ErrTooLong) {
-				return fmt.Errorf("stdin:%d: a line over %d bytes", line+1, maxLine)
-			}
-			return fmt.Errorf("stdin: %w", err)
+		// Stdin is a key file, read as every command reads one: "hash <
+		// keys.txt" shows the keys that "load --keys keys.txt" stores.
+		err := workload.ScanKeys("stdin", os.Stdin, func(_ int, key []byte) error {
+			return show(string(key))
+		})
+		if err != nil {
+			return err
 		}
 	}
 	if format == cli.JSON {
@@ -116,9 +126,50 @@ func runHash(args []string, stdout, stderr io.Writer) error {
 // hashRow is one key's line. The hash is a hex string, as in the table:
 // as a JSON number a 64-bit hash would lose bits in JavaScript and jq.
 type hashRow struct {
-	Key        string   `json:"key"`
+	Key        string
+	Hash       string
+	Candidates []uint64
+}
+
+// hashRowJSON is a hashRow as JSON: the key in exactly one of Key and
+// KeyBase64.
+type hashRowJSON struct {
+	Key        *string  `json:"key,omitempty"`
+	KeyBase64  []byte   `json:"key_base64,omitempty"` // encoding/json writes []byte as base64
 	Hash       string   `json:"hash"`
 	Candidates []uint64 `json:"candidates"`
+}
+
+// MarshalJSON writes a key that is not valid UTF-8 as key_base64:
+// encoding/json would write each invalid byte as U+FFFD, so the key shown
+// would not be the key hashed, and two keys could look the same.
+func (r hashRow) MarshalJSON() ([]byte, error) {
+	j := hashRowJSON{Hash: r.Hash, Candidates: r.Candidates}
+	if utf8.ValidString(r.Key) {
+		j.Key = &r.Key
+	} else {
+		j.KeyBase64 = []byte(r.Key)
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, so that a Go program (the
+// tests, for one) gets the keys back byte for byte.
+func (r *hashRow) UnmarshalJSON(b []byte) error {
+	var j hashRowJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*r = hashRow{Hash: j.Hash, Candidates: j.Candidates}
+	switch {
+	case j.Key != nil && j.KeyBase64 != nil:
+		return errors.New("a row with both key and key_base64")
+	case j.Key != nil:
+		r.Key = *j.Key
+	default:
+		r.Key = string(j.KeyBase64)
+	}
+	return nil
 }
 
 // parseKeysAndFlags parses args in which flags and keys may come in any

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/twochoice/twochoice/hashfn"
 )
 
 // hashJSON runs the hash command with --format json and returns its rows.
@@ -88,7 +94,8 @@ func withStdin(t *testing.T, data string, f func()) {
 
 // Keys on stdin: CRLF endings are not part of the key, a key of up to
 // 1 MiB is hashed, and a longer line is an error that names the line (it
-// was "bufio.Scanner: token too long" past 64 KiB).
+// was "bufio.Scanner: token too long" past 64 KiB). TestKeyFileSameEverywhere
+// checks the other rules of key files on stdin.
 func TestHashStdin(t *testing.T) {
 	long := strings.Repeat("k", 200<<10)
 	withStdin(t, "a\r\nb\r\n"+long+"\n", func() {
@@ -100,8 +107,56 @@ func TestHashStdin(t *testing.T) {
 	})
 	withStdin(t, "a\n"+strings.Repeat("x", 1<<20+1)+"\n", func() {
 		code, _, errOut := runCLI("hash")
-		if code != exitFail || !strings.Contains(errOut, "stdin:2: a line over") {
+		if code != exitFail || !strings.Contains(errOut, "stdin:2: workload: malformed line: longer than") {
 			t.Errorf("exit %d, stderr %q", code, errOut)
 		}
 	})
+}
+
+// A key that is not valid UTF-8 comes out of --format json as key_base64,
+// byte for byte: encoding/json alone wrote "\ufffd" for every bad byte,
+// so "\xff" and "\xfe" looked like the same key. Valid keys, the empty
+// one included, stay in "key".
+func TestHashJSONKeepsKeyBytes(t *testing.T) {
+	keys := []string{"\xff", "\xfe", "ok", "", "é", "a\xc3", "bad\x80utf8\xff"}
+	code, out, errOut := runCLI(append([]string{"hash", "--format", "json", "--"}, keys...)...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var raw []map[string]any
+	if err := json.Unmarshal([]byte(out), &raw); err != nil || len(raw) != len(keys) {
+		t.Fatalf("%d rows, %v: %s", len(raw), err, out)
+	}
+	f, err := hashfn.New(hashfn.XXHash, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range keys {
+		row := raw[i]
+		key, hasKey := row["key"]
+		b64, hasB64 := row["key_base64"]
+		if utf8.ValidString(k) {
+			if !hasKey || key != k || hasB64 {
+				t.Errorf("valid key %q: row %v", k, row)
+			}
+		} else if hasKey || b64 != base64.StdEncoding.EncodeToString([]byte(k)) {
+			t.Errorf("invalid key %q: row %v, want key_base64 %q and no key", k, row, base64.StdEncoding.EncodeToString([]byte(k)))
+		}
+		if want := fmt.Sprintf("%#016x", f.String(k)); row["hash"] != want {
+			t.Errorf("key %q: hash %v, want %s", k, row["hash"], want)
+		}
+	}
+	// The same from stdin, and back through hashRow.UnmarshalJSON.
+	withStdin(t, strings.Join(keys, "\n"), func() {
+		var got []string
+		for _, r := range hashJSON(t) {
+			got = append(got, r.Key)
+		}
+		if want := slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return k == "" }); !slices.Equal(got, want) {
+			t.Errorf("stdin: keys %q, want %q", got, want)
+		}
+	})
+	if code, out, _ := runCLI("hash", "--help"); code != 0 || !strings.Contains(out, "key_base64") {
+		t.Errorf("hash --help does not document key_base64: exit %d, %q", code, out)
+	}
 }

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/internal/cli"
-	"github.com/twochoice/twochoice/internal/serve"
 	"github.com/twochoice/twochoice/store"
 )
 
@@ -18,10 +18,10 @@ const loadSynopsis = `load --keys FILE --out SNAP [flags]
 
 Reads keys from FILE, one per line (or the first column of a
 tab-separated file; empty keys are skipped; Zstandard files are
-decompressed, as serve --keys reads them), stores each with its line
-number as the value (a key seen twice keeps its last line), prints the
-store's bucket load next to the fluid limit, and saves the store as a
-snapshot to SNAP (see "twochoice inspect").
+decompressed; every command reads key files this way), stores each with
+its line number as the value (a key seen twice keeps its last line),
+prints the store's bucket load next to the fluid limit, and saves the
+store as a snapshot to SNAP (see "twochoice inspect").
 
 Examples:
   twochoice load --keys keys.txt --out keys.snap
@@ -92,14 +92,16 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 }
 
 // loadKeys sets every key of the file, with its line number as the value.
-// It reads the file as serve does (serve.EachKey): Zstandard files are
-// decompressed, and a binary file or an overlong line is an error.
+// It reads the file with workload.ScanKeyFile, as every command reads key
+// files: Zstandard files are decompressed, and a binary file or an
+// overlong line is an error.
 func loadKeys(s *store.Store[string, uint64], path string, stderr io.Writer, quiet bool) error {
 	bar := cli.NewProgress(stderr, "load", quiet)
 	defer bar.Done()
-	return serve.EachKey(path, func(frac float64) {
+	return workload.ScanKeyFile(path, func(frac float64) {
 		bar.Update(frac, fmt.Sprintf("%d keys", s.Len()))
-	}, func(line int, key []byte) {
+	}, func(line int, key []byte) error {
 		s.Set(string(key), uint64(line))
+		return nil
 	})
 }

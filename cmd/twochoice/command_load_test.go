@@ -61,8 +61,8 @@ func TestLoadKeyFiles(t *testing.T) {
 		data []byte
 		msg  string
 	}{
-		{"binary", []byte("ab\x00cd\nef\n"), "keys.binary:1: NUL byte"},
-		{"long", []byte("ok\n" + strings.Repeat("x", 1<<20+1) + "\n"), "keys.long:2: a line over"},
+		{"binary", []byte("ab\x00cd\nef\n"), "keys.binary:1: workload: malformed line: NUL byte"},
+		{"long", []byte("ok\n" + strings.Repeat("x", 1<<20+1) + "\n"), "keys.long:2: workload: malformed line: longer than"},
 		{"badzst", append(enc.EncodeAll(plain.Bytes(), nil)[:40:40], 0xff, 0xff), "keys.badzst"},
 	} {
 		p := write("keys."+tc.name, tc.data)

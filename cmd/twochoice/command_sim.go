@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/bucket/fluid"
 	"github.com/twochoice/twochoice/bucket/sim"
@@ -75,7 +76,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		load     = fs.Float64("load", 1, "balls per bin, m/n (any value > 0)")
 		runs     = fs.Int("runs", 0, "runs per rule and size; 0: the published schedule (400 up to 2^20, down to 6 at 2^30, 2 beyond)")
 		seed     = fs.Uint64("seed", 1, "seed: run r of a rule and size replays from (seed, r)")
-		keysFlag = fs.String("keys", "", "key-driven runs: seq, random, product, product:K, or a file with one key per line")
+		keysFlag = fs.String("keys", "", "key-driven runs: seq, random, product, product:K, or a key file (one key a line, or a TSV with the key first; Zstandard files decompressed)")
 		sweep    = fs.String("sweep", "", "sizes A:B or A:B:STEP: n = 2^A … 2^B")
 		plotFile = fs.String("plot", "", "write a chart of the shares to FILE.svg or FILE.png")
 		quiet    = fs.Bool("quiet", false, "no progress bar")
@@ -118,7 +119,9 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	}
 	var keys *sim.Keys
 	if *keysFlag != "" {
-		keys, err = sim.ParseKeys(*keysFlag, func(p string) (io.ReadCloser, error) { return os.Open(p) })
+		// A key file is read as every command reads one (load, serve,
+		// bench's keys:FILE): the same file, the same keys.
+		keys, err = sim.ParseKeys(*keysFlag, func(p string) ([]string, error) { return workload.ReadKeyFile(p, nil) })
 		if err != nil {
 			if strings.HasPrefix(*keysFlag, "product:") {
 				return fmt.Errorf("%w: %v", errUsage, err)

@@ -2,19 +2,25 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/bucket/fluid"
 )
 
-// parseRules parses a comma-separated list of placement rules.
+// parseRules parses a comma-separated list of placement rules. A rule
+// named twice is a usage error: it would run (or solve) the same thing
+// twice and print two identical columns, which is never what was meant.
 func parseRules(s string) ([]bucket.Placement, error) {
 	var rules []bucket.Placement
 	for _, name := range strings.Split(s, ",") {
 		r, err := bucket.ParsePlacement(strings.TrimSpace(name))
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
+			return nil, fmt.Errorf("%w: %w", errUsage, err)
+		}
+		if slices.Contains(rules, r) {
+			return nil, fmt.Errorf("%w: --rule %s: %v is listed twice", errUsage, s, r)
 		}
 		rules = append(rules, r)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/store"
 )
 
@@ -55,7 +56,7 @@ func TestReadKeys(t *testing.T) {
 	for name, content := range map[string]string{
 		"empty":  "\n\n",
 		"binary": "ok\nbad\x00key\n",
-		"long":   "ok\n" + strings.Repeat("x", maxKeyLine+1) + "\n",
+		"long":   "ok\n" + strings.Repeat("x", workload.MaxLine+1) + "\n",
 	} {
 		_, err := ReadKeys(write(t, name, content), nil)
 		if !errors.Is(err, ErrKeys) || !strings.Contains(err.Error(), name) {

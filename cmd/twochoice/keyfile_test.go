@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Every command that reads a key file reads it the same way
+// (workload.ScanKeyFile): a file with CRLF endings, blank lines, a TSV
+// column and a line past 64 KiB, or the same file compressed, gives load,
+// sim --keys and hash (on stdin) exactly the keys of a plain file of one
+// key a line. sim used to read blank lines as keys, tabs as part of the
+// key, and a compressed file's bytes as lines.
+func TestKeyFileSameEverywhere(t *testing.T) {
+	keys := []string{"alpha", "beta gamma", strings.Repeat("L", 100<<10), "delta", "alpha"}
+	for i := range 60 {
+		keys = append(keys, fmt.Sprintf("user:%d", i))
+	}
+	var messy bytes.Buffer
+	for i, k := range keys {
+		switch i % 4 {
+		case 0:
+			fmt.Fprintf(&messy, "%s\r\n", k)
+		case 1:
+			fmt.Fprintf(&messy, "%s\t%d\tcolumn\n\n", k, i)
+		case 2:
+			fmt.Fprintf(&messy, "\n\r\n%s\n", k)
+		case 3:
+			fmt.Fprintf(&messy, "\tnot a key\n%s\n", k)
+		}
+	}
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	enc, _ := zstd.NewWriter(nil)
+	clean := write("clean.txt", []byte(strings.Join(keys, "\n")+"\n"))
+	files := []string{write("messy.tsv", messy.Bytes()), write("messy.tsv.zst", enc.EncodeAll(messy.Bytes(), nil))}
+
+	sim := func(p string) string {
+		t.Helper()
+		code, out, errOut := runCLI("sim", "--keys", p, "--rule", "dchoice", "--bins", "64", "--runs", "1", "--format", "json", "--quiet")
+		if code != 0 {
+			t.Fatalf("sim --keys %s: exit %d, stderr %q", p, code, errOut)
+		}
+		var row map[string]any // one rule and size: one object
+		if err := json.Unmarshal([]byte(out), &row); err != nil {
+			t.Fatalf("sim --keys %s: %v in %q", p, err, out)
+		}
+		return fmt.Sprint(row["balls"], row["share_at_least"], row["max_load_runs"])
+	}
+	load := func(p string) string {
+		t.Helper()
+		m := loadSummary(t, p)
+		return fmt.Sprint(m["entries"], m["histogram"], m["stash"])
+	}
+	hashed := func(p string) []string {
+		t.Helper()
+		var got []string
+		withStdin(t, string(readFile(t, p)), func() {
+			for _, r := range hashJSON(t) {
+				got = append(got, r.Key)
+			}
+		})
+		return got
+	}
+	wantSim, wantLoad := sim(clean), load(clean)
+	if got := hashed(clean); !slices.Equal(got, keys) {
+		t.Fatalf("hash < clean file: %d keys, want %d", len(got), len(keys))
+	}
+	for _, p := range files {
+		name := filepath.Base(p)
+		if got := sim(p); got != wantSim {
+			t.Errorf("sim --keys %s: %s, the plain file %s", name, got, wantSim)
+		}
+		if got := load(p); got != wantLoad {
+			t.Errorf("load --keys %s: %s, the plain file %s", name, got, wantLoad)
+		}
+		if got := hashed(p); !slices.Equal(got, keys) {
+			t.Errorf("hash < %s: %d keys %.40q, want %d %.40q", name, len(got), got, len(keys), keys)
+		}
+	}
+}
+
+func readFile(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
