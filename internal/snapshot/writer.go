@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/cespare/xxhash/v2"
@@ -55,7 +56,7 @@ func Create(path string) (*Writer, error) {
 		return nil, fmt.Errorf("snapshot %s: %w (%w)", path, ErrWrite, err)
 	}
 	removeStale(path)
-	w := &Writer{path: path, tmp: path + ".tmp-" + hex.EncodeToString(suffix[:]), sum: xxhash.New()}
+	w := &Writer{path: path, tmp: path + tmpMark + hex.EncodeToString(suffix[:]), sum: xxhash.New()}
 	// NoSync: one fsync at the end (in Commit) instead of one per
 	// transaction; until the rename the file is only a draft.
 	// A large initial mapping (address space, not memory) spares bbolt
@@ -221,6 +222,26 @@ func (w *Writer) Abort() {
 		w.db = nil
 	}
 	os.Remove(w.tmp)
+}
+
+// tmpMark joins a snapshot's path and the random suffix of its temporary
+// file: path + tmpMark + 12 lowercase hex digits.
+const tmpMark = ".tmp-"
+
+// isTemp reports whether name is a temporary file of a save to path. Only
+// the exact shape Create makes counts: removeStale deletes what matches,
+// and "notes.snap.tmp-old" is the user's own file.
+func isTemp(name, path string) bool {
+	suffix, ok := strings.CutPrefix(name, path+tmpMark)
+	if !ok || len(suffix) != 12 {
+		return false
+	}
+	for i := range len(suffix) {
+		if c := suffix[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // globEscape quotes the characters filepath.Match treats specially.
