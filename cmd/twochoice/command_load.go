@@ -36,7 +36,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		quiet    = fs.Bool("quiet", false, "no progress bar")
 		format   = cli.Table
 	)
-	fs.Var(&format, "format", "output: table or json")
+	fs.Var(summaryFormatFlag{&format}, "format", "output: table or json")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

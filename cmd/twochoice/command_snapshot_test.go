@@ -131,6 +131,9 @@ func TestLoadInspectErrors(t *testing.T) {
 		{[]string{"inspect"}, exitUsage, "no snapshot"},
 		{[]string{"inspect", text, "extra"}, exitUsage, "extra"},
 		{[]string{"inspect", text, "--format", "csv"}, exitUsage, "csv"},
+		// An unknown format names the two this command prints, not csv.
+		{[]string{"inspect", text, "--format", "xml"}, exitUsage, `"xml" (want table or json)`},
+		{[]string{"load", "--keys", keys, "--out", snap, "--format", "xml"}, exitUsage, `"xml" (want table or json)`},
 		{[]string{"inspect", text}, exitFail, "not a twochoice snapshot"},
 		{[]string{"inspect", filepath.Join(dir, "none.snap")}, exitFail, "not found"},
 	} {
