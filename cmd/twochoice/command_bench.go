@@ -65,7 +65,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		s         = fs.Float64("s", 1.0, "Zipf exponent (any s > 0)")
 		keys      = fs.Uint64("keys", 1_000_000, "number of keys of zipf, uniform and scan")
 		cacheList = fs.String("caches", strings.Join(measure.DefaultCaches(), ","), "caches to compare, comma-separated, or \"all\"")
-		capList   = fs.String("capacity", "1%,10%", "capacities: entries (at most the workload's distinct keys), or percentages of them, comma-separated")
+		capList   = fs.String("capacity", "1%,10%", "capacities: entries (at most the workload's distinct keys, and 2^24), or percentages of them, comma-separated")
 		thrList   = fs.String("threads", defaultThreads(), "goroutine counts of the timed runs, comma-separated, 1 to 1024")
 		duration  = fs.Duration("duration", 200*time.Millisecond, "timed part of each timed run")
 		seed      = fs.Uint64("seed", 1, "seed of the generators: the same seed replays the same requests")

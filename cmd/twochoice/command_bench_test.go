@@ -155,6 +155,10 @@ func TestBenchErrors(t *testing.T) {
 		{"--workload", "trace:"},
 		{"--workload", "zipf", "--s", "0"},
 		{"--keys", "0"},
+		{"--keys", "18446744073709551615"},             // past Zipf's 2^53
+		{"--workload", "scan", "--keys", "4294967296"}, // a scan is held in memory
+		{"--keys", "10000000000"},                      // 1% of them is past MaxCapacity
+		{"--capacity", "100000000", "--keys", "1000000000"},
 		{"--capacity", "0"},
 		{"--capacity", "1%,x"},
 		{"--threads", "0"},
