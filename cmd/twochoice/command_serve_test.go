@@ -61,6 +61,8 @@ func TestServeErrors(t *testing.T) {
 		{[]string{"serve", "--keys", keys, "--bucket-size", "9"}, exitUsage, "BucketSize 9"},
 		{[]string{"serve", "--keys", keys, "--placement", "nosuch"}, exitUsage, "nosuch"},
 		{[]string{"serve", "--keys", keys, "--addr", "127.0.0.1:99999"}, exitFail, "99999"},
+		// 10^5 goroutines took gigabytes and never got to serve.
+		{[]string{"serve", "--keys", keys, "--threads", "100000"}, exitUsage, "at most 1024"},
 	} {
 		code, _, errOut := runCLI(c.args...)
 		if code != c.code || !strings.Contains(errOut, c.msg) {

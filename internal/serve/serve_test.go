@@ -87,6 +87,7 @@ func TestConfigErrors(t *testing.T) {
 		"bad shares":   {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform", Threads: 1, Writes: 0.6, Deletes: 0.6}},
 		"no threads":   {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform"}},
 		"bad rate":     {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform", Threads: 1, Rate: -1}},
+		"many threads": {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform", Threads: MaxThreads + 1}},
 	} {
 		c.Addr = "127.0.0.1:0"
 		if _, err := Start(c); !errors.Is(err, ErrConfig) {
