@@ -97,12 +97,23 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if *name == "" {
 		*name = nameOf(source)
 	}
+	// Listen before the keys are read: a malformed --addr is a usage
+	// error, and a port already taken is best learned before a long load.
+	if _, port, err := net.SplitHostPort(*addr); err != nil {
+		return fmt.Errorf("%w: --addr %s: %v", errUsage, *addr, err)
+	} else if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("%w: --addr %s: %v", errUsage, *addr, err)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
 	o := opts.options()
 	if o.Placement == bucket.OneChoice {
 		o.Choices = 1
 	}
 	cfg := serve.Config{
-		Addr: *addr, Name: *name, Expvar: true, Snapshots: true,
+		Listener: ln, Name: *name, Expvar: true, Snapshots: true,
 		Options: o,
 		Workload: serve.Workload{Kind: *kind, ZipfS: *zipfS, Writes: *writes, Deletes: *deletes, Inserts: *inserts,
 			Threads: *threads, Rate: *rate, Seed: *wseed},
@@ -113,6 +124,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if *snapPath != "" {
 		s, err := store.Open[string, uint64](*snapPath, nil)
 		if err != nil {
+			ln.Close()
 			return err
 		}
 		cfg.Store = s
@@ -122,6 +134,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		keys, err := serve.ReadKeys(*keysPath, func(f float64) { bar.Update(f, "") })
 		bar.Done()
 		if err != nil {
+			ln.Close()
 			return err
 		}
 		bar = cli.NewProgress(stderr, "loading   ", *quiet)

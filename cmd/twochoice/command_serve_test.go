@@ -11,6 +11,7 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -60,7 +61,10 @@ func TestServeErrors(t *testing.T) {
 		{[]string{"serve", "--keys", keys, "--name", "a/b"}, exitUsage, "bad store name"},
 		{[]string{"serve", "--keys", keys, "--bucket-size", "9"}, exitUsage, "BucketSize 9"},
 		{[]string{"serve", "--keys", keys, "--placement", "nosuch"}, exitUsage, "nosuch"},
-		{[]string{"serve", "--keys", keys, "--addr", "127.0.0.1:99999"}, exitFail, "99999"},
+		// A malformed --addr is the command line's fault.
+		{[]string{"serve", "--keys", keys, "--addr", "127.0.0.1:99999"}, exitUsage, "99999"},
+		{[]string{"serve", "--keys", keys, "--addr", "localhost"}, exitUsage, "--addr localhost"},
+		{[]string{"serve", "--keys", keys, "--addr", ":nosuchservice"}, exitUsage, "nosuchservice"},
 		// 10^5 goroutines took gigabytes and never got to serve.
 		{[]string{"serve", "--keys", keys, "--threads", "100000"}, exitUsage, "at most 1024"},
 	} {
@@ -68,6 +72,17 @@ func TestServeErrors(t *testing.T) {
 		if code != c.code || !strings.Contains(errOut, c.msg) {
 			t.Errorf("%v: code %d, stderr %q; want %d and %q", c.args, code, errOut, c.code, c.msg)
 		}
+	}
+	// A port already taken is found before the keys are read (the key
+	// file here does not exist), not after a long load.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	code, _, errOut := runCLI("serve", "--keys", filepath.Join(t.TempDir(), "missing"), "--addr", ln.Addr().String())
+	if code != exitFail || !strings.Contains(errOut, "address already in use") {
+		t.Errorf("taken port: code %d, stderr %q", code, errOut)
 	}
 	if got := nameOf("/data/OLTP trace.keys.zst"); got != "OLTP_trace" {
 		t.Errorf("nameOf = %q", got)

@@ -19,6 +19,10 @@ type Config struct {
 	// Addr is the address to listen on, host:port; port 0 picks a free
 	// one. Serve on loopback unless the page is meant for others.
 	Addr string
+	// Listener, if not nil, is served instead of listening on Addr (a
+	// caller that listens first learns of a taken port before loading
+	// the keys). Start closes it if it fails.
+	Listener net.Listener
 	// Name is the store's name on the page: /NAME, /NAME.json.
 	Name string
 	// Keys are loaded into the store before it is served, each with its
@@ -58,7 +62,14 @@ type Server struct {
 }
 
 // Start loads the keys, listens, and starts serving and the workload.
-func Start(c Config) (*Server, error) {
+func Start(c Config) (srv *Server, err error) {
+	if c.Listener != nil {
+		defer func() {
+			if err != nil {
+				c.Listener.Close()
+			}
+		}()
+	}
 	if c.Store != nil && len(c.Keys) == 0 {
 		for k := range c.Store.All() {
 			c.Keys = append(c.Keys, k)
@@ -91,9 +102,11 @@ func Start(c Config) (*Server, error) {
 	if err := h.Add(c.Name, s); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	ln, err := net.Listen("tcp", c.Addr)
-	if err != nil {
-		return nil, err
+	ln := c.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", c.Addr); err != nil {
+			return nil, err
+		}
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", h)
@@ -106,7 +119,7 @@ func Start(c Config) (*Server, error) {
 		}
 		mux.Handle("/debug/vars", expvar.Handler())
 	}
-	srv := &Server{
+	srv = &Server{
 		Store: s, ln: ln, served: make(chan error, 1), started: time.Now(), name: c.Name,
 		http: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute},
 	}
