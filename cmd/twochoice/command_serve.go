@@ -123,6 +123,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	var bar *cli.Progress
 	if *snapPath != "" {
 		s, err := store.Open[string, uint64](*snapPath, nil)
+		if err == nil && s.Len() == 0 && (*kind == "zipf" || *kind == "uniform") {
+			err = fmt.Errorf("snapshot %s holds no keys for the %s workload to ask for; serve it with --workload none", *snapPath, *kind)
+		}
 		if err != nil {
 			ln.Close()
 			return err

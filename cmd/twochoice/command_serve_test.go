@@ -350,3 +350,37 @@ func pixels(img image.Image, c color.RGBA) int {
 	}
 	return n
 }
+
+// A snapshot of an empty store is served without a workload, and with one
+// is refused as the file's shortcoming (exit 1), not a usage error.
+func TestServeEmptySnapshot(t *testing.T) {
+	s, err := store.New[string, uint64](store.Options{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := filepath.Join(t.TempDir(), "empty.snap")
+	if err := s.Save(snap); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI("serve", "--snapshot", snap, "--addr", "127.0.0.1:0")
+	if code != exitFail || !strings.Contains(errOut, "no keys") || !strings.Contains(errOut, "--workload none") {
+		t.Errorf("with a workload: code %d, stderr %q", code, errOut)
+	}
+	if testing.Short() {
+		return
+	}
+	page, stop := startServe(t, "--snapshot", snap, "--workload", "none")
+	resp, err := http.Get(page + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Entries *int `json:"entries"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&doc)
+	resp.Body.Close()
+	if err != nil || doc.Entries == nil || *doc.Entries != 0 {
+		t.Errorf("JSON: %v, %v", doc.Entries, err)
+	}
+	stop()
+}

@@ -31,7 +31,7 @@ type Config struct {
 	// Store, if not nil, is served instead of a new store of Keys (a
 	// store opened from a snapshot, say); Options and Progress are then
 	// unused, and the workload asks for Keys, or for the store's keys
-	// when Keys is empty.
+	// when Keys is empty. It may be empty only with the workload "none".
 	Store *store.Store[string, uint64]
 	// Snapshots offers the store's snapshot for download at /NAME.snapshot.
 	Snapshots bool
@@ -76,11 +76,12 @@ func Start(c Config) (srv *Server, err error) {
 		}
 		slices.Sort(c.Keys) // the workload's key ranks must not depend on the table's order
 	}
-	if len(c.Keys) == 0 {
-		return nil, fmt.Errorf("%w: no keys", ErrConfig)
-	}
 	if err := c.Workload.check(); err != nil {
 		return nil, err
+	}
+	// A store given may be empty if nothing is to ask for its keys.
+	if len(c.Keys) == 0 && (c.Store == nil || c.Workload.Kind != "none") {
+		return nil, fmt.Errorf("%w: no keys", ErrConfig)
 	}
 	s := c.Store
 	if s == nil {
