@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twochoice/twochoice/internal/testfs"
 	"github.com/twochoice/twochoice/store"
 )
 
@@ -205,7 +206,11 @@ func TestLoadOutCheckedFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(dir, "keys.txt")
-	for _, out := range []string{filepath.Join(dir, "nosuch", "k.snap"), filepath.Join(file, "k.snap")} {
+	outs := []string{filepath.Join(dir, "nosuch", "k.snap"), filepath.Join(file, "k.snap")}
+	if os.Geteuid() == 0 { // else ReadOnlyDir skips the whole test
+		outs = append(outs, filepath.Join(testfs.ReadOnlyDir(t), "k.snap"))
+	}
+	for _, out := range outs {
 		code, stdout, errOut := runCLI("load", "--keys", missing, "--out", out, "--quiet")
 		if code != exitUsage || !strings.Contains(errOut, "--out") || stdout != "" {
 			t.Errorf("--out %s: code %d, stderr %q", out, code, errOut)
