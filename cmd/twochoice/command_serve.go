@@ -64,7 +64,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		writes   = fs.Float64("writes", 0.1, "share of requests that set a key of the file")
 		deletes  = fs.Float64("deletes", 0.01, "share of requests that delete one")
 		inserts  = fs.Float64("inserts", 0, "share of requests that set a new key, so the store grows")
-		threads  = fs.Int("threads", 1, "goroutines sending requests")
+		threads  = fs.Int("threads", 1, fmt.Sprintf("goroutines sending requests, 1 to %d", serve.MaxThreads))
 		rate     = fs.Float64("rate", 20000, "requests per second over all threads; 0: as fast as they go")
 		wseed    = fs.Uint64("workload-seed", 1, "seed of the workload's streams")
 		quiet    = fs.Bool("quiet", false, "no progress bar")
