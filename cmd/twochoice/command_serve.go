@@ -152,6 +152,10 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Catch Ctrl-C before saying we are serving: a script that signals on
+	// reading the line must get a clean shutdown.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	o = srv.Store.Options()
 	fmt.Fprintf(stderr, "loaded %d keys from %s in %s: %s, d = %d, buckets of %d, %s, seed %d\n",
 		srv.Loaded, source, time.Since(start).Round(time.Millisecond), o.Placement, o.Choices, o.BucketSize, o.Hash, o.Seed)
@@ -160,8 +164,6 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "serving %s (index /, JSON %s.json, snapshot %s.snapshot, expvar /debug/vars); Ctrl-C stops\n", srv.URL(), cfg.Name, cfg.Name)
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	select {
 	case err := <-srv.Wait():
 		return fmt.Errorf("serving: %w", err)

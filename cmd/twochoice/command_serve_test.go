@@ -384,3 +384,20 @@ func TestServeEmptySnapshot(t *testing.T) {
 	}
 	stop()
 }
+
+// Ctrl-C stops serve cleanly from the moment it says it is serving: the
+// signal handler used to be installed after the "serving" line, and a
+// SIGINT sent on reading it killed the process.
+func TestServeInterruptedAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers; skipped in -short mode")
+	}
+	keys := filepath.Join(t.TempDir(), "keys.txt")
+	if err := os.WriteFile(keys, []byte("a\nb\nc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		_, stop := startServe(t, "--keys", keys, "--workload", "none")
+		stop()
+	}
+}
