@@ -174,7 +174,8 @@
 //   - BucketSize below 8 saves no memory.
 //   - Key types other than strings, integers and byte arrays are hashed
 //     through hash/maphash, reproducible only within one process: Save
-//     refuses them (ErrKeyType).
+//     refuses them (ErrKeyType). Values of complex, function or channel
+//     types cannot be saved either (ErrValueType).
 //   - While a snapshot runs the table does not grow, so a long Save under
 //     heavy inserts leaves a large stash until the next write after it.
 package store

@@ -11,7 +11,7 @@ import (
 
 // Snapshot errors, for errors.Is. They are the sentinels of the snapshot
 // format (internal/snapshot); every error of Save and Open wraps one of
-// them, or ErrKeyType, and names the file.
+// them, or ErrKeyType or ErrValueType, and names the file.
 var (
 	// ErrNotFound: the snapshot file does not exist (it also matches
 	// fs.ErrNotExist).
@@ -45,6 +45,12 @@ var (
 	// it could not be restored into the same buckets. Strings, byte arrays
 	// and integer kinds can be saved.
 	ErrKeyType = errors.New("store: key type cannot be saved: its hash is not reproducible across processes")
+	// ErrValueType: a value cannot be written with msgpack. A value type
+	// msgpack would leave out whole (complex numbers, functions, channels)
+	// is refused before the file is touched; a value it fails to encode
+	// (a slice of complex numbers, an any holding one) stops the save.
+	// The previous snapshot is untouched.
+	ErrValueType = errors.New("store: value cannot be saved")
 )
 
 // Save writes a snapshot of the store to path: a consistent view of the
@@ -61,12 +67,14 @@ var (
 //
 // The format is described in internal/snapshot and in the README. Keys of
 // types that New hashes through hash/maphash cannot be saved (ErrKeyType);
-// values must be encodable with msgpack (exported fields of structs).
+// values must be encodable with msgpack (exported fields of structs), and
+// a value type of complex numbers, functions or channels is refused
+// (ErrValueType).
 // Values come back as msgpack decodes them into V: a concrete V comes back
 // as it was saved, but an interface V (any) gets msgpack's own types, so a
 // Store[K, any] that held an int, a []int and a struct opens with an
-// int64, a []any and a map[any]any; and channel and function fields are
-// not saved. Give V a concrete type for values that must round-trip
+// int64, a []any and a map[any]any; and channel, function and complex
+// fields are not saved. Give V a concrete type for values that must round-trip
 // exactly.
 // One Save runs at a time per store; a second waits for the first.
 func (s *Store[K, V]) Save(path string) error { return s.SaveProgress(path, nil) }
@@ -78,6 +86,13 @@ func (s *Store[K, V]) Save(path string) error { return s.SaveProgress(path, nil)
 func (s *Store[K, V]) SaveProgress(path string, progress func(done, total uint64)) error {
 	if shapeOf(reflect.TypeFor[K]()) == shapeOther {
 		return fmt.Errorf("snapshot %s: %w (key type %s)", path, ErrKeyType, typeName[K]())
+	}
+	// msgpack skips a struct field of these kinds, so a record's value
+	// field would be missing: Open would give zero values and inspect
+	// would read the expiry as the value.
+	switch reflect.TypeFor[V]().Kind() {
+	case reflect.Complex64, reflect.Complex128, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return fmt.Errorf("snapshot %s: %w: msgpack does not write a %s", path, ErrValueType, typeName[V]())
 	}
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
@@ -109,7 +124,8 @@ func (s *Store[K, V]) writeView(v *cowView[K, V], progress func(done, total uint
 			e := &es[x]
 			rec, err := v.enc.EncodeRecord(e.key, e.val, e.expiry, e.bucket)
 			if err != nil {
-				return fmt.Errorf("snapshot %s: %w", v.w.Path(), err)
+				// Keys are of types that always encode: the value failed.
+				return fmt.Errorf("snapshot %s: %w: key %v: %v", v.w.Path(), ErrValueType, e.key, err)
 			}
 			if err := v.w.Append(rec); err != nil {
 				return err

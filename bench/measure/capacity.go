@@ -15,6 +15,14 @@ type Capacity struct {
 	Share   float64 // a fraction of the distinct keys, in (0, 1]
 }
 
+// MaxCapacity bounds a capacity in entries, given or resolved from a
+// share: every cache holds that many entries in memory (about 100 bytes
+// each, several caches at once during the hit-ratio replays), and the
+// replays' warm-up and the memory fill take requests and keys in
+// proportion. 1% of --keys 10^10 made otter panic in makeslice or ran the
+// process out of memory. The README's comparisons stop at 10^6.
+const MaxCapacity = 1 << 24
+
 // Entries returns a capacity of n entries.
 func Entries(n int) Capacity { return Capacity{Entries: n} }
 
@@ -36,6 +44,9 @@ func ParseCapacities(s string) ([]Capacity, error) {
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("%w: capacity %q: want a number of entries ≥ 1 or a percentage such as 1%%", ErrConfig, f)
+		}
+		if n > MaxCapacity {
+			return nil, fmt.Errorf("%w: capacity %d: at most %d entries", ErrConfig, n, MaxCapacity)
 		}
 		out = append(out, Capacity{Entries: n})
 	}
@@ -60,5 +71,5 @@ func (c Capacity) resolve(distinct int) int {
 }
 
 func (c Capacity) valid() bool {
-	return c.Share == 0 && c.Entries >= 1 || c.Share > 0 && c.Share <= 1
+	return c.Share == 0 && c.Entries >= 1 && c.Entries <= MaxCapacity || c.Share > 0 && c.Share <= 1
 }

@@ -131,7 +131,7 @@ func (c *Config) validate() error {
 	case len(c.Capacities) == 0:
 		return fmt.Errorf("%w: no capacity", ErrConfig)
 	case slices.ContainsFunc(c.Capacities, func(x Capacity) bool { return !x.valid() }):
-		return fmt.Errorf("%w: a capacity below 1 entry, or a share outside (0, 100%%]", ErrConfig)
+		return fmt.Errorf("%w: a capacity below 1 or above %d entries, or a share outside (0, 100%%]", ErrConfig, MaxCapacity)
 	case c.Measures&MeasureThroughput != 0 && len(c.Threads) == 0:
 		return fmt.Errorf("%w: no goroutine count", ErrConfig)
 	case len(c.Threads) > 0 && slices.Min(c.Threads) < 1:
@@ -224,6 +224,8 @@ func run[K caches.Key](ctx context.Context, c Config, newSource func(Spec, uint6
 	// (a typo of 10^12 ran out of memory): most likely a mistake.
 	if top := slices.Max(capacities); top > src.distinct {
 		return nil, fmt.Errorf("%w: capacity %d is above the workload's %d distinct keys", ErrConfig, top, src.distinct)
+	} else if top > MaxCapacity {
+		return nil, fmt.Errorf("%w: capacity %d (of %d distinct keys) is above the harness's bound of %d entries", ErrConfig, top, src.distinct, MaxCapacity)
 	}
 	skipped, skip, err := probe(peers, capacities)
 	if err != nil {

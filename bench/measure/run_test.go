@@ -325,3 +325,18 @@ func TestTraceTooLarge(t *testing.T) {
 		}
 	}
 }
+
+// A capacity past MaxCapacity, given or a share of a huge workload, is
+// ErrConfig before any cache is made: a cache of 10^8 entries and more
+// (1% of --keys 10^10) ran the process out of memory, or made otter panic
+// in makeslice.
+func TestRunCapacityBound(t *testing.T) {
+	for _, cp := range []Capacity{{Entries: MaxCapacity + 1}, {Share: 0.01}} {
+		c := small("otter", "lru")
+		c.Workload.Keys = 1 << 40
+		c.Capacities = []Capacity{cp}
+		if _, err := Run(context.Background(), c); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), strconv.Itoa(MaxCapacity)) {
+			t.Errorf("capacity %v of 2^40 keys: %v", cp, err)
+		}
+	}
+}

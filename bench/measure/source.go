@@ -90,8 +90,8 @@ func newUintSource(sp Spec, seed uint64) (*source[uint64], error) {
 		if err != nil {
 			return nil, err
 		}
-		if sp.Keys > math.MaxInt32 {
-			return nil, fmt.Errorf("%w: a scan over %d keys is held in memory; at most 2^31", ErrWorkload, sp.Keys)
+		if sp.Keys > maxScanKeys {
+			return nil, fmt.Errorf("%w: a scan over %d keys is held in memory; at most 2^31-1", ErrWorkload, sp.Keys)
 		}
 		src.gen = func(uint64) (workload.Workload[uint64], error) { return workload.NewScan(sp.Keys) }
 		src.seed, src.distinct = seed, int(sp.Keys)
@@ -107,6 +107,9 @@ func newUintSource(sp Spec, seed uint64) (*source[uint64], error) {
 	}
 	return nil, fmt.Errorf("%w: %v has string keys", ErrWorkload, sp.Kind)
 }
+
+// maxScanKeys bounds a scan's keys: one cycle of them is held in memory.
+const maxScanKeys = math.MaxInt32
 
 // maxFileRequests bounds the requests a trace or key file may expand to:
 // they are all held in memory (about 2 GiB of uint64 requests at the

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/twochoice/twochoice/bench/workload"
 )
 
 // Kind is the kind of a workload.
@@ -69,6 +71,14 @@ func ParseSpec(spec string, s float64, keys uint64) (Spec, error) {
 		}
 		if sp.Kind == Zipf && (!(s > 0) || math.IsInf(s, 0)) {
 			return Spec{}, fmt.Errorf("%w: zipf exponent %v, want a finite s > 0", ErrWorkload, s)
+		}
+		// The generators' own bounds, here so that a command can tell a
+		// bad key count (ErrWorkload from ParseSpec) from a failed run.
+		if sp.Kind == Zipf && keys > workload.MaxZipfKeys {
+			return Spec{}, fmt.Errorf("%w: zipf over %d keys, want at most 2^53", ErrWorkload, keys)
+		}
+		if sp.Kind == Scan && keys > maxScanKeys {
+			return Spec{}, fmt.Errorf("%w: a scan over %d keys is held in memory; at most 2^31-1", ErrWorkload, keys)
 		}
 		return sp, nil
 	}

@@ -2,7 +2,10 @@ package measure
 
 import (
 	"errors"
+	"strconv"
 	"testing"
+
+	"github.com/twochoice/twochoice/bench/workload"
 )
 
 func TestParseSpec(t *testing.T) {
@@ -40,6 +43,17 @@ func TestParseSpec(t *testing.T) {
 	if _, err := ParseSpec("uniform", 1, 0); !errors.Is(err, ErrWorkload) {
 		t.Errorf("0 keys: %v", err)
 	}
+	// The generators' bounds are the spec's: the command tells a bad
+	// --keys from a failed run by ErrWorkload from ParseSpec.
+	if _, err := ParseSpec("zipf", 1, workload.MaxZipfKeys+1); !errors.Is(err, ErrWorkload) {
+		t.Errorf("zipf over 2^53+1 keys: %v", err)
+	}
+	if _, err := ParseSpec("zipf", 1, workload.MaxZipfKeys); err != nil {
+		t.Errorf("zipf over 2^53 keys: %v", err)
+	}
+	if _, err := ParseSpec("scan", 1, maxScanKeys+1); !errors.Is(err, ErrWorkload) {
+		t.Errorf("scan over 2^31 keys: %v", err)
+	}
 	if s := (Spec{Kind: Zipf, S: 1.1, Keys: 5}).String(); s != "zipf(s=1.1,keys=5)" {
 		t.Errorf("String = %q", s)
 	}
@@ -62,7 +76,10 @@ func TestParseCapacities(t *testing.T) {
 	if got := (Capacity{Share: 0.01}).resolve(10); got != 1 {
 		t.Errorf("1%% of 10 keys = %d, want at least 1", got)
 	}
-	for _, bad := range []string{"", "0", "-5", "x", "0%", "101%", "1e3", "5,,6"} {
+	if _, err := ParseCapacities(strconv.Itoa(MaxCapacity)); err != nil {
+		t.Errorf("%d entries: %v", MaxCapacity, err)
+	}
+	for _, bad := range []string{"", "0", "-5", "x", "0%", "101%", "1e3", "5,,6", strconv.Itoa(MaxCapacity + 1)} {
 		if _, err := ParseCapacities(bad); !errors.Is(err, ErrConfig) {
 			t.Errorf("ParseCapacities(%q) error %v; want ErrConfig", bad, err)
 		}

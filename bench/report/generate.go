@@ -77,6 +77,14 @@ func Generate(ctx context.Context, o Options) error {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
+	// The results are written after minutes of runs: a directory that
+	// exists but cannot take a file (read-only) must fail now.
+	probe, err := os.CreateTemp(o.Dir, ".twochoice-probe-*")
+	if err != nil {
+		return fmt.Errorf("report: %s cannot take the results: %w", o.Dir, err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
 	var bounded, all []string
 	for _, p := range caches.Peers[uint64, measure.Value]() {
 		all = append(all, p.Name)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/twochoice/twochoice/bench/measure"
+	"github.com/twochoice/twochoice/internal/testfs"
 	"github.com/twochoice/twochoice/store"
 )
 
@@ -124,4 +125,21 @@ func TestLoadLinesFluid(t *testing.T) {
 		t.Errorf("the unbounded store's line lacks its fluid limit: %s", lines[2])
 	}
 	t.Logf("\n%s", b.String())
+}
+
+// A report directory that cannot take a file is refused before minutes of
+// comparisons, not when their results are written.
+func TestGenerateUnwritableDir(t *testing.T) {
+	dir := testfs.ReadOnlyDir(t)
+	traces := t.TempDir()
+	for _, name := range []string{"OLTP.lis.zst", "P12.lis.zst"} {
+		// Not zstd: a run that got as far as reading them fails otherwise.
+		if err := os.WriteFile(filepath.Join(traces, name), []byte("not a trace"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := Generate(context.Background(), Options{Dir: dir, Traces: traces})
+	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("Generate into a read-only directory: %v", err)
+	}
 }

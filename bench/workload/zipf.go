@@ -31,8 +31,8 @@ type Zipf struct {
 	squeeze   float64 // a draw within squeeze of its integer needs no test
 }
 
-// maxZipfKeys is the largest n for which every rank is exact as a float64.
-const maxZipfKeys = 1 << 53
+// MaxZipfKeys is the largest n for which every rank is exact as a float64.
+const MaxZipfKeys = 1 << 53
 
 // NewZipf returns a Zipf generator over n keys with exponent s (a finite
 // s > 0; 1 ≤ n ≤ 2^53) drawing from the given seed.
@@ -40,7 +40,7 @@ func NewZipf(s float64, n, seed uint64) (*Zipf, error) {
 	if !(s > 0) || math.IsInf(s, 0) {
 		return nil, fmt.Errorf("%w: zipf exponent s = %v, want a finite s > 0", ErrParam, s)
 	}
-	if n < 1 || n > maxZipfKeys {
+	if n < 1 || n > MaxZipfKeys {
 		return nil, fmt.Errorf("%w: zipf over %d keys, want 1 to 2^53", ErrParam, n)
 	}
 	z := &Zipf{s: s, n: float64(n), keys: n, seed: seed, oneMinusS: 1 - s}

@@ -172,8 +172,12 @@ func TestBenchSmallAndHugeCapacity(t *testing.T) {
 	if strings.Contains(out, "\ntwochoice-goleft,\"zipf(s=1,n=100,seed=1)\",1,") {
 		t.Errorf("a row for the skipped pair:\n%s", out)
 	}
-	code, _, errOut = runCLIWithin(t, 60*time.Second, "bench", "--keys", "1000", "--capacity", "1000000000000", "--duration", "5ms", "--threads", "1")
+	code, _, errOut = runCLIWithin(t, 60*time.Second, "bench", "--keys", "1000", "--capacity", "2000", "--duration", "5ms", "--threads", "1")
 	if code != exitUsage || !strings.Contains(errOut, "distinct keys") {
+		t.Errorf("capacity past the keys: code %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runCLIWithin(t, 60*time.Second, "bench", "--keys", "1000", "--capacity", "1000000000000", "--duration", "5ms", "--threads", "1")
+	if code != exitUsage || !strings.Contains(errOut, "at most 16777216") {
 		t.Errorf("huge capacity: code %d, stderr %q", code, errOut)
 	}
 }

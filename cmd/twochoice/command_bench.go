@@ -65,7 +65,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		s         = fs.Float64("s", 1.0, "Zipf exponent (any s > 0)")
 		keys      = fs.Uint64("keys", 1_000_000, "number of keys of zipf, uniform and scan")
 		cacheList = fs.String("caches", strings.Join(measure.DefaultCaches(), ","), "caches to compare, comma-separated, or \"all\"")
-		capList   = fs.String("capacity", "1%,10%", "capacities: entries (at most the workload's distinct keys), or percentages of them, comma-separated")
+		capList   = fs.String("capacity", "1%,10%", "capacities: entries (at most the workload's distinct keys, and 2^24), or percentages of them, comma-separated")
 		thrList   = fs.String("threads", defaultThreads(), "goroutine counts of the timed runs, comma-separated, 1 to 1024")
 		duration  = fs.Duration("duration", 200*time.Millisecond, "timed part of each timed run")
 		seed      = fs.Uint64("seed", 1, "seed of the generators: the same seed replays the same requests")
@@ -98,7 +98,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if len(other) > 0 {
 			return fmt.Errorf("%w: --report runs fixed comparisons; drop %s", errUsage, strings.Join(other, ", "))
 		}
-		return report.Generate(ctx, report.Options{Dir: *reportDir, Seed: *seed, Progress: bar.Update, Log: stderr})
+		return interrupted(ctx, report.Generate(ctx, report.Options{Dir: *reportDir, Seed: *seed, Progress: bar.Update, Log: stderr}))
 	}
 
 	spec, err := measure.ParseSpec(*wl, *s, *keys)
@@ -134,7 +134,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if errors.Is(err, caches.ErrUnknown) || errors.Is(err, measure.ErrConfig) {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
-		return err
+		return interrupted(ctx, err)
 	}
 	for _, sk := range res.Skipped {
 		fmt.Fprintf(stderr, "note: skipped %s at capacity %d: %v\n", sk.Cache, sk.Capacity, sk.Err)
@@ -151,6 +151,18 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return report.WriteCSV(stdout, res.Rows)
 	}
 	return report.WriteTable(stdout, res)
+}
+
+// errInterrupted is a run stopped by Ctrl-C.
+var errInterrupted = errors.New("interrupted")
+
+// interrupted turns err into errInterrupted when it is the run giving up
+// on Ctrl-C ("measure: timed run of map (...): context canceled").
+func interrupted(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return errInterrupted
+	}
+	return err
 }
 
 // maxBenchThreads bounds --threads. Each goroutine replays its own stream

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // benchFiles writes a small ARC trace, key file and weighted key file.
@@ -155,6 +159,10 @@ func TestBenchErrors(t *testing.T) {
 		{"--workload", "trace:"},
 		{"--workload", "zipf", "--s", "0"},
 		{"--keys", "0"},
+		{"--keys", "18446744073709551615"},             // past Zipf's 2^53
+		{"--workload", "scan", "--keys", "4294967296"}, // a scan is held in memory
+		{"--keys", "10000000000"},                      // 1% of them is past MaxCapacity
+		{"--capacity", "100000000", "--keys", "1000000000"},
 		{"--capacity", "0"},
 		{"--capacity", "1%,x"},
 		{"--threads", "0"},
@@ -182,5 +190,39 @@ func TestBenchErrors(t *testing.T) {
 	code, _, errOut = runCLI("bench", "--workload", "trace:"+bad)
 	if code != exitFail || !strings.Contains(errOut, "bad.lis:2") {
 		t.Errorf("bad trace: code %d, stderr %q", code, errOut)
+	}
+}
+
+// Ctrl-C stops a run with exit status 1 and says so in one line, not as
+// "context canceled".
+func TestBenchInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the command as a process of its own")
+	}
+	cmd := exec.Command(os.Args[0], "bench", "--keys", "1000000", "--threads", "1", "--duration", "10s", "--caches", "map")
+	cmd.Env = append(os.Environ(), asCommand+"=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitFail {
+			t.Errorf("exit: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("bench still running 30 s after Ctrl-C")
+	}
+	if got := stderr.String(); got != "twochoice bench: interrupted\n" || stdout.Len() != 0 {
+		t.Errorf("stdout %q, stderr %q", stdout.String(), got)
 	}
 }

@@ -35,7 +35,7 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 		quiet    = fs.Bool("quiet", false, "no progress bar")
 		format   = cli.Table
 	)
-	fs.Var(&format, "format", "output: table or json")
+	fs.Var(summaryFormatFlag{&format}, "format", "output: table or json")
 	// The snapshot may come before the flags, as in the synopsis.
 	var path string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {

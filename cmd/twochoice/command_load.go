@@ -36,7 +36,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		quiet    = fs.Bool("quiet", false, "no progress bar")
 		format   = cli.Table
 	)
-	fs.Var(&format, "format", "output: table or json")
+	fs.Var(summaryFormatFlag{&format}, "format", "output: table or json")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -86,8 +86,9 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	if format == cli.JSON {
 		return cli.WriteJSON(stdout, sum)
 	}
-	fmt.Fprintln(stdout, r)
-	fmt.Fprintf(stdout, "saved %d entries to %s\n", r.Entries, *out)
+	if _, err := fmt.Fprintf(stdout, "%v\nsaved %d entries to %s\n", r, r.Entries, *out); err != nil {
+		return fmt.Errorf("the snapshot is saved, but its report could not be printed: %w", err)
+	}
 	return nil
 }
 

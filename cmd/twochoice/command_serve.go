@@ -64,7 +64,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		writes   = fs.Float64("writes", 0.1, "share of requests that set a key of the file")
 		deletes  = fs.Float64("deletes", 0.01, "share of requests that delete one")
 		inserts  = fs.Float64("inserts", 0, "share of requests that set a new key, so the store grows")
-		threads  = fs.Int("threads", 1, "goroutines sending requests")
+		threads  = fs.Int("threads", 1, fmt.Sprintf("goroutines sending requests, 1 to %d", serve.MaxThreads))
 		rate     = fs.Float64("rate", 20000, "requests per second over all threads; 0: as fast as they go")
 		wseed    = fs.Uint64("workload-seed", 1, "seed of the workload's streams")
 		quiet    = fs.Bool("quiet", false, "no progress bar")
@@ -97,12 +97,23 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if *name == "" {
 		*name = nameOf(source)
 	}
+	// Listen before the keys are read: a malformed --addr is a usage
+	// error, and a port already taken is best learned before a long load.
+	if _, port, err := net.SplitHostPort(*addr); err != nil {
+		return fmt.Errorf("%w: --addr %s: %v", errUsage, *addr, err)
+	} else if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("%w: --addr %s: %v", errUsage, *addr, err)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
 	o := opts.options()
 	if o.Placement == bucket.OneChoice {
 		o.Choices = 1
 	}
 	cfg := serve.Config{
-		Addr: *addr, Name: *name, Expvar: true, Snapshots: true,
+		Listener: ln, Name: *name, Expvar: true, Snapshots: true,
 		Options: o,
 		Workload: serve.Workload{Kind: *kind, ZipfS: *zipfS, Writes: *writes, Deletes: *deletes, Inserts: *inserts,
 			Threads: *threads, Rate: *rate, Seed: *wseed},
@@ -112,7 +123,11 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	var bar *cli.Progress
 	if *snapPath != "" {
 		s, err := store.Open[string, uint64](*snapPath, nil)
+		if err == nil && s.Len() == 0 && (*kind == "zipf" || *kind == "uniform") {
+			err = fmt.Errorf("snapshot %s holds no keys for the %s workload to ask for; serve it with --workload none", *snapPath, *kind)
+		}
 		if err != nil {
+			ln.Close()
 			return err
 		}
 		cfg.Store = s
@@ -122,6 +137,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		keys, err := serve.ReadKeys(*keysPath, func(f float64) { bar.Update(f, "") })
 		bar.Done()
 		if err != nil {
+			ln.Close()
 			return err
 		}
 		bar = cli.NewProgress(stderr, "loading   ", *quiet)
@@ -136,6 +152,10 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Catch Ctrl-C before saying we are serving: a script that signals on
+	// reading the line must get a clean shutdown.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	o = srv.Store.Options()
 	fmt.Fprintf(stderr, "loaded %d keys from %s in %s: %s, d = %d, buckets of %d, %s, seed %d\n",
 		srv.Loaded, source, time.Since(start).Round(time.Millisecond), o.Placement, o.Choices, o.BucketSize, o.Hash, o.Seed)
@@ -144,8 +164,6 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "serving %s (index /, JSON %s.json, snapshot %s.snapshot, expvar /debug/vars); Ctrl-C stops\n", srv.URL(), cfg.Name, cfg.Name)
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	select {
 	case err := <-srv.Wait():
 		return fmt.Errorf("serving: %w", err)

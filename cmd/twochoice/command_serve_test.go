@@ -11,6 +11,7 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -60,12 +61,28 @@ func TestServeErrors(t *testing.T) {
 		{[]string{"serve", "--keys", keys, "--name", "a/b"}, exitUsage, "bad store name"},
 		{[]string{"serve", "--keys", keys, "--bucket-size", "9"}, exitUsage, "BucketSize 9"},
 		{[]string{"serve", "--keys", keys, "--placement", "nosuch"}, exitUsage, "nosuch"},
-		{[]string{"serve", "--keys", keys, "--addr", "127.0.0.1:99999"}, exitFail, "99999"},
+		// A malformed --addr is the command line's fault.
+		{[]string{"serve", "--keys", keys, "--addr", "127.0.0.1:99999"}, exitUsage, "99999"},
+		{[]string{"serve", "--keys", keys, "--addr", "localhost"}, exitUsage, "--addr localhost"},
+		{[]string{"serve", "--keys", keys, "--addr", ":nosuchservice"}, exitUsage, "nosuchservice"},
+		// 10^5 goroutines took gigabytes and never got to serve.
+		{[]string{"serve", "--keys", keys, "--threads", "100000"}, exitUsage, "at most 1024"},
 	} {
 		code, _, errOut := runCLI(c.args...)
 		if code != c.code || !strings.Contains(errOut, c.msg) {
 			t.Errorf("%v: code %d, stderr %q; want %d and %q", c.args, code, errOut, c.code, c.msg)
 		}
+	}
+	// A port already taken is found before the keys are read (the key
+	// file here does not exist), not after a long load.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	code, _, errOut := runCLI("serve", "--keys", filepath.Join(t.TempDir(), "missing"), "--addr", ln.Addr().String())
+	if code != exitFail || !strings.Contains(errOut, "address already in use") {
+		t.Errorf("taken port: code %d, stderr %q", code, errOut)
 	}
 	if got := nameOf("/data/OLTP trace.keys.zst"); got != "OLTP_trace" {
 		t.Errorf("nameOf = %q", got)
@@ -332,4 +349,55 @@ func pixels(img image.Image, c color.RGBA) int {
 		}
 	}
 	return n
+}
+
+// A snapshot of an empty store is served without a workload, and with one
+// is refused as the file's shortcoming (exit 1), not a usage error.
+func TestServeEmptySnapshot(t *testing.T) {
+	s, err := store.New[string, uint64](store.Options{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := filepath.Join(t.TempDir(), "empty.snap")
+	if err := s.Save(snap); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI("serve", "--snapshot", snap, "--addr", "127.0.0.1:0")
+	if code != exitFail || !strings.Contains(errOut, "no keys") || !strings.Contains(errOut, "--workload none") {
+		t.Errorf("with a workload: code %d, stderr %q", code, errOut)
+	}
+	if testing.Short() {
+		return
+	}
+	page, stop := startServe(t, "--snapshot", snap, "--workload", "none")
+	resp, err := http.Get(page + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Entries *int `json:"entries"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&doc)
+	resp.Body.Close()
+	if err != nil || doc.Entries == nil || *doc.Entries != 0 {
+		t.Errorf("JSON: %v, %v", doc.Entries, err)
+	}
+	stop()
+}
+
+// Ctrl-C stops serve cleanly from the moment it says it is serving: the
+// signal handler used to be installed after the "serving" line, and a
+// SIGINT sent on reading it killed the process.
+func TestServeInterruptedAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers; skipped in -short mode")
+	}
+	keys := filepath.Join(t.TempDir(), "keys.txt")
+	if err := os.WriteFile(keys, []byte("a\nb\nc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		_, stop := startServe(t, "--keys", keys, "--workload", "none")
+		stop()
+	}
 }

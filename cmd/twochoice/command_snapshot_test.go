@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twochoice/twochoice/internal/testfs"
 	"github.com/twochoice/twochoice/store"
 )
 
@@ -127,10 +128,13 @@ func TestLoadInspectErrors(t *testing.T) {
 		{[]string{"load", "--keys", keys, "--out", snap, "--choices", "9"}, exitUsage, ""},
 		{[]string{"load", "--keys", keys, "--out", snap, "extra"}, exitUsage, "extra"},
 		{[]string{"load", "--keys", filepath.Join(dir, "none"), "--out", snap}, exitFail, "none"},
-		{[]string{"load", "--keys", keys, "--out", filepath.Join(dir, "no", "dir", "s.snap")}, exitFail, "no/dir"},
+		{[]string{"load", "--keys", keys, "--out", filepath.Join(dir, "no", "dir", "s.snap")}, exitUsage, "no/dir"},
 		{[]string{"inspect"}, exitUsage, "no snapshot"},
 		{[]string{"inspect", text, "extra"}, exitUsage, "extra"},
 		{[]string{"inspect", text, "--format", "csv"}, exitUsage, "csv"},
+		// An unknown format names the two this command prints, not csv.
+		{[]string{"inspect", text, "--format", "xml"}, exitUsage, `"xml" (want table or json)`},
+		{[]string{"load", "--keys", keys, "--out", snap, "--format", "xml"}, exitUsage, `"xml" (want table or json)`},
 		{[]string{"inspect", text}, exitFail, "not a twochoice snapshot"},
 		{[]string{"inspect", filepath.Join(dir, "none.snap")}, exitFail, "not found"},
 	} {
@@ -188,5 +192,31 @@ func TestSnapSummaryCacheHasNoFluid(t *testing.T) {
 		if (s.FluidShareAtLeast == nil) != cache {
 			t.Errorf("cache %v: fluid shares %v", cache, s.FluidShareAtLeast)
 		}
+	}
+}
+
+// load checks that --out can be written before it reads a single key: a
+// missing directory, or a file where the directory should be, found only
+// at the save would throw the loaded store away. (The key file here does
+// not exist, so an --out checked after reading it is never reached.)
+func TestLoadOutCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "keys.txt")
+	outs := []string{filepath.Join(dir, "nosuch", "k.snap"), filepath.Join(file, "k.snap")}
+	if os.Geteuid() == 0 { // else ReadOnlyDir skips the whole test
+		outs = append(outs, filepath.Join(testfs.ReadOnlyDir(t), "k.snap"))
+	}
+	for _, out := range outs {
+		code, stdout, errOut := runCLI("load", "--keys", missing, "--out", out, "--quiet")
+		if code != exitUsage || !strings.Contains(errOut, "--out") || stdout != "" {
+			t.Errorf("--out %s: code %d, stderr %q", out, code, errOut)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 1 {
+		t.Errorf("files left: %v", left)
 	}
 }

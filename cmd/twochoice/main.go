@@ -45,15 +45,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "-h", "-help", "--help":
-		usage(stdout)
-		return exitOK
+		return helped(usage(stdout), "twochoice", stderr)
 	case "help":
 		// "twochoice help CMD" is "twochoice CMD --help".
 		if len(args) > 1 {
 			return run([]string{args[1], "--help"}, stdout, stderr)
 		}
-		usage(stdout)
-		return exitOK
+		return helped(usage(stdout), "twochoice", stderr)
 	}
 	for _, c := range commands {
 		if c.name != args[0] {
@@ -67,8 +65,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case errors.As(err, &help):
 			// Asked for: to stdout, so that "twochoice sim --help | less"
 			// shows it.
-			fmt.Fprint(stdout, help.text)
-			return exitOK
+			_, err := fmt.Fprint(stdout, help.text)
+			return helped(err, "twochoice "+c.name, stderr)
 		case errors.Is(err, errUsage):
 			fmt.Fprintf(stderr, "twochoice %s: %v\nrun 'twochoice %s --help' for usage\n", c.name, err, c.name)
 			return exitUsage
@@ -82,13 +80,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
-func usage(w io.Writer) {
-	fmt.Fprint(w, "twochoice: balanced-allocation hashing, simulated, benchmarked and inspected.\n\n")
-	fmt.Fprint(w, "Usage:\n\n\ttwochoice COMMAND [flags]\n\nCommands:\n\n")
+// usage prints the list of commands; its error is the first write's.
+func usage(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprint(&b, "twochoice: balanced-allocation hashing, simulated, benchmarked and inspected.\n\n")
+	fmt.Fprint(&b, "Usage:\n\n\ttwochoice COMMAND [flags]\n\nCommands:\n\n")
 	for _, c := range commands {
-		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "\t%-8s %s\n", c.name, c.summary)
 	}
-	fmt.Fprint(w, "\nRun \"twochoice COMMAND --help\" for a command's flags.\n")
+	fmt.Fprint(&b, "\nRun \"twochoice COMMAND --help\" for a command's flags.\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// helped is the exit status of printing help that was asked for: 0, or 1
+// when it could not be written (a full disk, a closed pipe).
+func helped(err error, who string, stderr io.Writer) int {
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", who, err)
+		return exitFail
+	}
+	return exitOK
 }
 
 // newFlags returns a flag set that reports errors instead of exiting and

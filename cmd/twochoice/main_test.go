@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -32,7 +34,9 @@ func TestHelpAndErrors(t *testing.T) {
 	for _, c := range commands {
 		// Help goes to stdout, as asked for; "help CMD" is the same.
 		code, out, errOut := runCLI(c.name, "--help")
-		if code != 0 || !strings.HasPrefix(out, "Usage: twochoice "+c.name) || !strings.Contains(out, "Flags:") || errOut != "" {
+		// flag.PrintDefaults reports a flag.Value that cannot print its
+		// zero value in the help itself.
+		if code != 0 || !strings.HasPrefix(out, "Usage: twochoice "+c.name) || !strings.Contains(out, "Flags:") || errOut != "" || strings.Contains(out, "panic") {
 			t.Errorf("%s --help: code %d, stdout %q, stderr %q", c.name, code, out, errOut)
 		}
 		if code, out2, _ := runCLI("help", c.name); code != 0 || out2 != out {
@@ -57,5 +61,32 @@ func TestHashCommand(t *testing.T) {
 	}
 	if code, _, _ := runCLI("hash", "--uint64", "x"); code != exitUsage {
 		t.Fatalf("--uint64 with a non-integer key: code %d", code)
+	}
+}
+
+// failWriter fails every write, as a full disk or a closed pipe does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// Output that cannot be written is a failure: exit 1 and a line on
+// stderr, never exit 0 with the output lost.
+func TestUnwritableOutputFails(t *testing.T) {
+	dir := t.TempDir()
+	keys := writeKeys(t, 10)
+	for i, args := range [][]string{
+		{"--help"},
+		{"help"},
+		{"load", "--help"},
+		{"help", "load"},
+		{"load", "--keys", keys, "--out", filepath.Join(dir, "a.snap"), "--quiet"},
+		{"load", "--keys", keys, "--out", filepath.Join(dir, "b.snap"), "--quiet", "--format", "json"},
+		{"inspect", filepath.Join(dir, "b.snap"), "--quiet"},
+	} {
+		var e bytes.Buffer
+		code := run(args, failWriter{}, &e)
+		if code != exitFail || !strings.Contains(e.String(), "no space left") {
+			t.Errorf("%d %v: code %d, stderr %q", i, args, code, e.String())
+		}
 	}
 }

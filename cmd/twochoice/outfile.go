@@ -4,17 +4,24 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/twochoice/twochoice/internal/snapshot"
 )
 
-// checkSnapshotOut checks, before any work, that writing a snapshot to out
-// cannot destroy data: out must not be one of the command's inputs, and
-// may replace only a file that is already a twochoice snapshot (which
-// snapshot.Open, the reader inspect uses, recognizes). A name that does not
-// exist yet is fine. A damaged or locked snapshot is refused as well: the
-// user can remove it, and we cannot tell it from someone else's bbolt file.
+// checkSnapshotOut checks, before any work, that a snapshot can be written
+// to out (its directory exists and takes a new file: found only at the
+// save, a missing or read-only directory would throw the work away) and
+// that writing it cannot destroy data: out must not be one of the
+// command's inputs, and may replace only a file that is already a
+// twochoice snapshot (which snapshot.Open, the reader inspect uses,
+// recognizes). A name that does not exist yet is fine. A damaged or locked
+// snapshot is refused as well: the user can remove it, and we cannot tell
+// it from someone else's bbolt file.
 func checkSnapshotOut(out string, inputs ...string) error {
+	if err := checkOutDir(out); err != nil {
+		return err
+	}
 	fi, err := os.Stat(out)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -35,4 +42,22 @@ func checkSnapshotOut(out string, inputs ...string) error {
 		return nil // a snapshot still, of a later format
 	}
 	return fmt.Errorf("%w: --out %s exists and is not a snapshot that can be replaced; remove it or pick another name (%w)", errUsage, out, err)
+}
+
+// checkOutDir checks that a file can be created beside out, as Save's
+// temporary file will be, by creating and removing one.
+func checkOutDir(out string) error {
+	dir := filepath.Dir(out)
+	if fi, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("%w: --out %s: %w", errUsage, out, err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("%w: --out %s: %s is not a directory", errUsage, out, dir)
+	}
+	f, err := os.CreateTemp(dir, ".twochoice-probe-*")
+	if err != nil {
+		return fmt.Errorf("%w: --out %s: cannot write in %s: %w", errUsage, out, dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }

@@ -106,6 +106,24 @@ func (s *snapSummary) chart(title string) *plot.Chart {
 	return c
 }
 
+// summaryFormatFlag is --format of load and inspect: cli.Format, whose
+// error for an unknown name offers only the formats they print.
+type summaryFormatFlag struct{ *cli.Format }
+
+func (f summaryFormatFlag) String() string {
+	if f.Format == nil { // the zero value that flag.PrintDefaults makes
+		return cli.Table.String()
+	}
+	return f.Format.String()
+}
+
+func (f summaryFormatFlag) Set(s string) error {
+	if err := f.Format.Set(s); err != nil {
+		return fmt.Errorf("%w %q (want table or json)", cli.ErrFormat, s)
+	}
+	return nil
+}
+
 // summaryFormat rejects the formats load and inspect do not print.
 func summaryFormat(f cli.Format) error {
 	if f == cli.CSV {

@@ -85,9 +85,11 @@ func (c *Chart) WriteFile(path string) error {
 }
 
 // CheckFile reports whether WriteFile could write a chart to path: the
-// name ends in .svg or .png, and its directory exists. Commands call it
-// before the work whose result they plot, so that a typo costs nothing.
-// Errors wrap ErrChart (and the fs error for the directory).
+// name ends in .svg or .png, it is not a directory, and its directory
+// exists and takes a new file (a probe file is created there and
+// removed). Commands call it before the work whose result they plot, so
+// that a typo or a read-only directory costs nothing. Errors wrap
+// ErrChart (and the fs error for the directory).
 func CheckFile(path string) error {
 	if err := checkExt(path); err != nil {
 		return err
@@ -100,6 +102,15 @@ func CheckFile(path string) error {
 	case !fi.IsDir():
 		return fmt.Errorf("%w: %s: %s is not a directory", ErrChart, path, dir)
 	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%w: %s is a directory", ErrChart, path)
+	}
+	f, err := os.CreateTemp(dir, ".twochoice-probe-*")
+	if err != nil {
+		return fmt.Errorf("%w: %s: cannot write in %s: %w", ErrChart, path, dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
 	return nil
 }
 

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/twochoice/twochoice/internal/testfs"
 )
 
 func sample() *Chart {
@@ -167,9 +169,22 @@ func TestCheckFile(t *testing.T) {
 	if err := CheckFile("b.png"); err != nil {
 		t.Errorf("b.png in the working directory: %v", err)
 	}
-	for _, bad := range []string{filepath.Join(dir, "out.txt"), filepath.Join(dir, "nosuch", "x.svg"), filepath.Join(dir, "a.SVG", "x.png")} {
+	// A directory where the file would go, or a directory that takes no
+	// file (a read-only file system, where root can mount one), fails
+	// WriteFile after the work: CheckFile must say so before it.
+	if err := os.Mkdir(filepath.Join(dir, "d.svg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bads := []string{filepath.Join(dir, "out.txt"), filepath.Join(dir, "nosuch", "x.svg"), filepath.Join(dir, "a.SVG", "x.png"), filepath.Join(dir, "d.svg")}
+	if os.Geteuid() == 0 {
+		bads = append(bads, filepath.Join(testfs.ReadOnlyDir(t), "x.svg"))
+	}
+	for _, bad := range bads {
 		if err := CheckFile(bad); !errors.Is(err, ErrChart) {
 			t.Errorf("%s: %v, want ErrChart", bad, err)
 		}
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 1 {
+		t.Errorf("CheckFile left files: %v", left)
 	}
 }

@@ -19,6 +19,10 @@ type Config struct {
 	// Addr is the address to listen on, host:port; port 0 picks a free
 	// one. Serve on loopback unless the page is meant for others.
 	Addr string
+	// Listener, if not nil, is served instead of listening on Addr (a
+	// caller that listens first learns of a taken port before loading
+	// the keys). Start closes it if it fails.
+	Listener net.Listener
 	// Name is the store's name on the page: /NAME, /NAME.json.
 	Name string
 	// Keys are loaded into the store before it is served, each with its
@@ -27,7 +31,7 @@ type Config struct {
 	// Store, if not nil, is served instead of a new store of Keys (a
 	// store opened from a snapshot, say); Options and Progress are then
 	// unused, and the workload asks for Keys, or for the store's keys
-	// when Keys is empty.
+	// when Keys is empty. It may be empty only with the workload "none".
 	Store *store.Store[string, uint64]
 	// Snapshots offers the store's snapshot for download at /NAME.snapshot.
 	Snapshots bool
@@ -58,18 +62,26 @@ type Server struct {
 }
 
 // Start loads the keys, listens, and starts serving and the workload.
-func Start(c Config) (*Server, error) {
+func Start(c Config) (srv *Server, err error) {
+	if c.Listener != nil {
+		defer func() {
+			if err != nil {
+				c.Listener.Close()
+			}
+		}()
+	}
 	if c.Store != nil && len(c.Keys) == 0 {
 		for k := range c.Store.All() {
 			c.Keys = append(c.Keys, k)
 		}
 		slices.Sort(c.Keys) // the workload's key ranks must not depend on the table's order
 	}
-	if len(c.Keys) == 0 {
-		return nil, fmt.Errorf("%w: no keys", ErrConfig)
-	}
 	if err := c.Workload.check(); err != nil {
 		return nil, err
+	}
+	// A store given may be empty if nothing is to ask for its keys.
+	if len(c.Keys) == 0 && (c.Store == nil || c.Workload.Kind != "none") {
+		return nil, fmt.Errorf("%w: no keys", ErrConfig)
 	}
 	s := c.Store
 	if s == nil {
@@ -91,9 +103,11 @@ func Start(c Config) (*Server, error) {
 	if err := h.Add(c.Name, s); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	ln, err := net.Listen("tcp", c.Addr)
-	if err != nil {
-		return nil, err
+	ln := c.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", c.Addr); err != nil {
+			return nil, err
+		}
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", h)
@@ -106,7 +120,7 @@ func Start(c Config) (*Server, error) {
 		}
 		mux.Handle("/debug/vars", expvar.Handler())
 	}
-	srv := &Server{
+	srv = &Server{
 		Store: s, ln: ln, served: make(chan error, 1), started: time.Now(), name: c.Name,
 		http: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute},
 	}

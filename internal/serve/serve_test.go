@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -87,6 +88,7 @@ func TestConfigErrors(t *testing.T) {
 		"bad shares":   {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform", Threads: 1, Writes: 0.6, Deletes: 0.6}},
 		"no threads":   {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform"}},
 		"bad rate":     {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform", Threads: 1, Rate: -1}},
+		"many threads": {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform", Threads: MaxThreads + 1}},
 	} {
 		c.Addr = "127.0.0.1:0"
 		if _, err := Start(c); !errors.Is(err, ErrConfig) {
@@ -194,5 +196,27 @@ func TestLoadedBeforeWorkload(t *testing.T) {
 	}
 	if srv.Loaded != 3 || srv.Store.Len() == 3 {
 		t.Fatalf("Loaded %d, Len %d", srv.Loaded, srv.Store.Len())
+	}
+}
+
+// A Listener given to Start is served, and closed when Start fails.
+func TestStartListener(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, Config{Listener: ln, Name: "s", Keys: keys(3), Workload: Workload{Kind: "none"}})
+	if s.Addr().String() != ln.Addr().String() {
+		t.Errorf("serving on %v, given %v", s.Addr(), ln.Addr())
+	}
+	ln2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Start(Config{Listener: ln2, Name: "s"}); !errors.Is(err, ErrConfig) {
+		t.Fatalf("no keys: %v", err)
+	}
+	if _, err := ln2.Accept(); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("the listener of a failed Start: %v", err)
 	}
 }

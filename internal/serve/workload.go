@@ -52,14 +52,20 @@ func (w *Workload) check() error {
 	if w.Writes+w.Deletes+w.Inserts > 1 {
 		return fmt.Errorf("%w: writes %v + deletes %v + inserts %v add up to more than 1", ErrConfig, w.Writes, w.Deletes, w.Inserts)
 	}
-	if w.Threads < 1 {
-		return fmt.Errorf("%w: %d threads", ErrConfig, w.Threads)
+	if w.Threads < 1 || w.Threads > MaxThreads {
+		return fmt.Errorf("%w: %d threads (want at least 1 and at most %d)", ErrConfig, w.Threads, MaxThreads)
 	}
 	if !(w.Rate >= 0) {
 		return fmt.Errorf("%w: rate %v", ErrConfig, w.Rate)
 	}
 	return nil
 }
+
+// MaxThreads bounds Workload.Threads: each thread holds a batch of
+// requests and spins on the store, and 10^5 of them took gigabytes and
+// kept the server from starting. 1024 oversubscribes 256 cores four
+// times, as bench's bound does.
+const MaxThreads = 1024
 
 // driver runs a Workload against a store until stopped.
 type driver struct {

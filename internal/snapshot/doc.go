@@ -37,7 +37,11 @@
 // a kill at any moment before the rename leaves the previous snapshot
 // untouched, and after it the new one whole. A failed or abandoned write
 // removes its temporary file; one left by a killed process is removed by
-// the next Create for the same path, once no process holds its lock.
+// the next Create for the same path, once no process holds its lock (only
+// names of the shape Create makes: the path, ".tmp-" and 12 lowercase hex
+// digits). A new file takes the permission bits of the one it replaces
+// (until the rename it is readable by its owner alone), or 0644 less the
+// umask.
 //
 // # Errors
 //

@@ -391,3 +391,37 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+// A snapshot that replaces another keeps its permissions: a file made
+// private (its keys may be anyone's data) stays private after the next
+// save, and one made read-only stays read-only.
+func TestReplaceKeepsPermissions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	write(t, path, sampleEntries(10, 12))
+	for _, perm := range []fs.FileMode{0o600, 0o640, 0o444} {
+		if err := os.Chmod(path, perm); err != nil {
+			t.Fatal(err)
+		}
+		// While it is written, the successor is the writer's alone.
+		w, err := Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(w.tmp); err != nil || fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("the temporary file replacing a %v one: %v, %v", perm, fi.Mode(), err)
+		}
+		w.Abort()
+		es := sampleEntries(20, uint64(perm))
+		write(t, path, es)
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != perm {
+			t.Errorf("replacing a %v snapshot left a %v one", perm, got)
+		}
+		if _, got, err := read(path); err != nil || !sameEntries(got, es) {
+			t.Fatalf("%v: %v", perm, err)
+		}
+	}
+}

@@ -14,8 +14,11 @@ import (
 // whose lock can be taken has no writer left, and goes. Failures are
 // ignored: a stale file costs disk space, never correctness.
 func removeStale(path string) {
-	names, _ := filepath.Glob(globEscape(path) + ".tmp-*")
+	names, _ := filepath.Glob(globEscape(path) + tmpMark + "*")
 	for _, name := range names {
+		if !isTemp(name, path) {
+			continue
+		}
 		f, err := os.OpenFile(name, os.O_RDWR, 0)
 		if err != nil {
 			continue

@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/cespare/xxhash/v2"
@@ -33,6 +35,10 @@ type Writer struct {
 	seq       uint64
 	sum       *xxhash.Digest
 	err       error
+	// perm is the replaced file's permission bits, which Commit gives the
+	// new file, if keepPerm (there was a file).
+	perm     fs.FileMode
+	keepPerm bool
 	// arena holds copies of the records of the open transaction: bbolt
 	// keeps a reference to a value until the transaction commits, and the
 	// caller's Encoder reuses its buffer for the next record.
@@ -47,7 +53,8 @@ func Create(path string) (*Writer, error) {
 	if path == "" {
 		return nil, fmt.Errorf("snapshot: %w: an empty path", ErrWrite)
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+	old, statErr := os.Stat(path)
+	if statErr == nil && old.IsDir() {
 		return nil, fmt.Errorf("snapshot %s: %w: a directory is in the way", path, ErrWrite)
 	}
 	var suffix [6]byte
@@ -55,12 +62,19 @@ func Create(path string) (*Writer, error) {
 		return nil, fmt.Errorf("snapshot %s: %w (%w)", path, ErrWrite, err)
 	}
 	removeStale(path)
-	w := &Writer{path: path, tmp: path + ".tmp-" + hex.EncodeToString(suffix[:]), sum: xxhash.New()}
+	w := &Writer{path: path, tmp: path + tmpMark + hex.EncodeToString(suffix[:]), sum: xxhash.New()}
+	// A new file gets 0644 less the umask. A file replaced keeps its
+	// permissions: one made private stays private, and its successor is
+	// private to this process (0600) until Commit gives it those bits.
+	create := fs.FileMode(0o644)
+	if statErr == nil {
+		create, w.perm, w.keepPerm = 0o600, old.Mode().Perm(), true
+	}
 	// NoSync: one fsync at the end (in Commit) instead of one per
 	// transaction; until the rename the file is only a draft.
 	// A large initial mapping (address space, not memory) spares bbolt
 	// from remapping the file each time it doubles while records pour in.
-	db, err := bolt.Open(w.tmp, 0o644, &bolt.Options{NoSync: true, NoFreelistSync: true, InitialMmapSize: initialMmap})
+	db, err := bolt.Open(w.tmp, create, &bolt.Options{NoSync: true, NoFreelistSync: true, InitialMmapSize: initialMmap})
 	if err != nil {
 		os.Remove(w.tmp)
 		return nil, w.wrap("creating", err)
@@ -193,7 +207,7 @@ func (w *Writer) Commit(m Meta) error {
 		err = os.Truncate(w.tmp, size)
 	}
 	if err == nil {
-		err = syncFile(w.tmp)
+		err = syncFile(w.tmp, w.perm, w.keepPerm)
 	}
 	if err == nil {
 		err = os.Rename(w.tmp, w.path)
@@ -223,6 +237,26 @@ func (w *Writer) Abort() {
 	os.Remove(w.tmp)
 }
 
+// tmpMark joins a snapshot's path and the random suffix of its temporary
+// file: path + tmpMark + 12 lowercase hex digits.
+const tmpMark = ".tmp-"
+
+// isTemp reports whether name is a temporary file of a save to path. Only
+// the exact shape Create makes counts: removeStale deletes what matches,
+// and "notes.snap.tmp-old" is the user's own file.
+func isTemp(name, path string) bool {
+	suffix, ok := strings.CutPrefix(name, path+tmpMark)
+	if !ok || len(suffix) != 12 {
+		return false
+	}
+	for i := range len(suffix) {
+		if c := suffix[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // globEscape quotes the characters filepath.Match treats specially.
 func globEscape(s string) string {
 	var b []byte
@@ -236,13 +270,20 @@ func globEscape(s string) string {
 	return string(b)
 }
 
-// syncFile flushes a file's data and size to the disk.
-func syncFile(path string) error {
+// syncFile gives a file the permissions perm if chmod is set (through
+// the open file, so that read-only bits take effect once it is written)
+// and flushes its data, size and mode to the disk.
+func syncFile(path string, perm fs.FileMode, chmod bool) error {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return err
 	}
-	err = f.Sync()
+	if chmod {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

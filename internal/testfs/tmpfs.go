@@ -25,3 +25,20 @@ func SmallTmpfs(t testing.TB, size string) string {
 	t.Cleanup(func() { exec.Command("umount", dir).Run() })
 	return dir
 }
+
+// ReadOnlyDir mounts an empty tmpfs read-only on a new temporary directory
+// and returns it: a directory no one, root included, can create a file in
+// (permission bits do not stop root). Where mounting fails, or needs root,
+// the test is skipped with the reason.
+func ReadOnlyDir(t testing.TB) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a read-only tmpfs needs root")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	return dir
+}
