@@ -37,13 +37,7 @@ func TestLoadKeyFiles(t *testing.T) {
 	for i := range 3000 {
 		fmt.Fprintf(&plain, "key-%s-%d\n", strings.Repeat("x", i%7), i)
 	}
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name string, b []byte) string { return writeTestFile(t, dir, name, b) }
 	enc, _ := zstd.NewWriter(nil)
 	want := loadSummary(t, write("keys.txt", plain.Bytes()))
 	for name, b := range map[string][]byte{

@@ -38,13 +38,7 @@ func TestKeyFileSameEverywhere(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name string, b []byte) string { return writeTestFile(t, dir, name, b) }
 	enc, _ := zstd.NewWriter(nil)
 	clean := write("clean.txt", []byte(strings.Join(keys, "\n")+"\n"))
 	files := []string{write("messy.tsv", messy.Bytes()), write("messy.tsv.zst", enc.EncodeAll(messy.Bytes(), nil))}
@@ -101,4 +95,14 @@ func readFile(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// writeTestFile writes b to dir/name and returns the path.
+func writeTestFile(t *testing.T, dir, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
