@@ -21,7 +21,7 @@ import (
 // the same bin: candidates are drawn with replacement, as in the
 // balls-into-bins papers and as with independent hashes.
 //
-// Speed. Small parts (up to 2^17 bins, 2^16 with two parts: sortedMax) keep
+// Speed. Small parts (up to 2^17 bins: sortedMax) keep
 // their bins sorted by load in a byte array, so a candidate's load is one
 // byte load (sorted.go); large parts go by blocks (blocks.go). In between
 // the two, and with Config.BallByBall on large parts, balls go one by one on

@@ -41,10 +41,11 @@ func TestLevelsSortedFastGeneralAgree(t *testing.T) {
 		{bucket.GoLeft, 2, 1 << 10, 600<<10 + 3, true, true},
 		{bucket.GoLeft, 2, 1 << 17, 1<<17 + 1, true, false}, // 2^16 bins a part: halves under GoLeft only
 		{bucket.Halves, 2, 1 << 17, 1<<17 + 1, true, false},
-		// The edges of sorted mode: parts of up to 2^16 bins with two
-		// parts (sortedMaxBlocks), 2^17 otherwise (sortedMax).
-		{bucket.Halves, 2, 1<<17 + 2, 1 << 16, false, false},
-		{bucket.GoLeft, 2, 1 << 18, 1 << 16, false, false},
+		// The edges of sorted mode: parts of up to 2^17 bins (sortedMax).
+		{bucket.Halves, 2, 1 << 18, 1 << 16, true, false},
+		{bucket.Halves, 2, 1<<18 + 2, 1 << 16, false, false},
+		{bucket.GoLeft, 2, 1 << 18, 1 << 16, true, false},
+		{bucket.GoLeft, 2, 1<<18 + 2, 1 << 16, false, false},
 		{bucket.DChoice, 2, 1 << 17, 1 << 17, true, false},
 		{bucket.DChoice, 2, 1 << 18, 1 << 16, false, false},
 		{bucket.GoLeft, 4, 1 << 19, 1 << 16, true, false},

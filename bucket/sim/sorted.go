@@ -33,22 +33,19 @@ import (
 // the run, and the counts path, which takes any load, goes on from the
 // counts.
 
-// sortedMax is the most bins a part may have for sorted mode, and
-// sortedMaxBlocks the most with two candidates in two parts (Halves and
-// GoLeft with d = 2), where block mode (blocks.go) takes larger parts: one
-// byte a bin, so at most 128 KiB a part and 1 MiB for 8 parts, whatever n
-// is. Measured at m = n (BenchmarkLevels): sorted mode is up to 3× faster
-// than the ball-by-ball loops on small parts but slows as its array leaves
-// the L1 and L2 caches, while a block's cost per ball falls as parts grow.
-// Since blocks set their margins from the levels' shares (blocks.go),
-// blocks beat sorted mode from parts of 2^17 bins on under the two-part
-// rules (go-left at 2^18 bins: 4.5 → 2.9 ns a ball, halves 5.1 → 3.6) and
-// from 2^18 under the one-part rules (dchoice: 3.5 → 1.7), and tie at
-// 2^17 there.
-const (
-	sortedMax       = 1 << 17
-	sortedMaxBlocks = 1 << 16
-)
+// sortedMax is the most bins a part may have for sorted mode, where block
+// mode (blocks.go) takes larger parts: one byte a bin, so at most 128 KiB
+// a part and 1 MiB for 8 parts, whatever n is. Measured at m = n
+// (BenchmarkLevels): sorted mode is up to 3× faster than the ball-by-ball
+// loops on small parts but slows as its array leaves the L1 and L2
+// caches, while a block's cost per ball falls as parts grow. Blocks beat
+// it from parts of 2^18 bins on (dchoice at 2^18 bins: 3.5 → 1.7 ns a
+// ball, with blocks' margins from the levels' shares) and tie with it at
+// 2^17 under the one-part rules. Under the two-part rules blocks took
+// parts of 2^17 too, until the loops went to assembly: now sorted mode is
+// ahead there (halves at 2^18 bins, 7 interleaved runs: 5.5 → 4.2 ns a
+// ball, median; go-left 4.3 → 4.2).
+const sortedMax = 1 << 17
 
 // sortedBins is the sorted mode's state for all the parts of a chain.
 type sortedBins struct {
@@ -78,12 +75,8 @@ func (c *levelsChain) sortedFits() bool {
 	if c.sorted.off || c.slow || c.noSorted {
 		return false
 	}
-	limit := uint64(sortedMax)
-	if len(c.parts) == 2 {
-		limit = sortedMaxBlocks
-	}
 	for j := range c.parts {
-		if p := &c.parts[j]; p.size > limit || !c.sorted.on && p.hi > 254 {
+		if p := &c.parts[j]; p.size > sortedMax || !c.sorted.on && p.hi > 254 {
 			return false
 		}
 	}
