@@ -8,7 +8,7 @@ package sim
 //
 // These loops are most of a small simulation's time and are bound by how
 // many instructions they issue. On amd64 they are written in assembly
-// (sorted_loops_amd64.s), the same steps in the same order, about 40%
+// (sorted_loops_amd64.s), the same steps in the same order, about a third
 // fewer instructions than the compiler makes of the Go below (it reloads
 // constants, spills the mask and zero-extends twice); elsewhere, and under
 // the purego tag, the Go below runs. TestSortedLoopsMatchGo checks that
