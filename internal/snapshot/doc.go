@@ -46,6 +46,10 @@
 // # Errors
 //
 // Every failure wraps one of the sentinel errors below, and names the file.
+// [Open] checks the metadata's claims against each other, the format's
+// limits and the file's size before returning it (see Meta.check), so a
+// reader may size what it allocates by the entry count; the table size
+// it may not trust alone, since a store's table never shrinks.
 // Reading a damaged file never panics: bbolt may panic or fault on a
 // corrupt page, and [Open] and [Reader.ForEach] turn both into [ErrCorrupt].
 package snapshot
