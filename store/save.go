@@ -60,7 +60,8 @@ var (
 // takes them, write those buckets to the file themselves). The file is
 // written beside path under a temporary name, synced and renamed over
 // path, so a crash or a kill at any moment leaves the previous file at
-// path whole. Records are streamed to the file as the walk goes: the
+// path whole. If path is a symbolic link, the file it points to is
+// replaced and the link kept. Records are streamed to the file as the walk goes: the
 // memory Save needs does not grow with the store, apart from a bounded
 // number of copies of buckets that writers change before the walk reaches
 // them.

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/twochoice/twochoice/internal/testfs"
 )
 
 // loadSummary runs load on a key file and returns its JSON summary.
@@ -69,4 +72,42 @@ func TestLoadKeyFiles(t *testing.T) {
 			t.Errorf("%s: a failed load wrote %s", tc.name, snap)
 		}
 	}
+}
+
+// load --out through a symbolic link replaces the snapshot the link points
+// to and keeps the link; the link's own directory need not take files
+// (here a read-only tmpfs, where root can mount one): the temporary file
+// goes beside the target. load used to probe the link's directory, and
+// the save replaced the link with a regular file.
+func TestLoadOutSymlink(t *testing.T) {
+	keys := writeKeys(t, 50)
+	other := t.TempDir()
+	target := filepath.Join(other, "real.snap")
+	linkDir := t.TempDir()
+	readOnly := false
+	if os.Geteuid() == 0 {
+		linkDir = testfs.SmallTmpfs(t, "1m")
+	}
+	link := filepath.Join(linkDir, "link.snap")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		readOnly = exec.Command("mount", "-o", "remount,ro", linkDir).Run() == nil
+	}
+	for range 2 { // creating the target, then replacing it
+		if code, _, errOut := runCLI("load", "--keys", keys, "--out", link, "--quiet"); code != 0 {
+			t.Fatalf("load --out %s (read-only directory: %v): exit %d, %s", link, readOnly, code, errOut)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("the link was replaced: %v", err)
+		}
+		if code, out, errOut := runCLI("inspect", target, "--format", "json"); code != 0 || !strings.Contains(out, `"entries": 50`) {
+			t.Fatalf("inspect the target: exit %d, %s%s", code, out, errOut)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(other, "*.tmp-*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	t.Logf("the link's directory read-only: %v", readOnly)
 }

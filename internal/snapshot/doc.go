@@ -41,7 +41,10 @@
 // names of the shape Create makes: the path, ".tmp-" and 12 lowercase hex
 // digits). A new file takes the permission bits of the one it replaces
 // (until the rename it is readable by its owner alone), or 0644 less the
-// umask.
+// umask. A path that is a symbolic link keeps its link: the snapshot
+// replaces the file the link points to (through a chain of links; one
+// that does not exist yet is created), and its temporary file is written
+// beside that file rather than beside the link ([Target]).
 //
 // # Errors
 //

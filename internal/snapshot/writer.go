@@ -27,14 +27,16 @@ const TxBytes = 4 << 20
 
 // Writer writes one snapshot. Append records, then Commit; or Abort.
 type Writer struct {
-	path, tmp string
-	db        *bolt.DB
-	tx        *bolt.Tx
-	entries   *bolt.Bucket
-	txBytes   int
-	seq       uint64
-	sum       *xxhash.Digest
-	err       error
+	// path is the path asked for, which messages name; target is the
+	// file the rename replaces: path, or the file it links to.
+	path, target, tmp string
+	db                *bolt.DB
+	tx                *bolt.Tx
+	entries           *bolt.Bucket
+	txBytes           int
+	seq               uint64
+	sum               *xxhash.Digest
+	err               error
 	// perm is the replaced file's permission bits, which Commit gives the
 	// new file, if keepPerm (there was a file).
 	perm     fs.FileMode
@@ -46,14 +48,21 @@ type Writer struct {
 }
 
 // Create starts a snapshot that Commit will move to path. The data goes to
-// a temporary file in path's directory until then.
+// a temporary file in path's directory until then. If path is a symbolic
+// link, the snapshot replaces the file it points to (following a chain of
+// links; the file need not exist yet) and the link stays: the temporary
+// file goes beside that file, so that the rename stays on its file system.
 func Create(path string) (*Writer, error) {
 	// Checked before any work: the rename at the end would fail on them,
 	// after the whole store was written.
 	if path == "" {
 		return nil, fmt.Errorf("snapshot: %w: an empty path", ErrWrite)
 	}
-	old, statErr := os.Stat(path)
+	target, err := Target(path)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w (%w)", path, ErrWrite, err)
+	}
+	old, statErr := os.Stat(target)
 	if statErr == nil && old.IsDir() {
 		return nil, fmt.Errorf("snapshot %s: %w: a directory is in the way", path, ErrWrite)
 	}
@@ -61,8 +70,8 @@ func Create(path string) (*Writer, error) {
 	if _, err := rand.Read(suffix[:]); err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w (%w)", path, ErrWrite, err)
 	}
-	removeStale(path)
-	w := &Writer{path: path, tmp: path + tmpMark + hex.EncodeToString(suffix[:]), sum: xxhash.New()}
+	removeStale(target)
+	w := &Writer{path: path, target: target, tmp: target + tmpMark + hex.EncodeToString(suffix[:]), sum: xxhash.New()}
 	// A new file gets 0644 less the umask. A file replaced keeps its
 	// permissions: one made private stays private, and its successor is
 	// private to this process (0600) until Commit gives it those bits.
@@ -157,7 +166,8 @@ func checksumRecord(d *xxhash.Digest, rec []byte) {
 // committing the open transaction (and without a failed write before).
 func (w *Writer) Fits(n int) bool { return w.err == nil && w.txBytes+n+8 < TxBytes }
 
-// Path returns the path the snapshot is for (not the temporary file's).
+// Path returns the path the snapshot is for, as given to Create (not the
+// temporary file's, nor a link's target).
 func (w *Writer) Path() string { return w.path }
 
 // Records returns how many records were appended.
@@ -210,14 +220,14 @@ func (w *Writer) Commit(m Meta) error {
 		err = syncFile(w.tmp, w.perm, w.keepPerm)
 	}
 	if err == nil {
-		err = os.Rename(w.tmp, w.path)
+		err = os.Rename(w.tmp, w.target)
 	}
 	if err != nil {
 		w.Abort()
 		return w.wrap("closing", err)
 	}
 	// The rename is durable once the directory is synced.
-	if err := syncDir(filepath.Dir(w.path)); err != nil {
+	if err := syncDir(filepath.Dir(w.target)); err != nil {
 		return w.wrap("syncing the directory", err)
 	}
 	return nil
@@ -235,6 +245,34 @@ func (w *Writer) Abort() {
 		w.db = nil
 	}
 	os.Remove(w.tmp)
+}
+
+// maxLinks is how many symbolic links Target follows, as Linux's
+// path resolution does (MAXSYMLINKS).
+const maxLinks = 40
+
+// Target returns the file a save to path replaces: path itself, or,
+// while it is a symbolic link, the file the link points to. That file need
+// not exist (a dangling link gets its target created). A relative link is
+// relative to the link's directory, left uncleaned so that ".." means what
+// it means to the system when that directory is itself reached through a
+// link.
+func Target(path string) (string, error) {
+	for range maxLinks {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil // a file, nothing yet, or an error the save will meet
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Dir(path) + string(filepath.Separator) + dest
+		}
+		path = dest
+	}
+	return "", &fs.PathError{Op: "following links", Path: path, Err: syscall.ELOOP}
 }
 
 // tmpMark joins a snapshot's path and the random suffix of its temporary
