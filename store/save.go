@@ -11,7 +11,8 @@ import (
 
 // Snapshot errors, for errors.Is. They are the sentinels of the snapshot
 // format (internal/snapshot); every error of Save and Open wraps one of
-// them, or ErrKeyType or ErrValueType, and names the file.
+// them, or ErrKeyType or ErrValueType, and names the file. Every failure
+// of Save leaves the previous snapshot untouched except ErrNotDurable.
 var (
 	// ErrNotFound: the snapshot file does not exist (it also matches
 	// fs.ErrNotExist).
@@ -37,6 +38,12 @@ var (
 	// file's place, an I/O error); it also matches the system's error.
 	// The previous snapshot is untouched.
 	ErrWrite = snapshot.ErrWrite
+	// ErrNotDurable: Save renamed the new snapshot into place, whole, but
+	// syncing its directory failed afterwards: the file at the path is the
+	// new snapshot, and a power loss may still bring back the previous one
+	// (it also matches the system's error). Saving again once the
+	// directory can be synced makes it durable.
+	ErrNotDurable = snapshot.ErrNotDurable
 	// ErrRead: the file exists but cannot be read (permissions, an I/O
 	// error); it also matches the system's error.
 	ErrRead = snapshot.ErrRead

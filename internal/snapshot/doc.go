@@ -35,8 +35,14 @@
 // so the rename cannot cross file systems); [Writer.Commit] syncs it,
 // closes it, renames it over the target and syncs the directory. A crash or
 // a kill at any moment before the rename leaves the previous snapshot
-// untouched, and after it the new one whole. A failed or abandoned write
-// removes its temporary file; one left by a killed process is removed by
+// untouched, and after the directory sync the new one whole (a kill after
+// the rename leaves the new one; a power loss between the rename and the
+// sync, one or the other, whole). A failed or abandoned write
+// leaves the previous snapshot untouched and removes its temporary file,
+// except when only the directory sync fails ([ErrNotDurable]): it has to
+// come after the rename, so the new snapshot is then in place, whole, but
+// a crash before the directory reaches the disk may bring back the
+// previous one. A temporary file left by a killed process is removed by
 // the next Create for the same path, once no process holds its lock (only
 // names of the shape Create makes: the path, ".tmp-" and 12 lowercase hex
 // digits). A new file takes the permission bits of the one it replaces

@@ -174,9 +174,11 @@ func (w *Writer) Path() string { return w.path }
 func (w *Writer) Records() uint64 { return w.seq }
 
 // Commit writes the metadata (with the entry count and checksum filled in),
-// syncs the file, and renames it over the target. The Writer is done
-// afterwards, whether Commit succeeded or not; on failure the target is
-// untouched and the temporary file removed.
+// syncs the file, renames it over the target and syncs the directory. The
+// Writer is done afterwards, whether Commit succeeded or not. On failure
+// the target is untouched and the temporary file removed, with one
+// exception: ErrNotDurable, a failed directory sync after the rename,
+// when the new snapshot is in place but may not survive a crash.
 func (w *Writer) Commit(m Meta) error {
 	if w.err != nil {
 		w.Abort()
@@ -226,12 +228,17 @@ func (w *Writer) Commit(m Meta) error {
 		w.Abort()
 		return w.wrap("closing", err)
 	}
-	// The rename is durable once the directory is synced.
-	if err := syncDir(filepath.Dir(w.target)); err != nil {
-		return w.wrap("syncing the directory", err)
+	// The rename is durable once the directory is synced, so the sync
+	// comes after it, and its failure cannot leave the previous snapshot
+	// untouched: the new one is in place, and is said to be.
+	if err := syncDirFunc(filepath.Dir(w.target)); err != nil {
+		return fmt.Errorf("snapshot %s: %w: syncing %s failed (%w)", w.path, ErrNotDurable, filepath.Dir(w.target), err)
 	}
 	return nil
 }
+
+// syncDirFunc is syncDir, a variable so that tests can make it fail.
+var syncDirFunc = syncDir
 
 // Abort drops the snapshot and removes its temporary file. It is safe to
 // call after Commit (it then does nothing).
