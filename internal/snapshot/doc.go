@@ -45,7 +45,9 @@
 // previous one. A temporary file left by a killed process is removed by
 // the next Create for the same path, once no process holds its lock (only
 // names of the shape Create makes: the path, ".tmp-" and 12 lowercase hex
-// digits). A new file takes the permission bits of the one it replaces
+// digits). A live save holds its file's lock until the file is renamed,
+// so two saves to one path at once both succeed, and the last to rename
+// wins: the file is always one of them, whole. A new file takes the permission bits of the one it replaces
 // (until the rename it is readable by its owner alone), or 0644 less the
 // umask. A path that is a symbolic link keeps its link: the snapshot
 // replaces the file the link points to (through a chain of links; one

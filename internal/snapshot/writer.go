@@ -30,13 +30,15 @@ type Writer struct {
 	// path is the path asked for, which messages name; target is the
 	// file the rename replaces: path, or the file it links to.
 	path, target, tmp string
-	db                *bolt.DB
-	tx                *bolt.Tx
-	entries           *bolt.Bucket
-	txBytes           int
-	seq               uint64
-	sum               *xxhash.Digest
-	err               error
+
+	db      *bolt.DB
+	file    *os.File // the file bbolt opened (and locks), while db is open
+	tx      *bolt.Tx
+	entries *bolt.Bucket
+	txBytes int
+	seq     uint64
+	sum     *xxhash.Digest
+	err     error
 	// perm is the replaced file's permission bits, which Commit gives the
 	// new file, if keepPerm (there was a file).
 	perm     fs.FileMode
@@ -66,12 +68,8 @@ func Create(path string) (*Writer, error) {
 	if statErr == nil && old.IsDir() {
 		return nil, fmt.Errorf("snapshot %s: %w: a directory is in the way", path, ErrWrite)
 	}
-	var suffix [6]byte
-	if _, err := rand.Read(suffix[:]); err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w (%w)", path, ErrWrite, err)
-	}
 	removeStale(target)
-	w := &Writer{path: path, target: target, tmp: target + tmpMark + hex.EncodeToString(suffix[:]), sum: xxhash.New()}
+	w := &Writer{path: path, target: target, sum: xxhash.New()}
 	// A new file gets 0644 less the umask. A file replaced keeps its
 	// permissions: one made private stays private, and its successor is
 	// private to this process (0600) until Commit gives it those bits.
@@ -79,21 +77,74 @@ func Create(path string) (*Writer, error) {
 	if statErr == nil {
 		create, w.perm, w.keepPerm = 0o600, old.Mode().Perm(), true
 	}
-	// NoSync: one fsync at the end (in Commit) instead of one per
-	// transaction; until the rename the file is only a draft.
-	// A large initial mapping (address space, not memory) spares bbolt
-	// from remapping the file each time it doubles while records pour in.
-	db, err := bolt.Open(w.tmp, create, &bolt.Options{NoSync: true, NoFreelistSync: true, InitialMmapSize: initialMmap})
-	if err != nil {
-		os.Remove(w.tmp)
-		return nil, w.wrap("creating", err)
+	for attempt := 1; ; attempt++ {
+		ok, err := w.open(create)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			break
+		}
+		if attempt == maxOpenAttempts {
+			w.Abort()
+			return nil, fmt.Errorf("snapshot %s: %w: %d temporary files in a row were removed as soon as they were made (by other saves to the same path?)",
+				path, ErrWrite, attempt)
+		}
 	}
-	w.db = db
 	if err := w.begin(); err != nil {
 		w.Abort()
 		return nil, err
 	}
 	return w, nil
+}
+
+// maxOpenAttempts bounds the temporary files Create makes in turn when
+// each is removed before it is locked (see open).
+const maxOpenAttempts = 8
+
+// open creates the temporary file under a new random name and opens it in
+// bbolt, which locks it. It reports false if the file was removed between
+// its creation and the lock: another save's cleanup (removeStale) found it
+// unlocked then, and took it for a killed save's. Once locked, the file
+// at the name is known to be this save's, and no cleanup removes it.
+func (w *Writer) open(create fs.FileMode) (ok bool, err error) {
+	var suffix [6]byte
+	if _, err := rand.Read(suffix[:]); err != nil {
+		return false, fmt.Errorf("snapshot %s: %w (%w)", w.path, ErrWrite, err)
+	}
+	w.tmp = w.target + tmpMark + hex.EncodeToString(suffix[:])
+	// NoSync: one fsync at the end (in Commit) instead of one per
+	// transaction; until the rename the file is only a draft.
+	// A large initial mapping (address space, not memory) spares bbolt
+	// from remapping the file each time it doubles while records pour in.
+	// OpenFile: bbolt does not give out its file, which Commit syncs
+	// and renames while bbolt holds it locked.
+	db, err := bolt.Open(w.tmp, create, &bolt.Options{NoSync: true, NoFreelistSync: true, InitialMmapSize: initialMmap,
+		OpenFile: func(name string, flag int, perm fs.FileMode) (*os.File, error) {
+			f, err := os.OpenFile(name, flag, perm)
+			w.file = f
+			return f, err
+		}})
+	if err != nil {
+		os.Remove(w.tmp)
+		return false, w.wrap("creating", err)
+	}
+	w.db = db
+	if testHook != nil {
+		testHook("opened", w.tmp)
+	}
+	locked, err := w.file.Stat()
+	if err != nil {
+		w.Abort()
+		return false, w.wrap("creating", err)
+	}
+	if named, err := os.Stat(w.tmp); err != nil || !os.SameFile(locked, named) {
+		// Not ours to remove: the name is gone, or another's.
+		w.db.Close()
+		w.db, w.file, w.tmp = nil, nil, ""
+		return false, nil
+	}
+	return true, nil
 }
 
 // wrap names the file and the step, and adds ErrNoSpace when the disk is
@@ -213,20 +264,33 @@ func (w *Writer) Commit(m Meta) error {
 		w.Abort()
 		return w.wrap("writing the metadata", err)
 	}
-	err = w.db.Close()
-	w.db = nil
-	if err == nil {
-		err = os.Truncate(w.tmp, size)
-	}
-	if err == nil {
-		err = syncFile(w.tmp, w.perm, w.keepPerm)
-	}
-	if err == nil {
-		err = os.Rename(w.tmp, w.target)
+	if finishLocked {
+		// While bbolt holds the file open it holds its lock, which keeps
+		// another save's cleanup (removeStale) off it: cut, sync and
+		// rename it through bbolt's own descriptor, and close after.
+		err = w.finish(w.file, size)
+	} else {
+		// Where an open file cannot be renamed or a mapped one cut
+		// (Windows), close first; there is no cleanup to keep off.
+		err = w.db.Close()
+		w.db, w.file = nil, nil
+		var f *os.File
+		if err == nil {
+			f, err = os.OpenFile(w.tmp, os.O_RDWR, 0)
+		}
+		if err == nil {
+			err = w.finish(f, size)
+		}
 	}
 	if err != nil {
 		w.Abort()
 		return w.wrap("closing", err)
+	}
+	if w.db != nil {
+		// The snapshot is in place and synced: an error in unmapping or
+		// closing the file changes nothing of it.
+		w.db.Close()
+		w.db, w.file = nil, nil
 	}
 	// The rename is durable once the directory is synced, so the sync
 	// comes after it, and its failure cannot leave the previous snapshot
@@ -237,8 +301,40 @@ func (w *Writer) Commit(m Meta) error {
 	return nil
 }
 
+// testHook, if set (by tests only), is called at the steps of a save
+// where another process could interfere: "opened" once bbolt has opened
+// (and locked) the temporary file tmp, "rename" just before the rename.
+var testHook func(step, tmp string)
+
 // syncDirFunc is syncDir, a variable so that tests can make it fail.
 var syncDirFunc = syncDir
+
+// finish cuts the temporary file f to size, gives it the permissions it
+// is to have, syncs it, renames it over the target, and closes f unless
+// it is bbolt's own.
+func (w *Writer) finish(f *os.File, size int64) error {
+	err := f.Truncate(size)
+	if err == nil && w.keepPerm {
+		// Through the open file, so that read-only bits take effect once
+		// it is written.
+		err = f.Chmod(w.perm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if w.db == nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err == nil {
+		if testHook != nil {
+			testHook("rename", w.tmp)
+		}
+		err = os.Rename(w.tmp, w.target)
+	}
+	return err
+}
 
 // Abort drops the snapshot and removes its temporary file. It is safe to
 // call after Commit (it then does nothing).
@@ -249,9 +345,11 @@ func (w *Writer) Abort() {
 	}
 	if w.db != nil {
 		w.db.Close()
-		w.db = nil
+		w.db, w.file = nil, nil
 	}
-	os.Remove(w.tmp)
+	if w.tmp != "" {
+		os.Remove(w.tmp)
+	}
 }
 
 // maxLinks is how many symbolic links Target follows, as Linux's
@@ -313,26 +411,6 @@ func globEscape(s string) string {
 		b = append(b, s[i])
 	}
 	return string(b)
-}
-
-// syncFile gives a file the permissions perm if chmod is set (through
-// the open file, so that read-only bits take effect once it is written)
-// and flushes its data, size and mode to the disk.
-func syncFile(path string, perm fs.FileMode, chmod bool) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	if chmod {
-		err = f.Chmod(perm)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 func syncDir(dir string) error {
