@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -110,4 +112,76 @@ func TestLoadOutSymlink(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 	t.Logf("the link's directory read-only: %v", readOnly)
+}
+
+// Ctrl-C during load's save abandons it cleanly: the temporary file is
+// removed, the snapshot already at --out is untouched, and load exits 1
+// with one line on stderr. SIGINT used to kill the process with the
+// temporary file left until the next save to that path. The test signals
+// as soon as the temporary file appears, so the save is under way; then
+// again while the keys are read.
+func TestLoadInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the command as a process of its own")
+	}
+	dir := t.TempDir()
+	var b bytes.Buffer
+	for i := range 400_000 {
+		fmt.Fprintf(&b, "key-%d\n", i)
+	}
+	keys := writeTestFile(t, dir, "keys.txt", b.Bytes())
+	out := filepath.Join(dir, "k.snap")
+	small := writeKeys(t, 10)
+	if code, _, errOut := runCLI("load", "--keys", small, "--out", out, "--quiet"); code != 0 {
+		t.Fatalf("the first load: %s", errOut)
+	}
+	before := readFile(t, out)
+	for _, during := range []string{"save", "read"} {
+		cmd := exec.Command(os.Args[0], "load", "--keys", keys, "--out", out, "--quiet")
+		cmd.Env = append(os.Environ(), asCommand+"=1")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		if during == "save" {
+			for {
+				if tmp, _ := filepath.Glob(out + ".tmp-*"); len(tmp) > 0 {
+					break
+				}
+				select {
+				case err := <-done:
+					t.Fatalf("load ended before its save was seen: %v, %s", err, stderr.String())
+				case <-time.After(time.Millisecond):
+				}
+			}
+		} else {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("load still running 30 s after Ctrl-C during the %s", during)
+		}
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitFail {
+			t.Errorf("Ctrl-C during the %s: %v, want exit status %d", during, err, exitFail)
+		}
+		if got := stderr.String(); got != "twochoice load: interrupted\n" || stdout.Len() != 0 {
+			t.Errorf("Ctrl-C during the %s: stdout %q, stderr %q", during, stdout.String(), got)
+		}
+		if left, _ := filepath.Glob(out + ".tmp-*"); len(left) != 0 {
+			t.Errorf("Ctrl-C during the %s left %v", during, left)
+		}
+		if !bytes.Equal(readFile(t, out), before) {
+			t.Errorf("Ctrl-C during the %s changed the snapshot at --out", during)
+		}
+	}
 }
