@@ -25,6 +25,18 @@ import (
 // decodes the file on the calling goroutine and places the entries on a
 // second one, so it keeps two cores busy where it has them.
 //
+// One exception to "the same buckets": a table much larger than its
+// entries need (more than 4 times, and over 64 MiB; a store's table never
+// shrinks, so a store that grew and then lost most of its keys is saved
+// that way, and a doctored file may claim one) is not allocated. Its
+// records are still checked against it, and the keys are set afresh into
+// a table sized for their number, so the restored store's load report is
+// that of its keys set afresh (see restore_sparse.go). What Open
+// allocates before the records are checked thus grows with the entries
+// the file claims, which its size bounds, and not with the table size it
+// claims (a cache's table follows from MaxEntries, at most
+// MaxCacheEntries, as in New).
+//
 // Errors wrap ErrNotFound, ErrNotSnapshot, ErrCorrupt, ErrNewerVersion,
 // ErrTypeMismatch, ErrOptionsMismatch, ErrLocked, or ErrOptions for a
 // negative opts.DefaultTTL, and name the file. Open
@@ -56,25 +68,35 @@ func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error)
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
 	var t *table[K, V]
-	if s.cache {
-		// A cache's table size follows from its options alone.
-		if t = newCacheTable[K, V](&s.opts, s.lay); t.n != m.Buckets {
+	sparse := !s.cache && isSparse[K, V](&s.opts, &m)
+	switch {
+	case s.cache:
+		// A cache's table size follows from its options alone, and New
+		// has made the table (empty): the records go into it.
+		if t = s.tabs.Load().cur; t.n != m.Buckets {
 			return nil, fmt.Errorf("snapshot %s: %w: a cache of %d entries has %d buckets, the file says %d",
 				path, ErrCorrupt, s.opts.MaxEntries, t.n, m.Buckets)
 		}
 		if m.Stash != 0 {
 			return nil, fmt.Errorf("snapshot %s: %w: a cache has no stash, the file has %d entries in one", path, ErrCorrupt, m.Stash)
 		}
-	} else {
+	case sparse:
+		// Far larger than its entries: not allocated (restore_sparse.go).
+		if t, err = restoreSparse(s, r, &m); err != nil {
+			return nil, err
+		}
+	default:
 		t = newTable[K, V](&s.opts, m.Buckets, s.lay, true)
 	}
-	rs := restorer[K, V]{s: s, t: t, dec: snapshot.NewDecoder[K, V](), now: s.nowNanosAny()}
-	if err := rs.run(r); err != nil {
-		return nil, err // named by the restorer or the reader
-	}
-	if rs.expired == 0 {
-		if err := checkLoads(t, &m); err != nil {
-			return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	if !sparse {
+		rs := restorer[K, V]{s: s, t: t, dec: snapshot.NewDecoder[K, V](), now: s.nowNanosAny()}
+		if err := rs.run(r); err != nil {
+			return nil, err // named by the restorer or the reader
+		}
+		if rs.expired == 0 {
+			if err := checkLoads(t, &m); err != nil {
+				return nil, fmt.Errorf("snapshot %s: %w", path, err)
+			}
 		}
 	}
 	s.tabs.Store(&tables[K, V]{cur: t})
@@ -132,36 +154,31 @@ func snapshotOptions(m *snapshot.Meta, given *Options) (Options, error) {
 	return o, nil
 }
 
-// checkShape checks the table size and histogram of m against each other
-// and the options, before Open allocates a table of that size: the
-// metadata is not covered by the records' checksum, and a flipped bit in
-// the table size must not become a huge allocation.
+// checkShape checks the table size and histogram of m against the
+// options, before Open allocates a table of that size. The snapshot
+// reader has checked the metadata's claims against each other and the
+// file (the histogram counts the table's buckets and the entries, the
+// table is at most hashfn.MaxBuckets, the entries fit in the file); what
+// is left is what the store's options add: a size the rule accepts, and a
+// histogram of one part per part of the rule, of loads 0 to BucketSize.
 func checkShape(m *snapshot.Meta, o *Options) error {
-	if m.Buckets == 0 || m.Buckets > hashfn.MaxBuckets {
-		return fmt.Errorf("%w: table size %d", ErrCorrupt, m.Buckets)
-	}
 	if _, err := o.Placement.Generator(m.Buckets, o.Choices); err != nil {
 		return fmt.Errorf("%w: table size %d: %v", ErrCorrupt, m.Buckets, err)
 	}
 	if len(m.Histogram) != o.Placement.Parts(o.Choices) {
 		return fmt.Errorf("%w: histogram of %d parts", ErrCorrupt, len(m.Histogram))
 	}
-	var buckets, keys uint64
 	for _, part := range m.Histogram {
 		if len(part) != o.BucketSize+1 {
 			return fmt.Errorf("%w: histogram row of %d loads", ErrCorrupt, len(part))
 		}
-		for k, c := range part {
-			buckets += c
-			keys += uint64(k) * c
-		}
-	}
-	if buckets != m.Buckets || keys+m.Stash != m.Entries || m.Stash > m.Entries {
-		return fmt.Errorf("%w: the histogram (%d buckets, %d keys) disagrees with the table size %d, %d entries and stash %d",
-			ErrCorrupt, buckets, keys, m.Buckets, m.Entries, m.Stash)
 	}
 	return nil
 }
+
+// The snapshot format's bucket size bound is the store's.
+var _ [snapshot.MaxBucketSize - slotsPerBucket]struct{}
+var _ [slotsPerBucket - snapshot.MaxBucketSize]struct{}
 
 // checkLoads compares the restored table with the histogram and stash
 // size of m.

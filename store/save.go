@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -11,7 +12,9 @@ import (
 
 // Snapshot errors, for errors.Is. They are the sentinels of the snapshot
 // format (internal/snapshot); every error of Save and Open wraps one of
-// them, or ErrKeyType or ErrValueType, and names the file.
+// them, or ErrKeyType or ErrValueType (or, from SaveContext, the
+// context's error), and names the file. Every failure
+// of Save leaves the previous snapshot untouched except ErrNotDurable.
 var (
 	// ErrNotFound: the snapshot file does not exist (it also matches
 	// fs.ErrNotExist).
@@ -37,6 +40,12 @@ var (
 	// file's place, an I/O error); it also matches the system's error.
 	// The previous snapshot is untouched.
 	ErrWrite = snapshot.ErrWrite
+	// ErrNotDurable: Save renamed the new snapshot into place, whole, but
+	// syncing its directory failed afterwards: the file at the path is the
+	// new snapshot, and a power loss may still bring back the previous one
+	// (it also matches the system's error). Saving again once the
+	// directory can be synced makes it durable.
+	ErrNotDurable = snapshot.ErrNotDurable
 	// ErrRead: the file exists but cannot be read (permissions, an I/O
 	// error); it also matches the system's error.
 	ErrRead = snapshot.ErrRead
@@ -60,7 +69,8 @@ var (
 // takes them, write those buckets to the file themselves). The file is
 // written beside path under a temporary name, synced and renamed over
 // path, so a crash or a kill at any moment leaves the previous file at
-// path whole. Records are streamed to the file as the walk goes: the
+// path whole. If path is a symbolic link, the file it points to is
+// replaced and the link kept. Records are streamed to the file as the walk goes: the
 // memory Save needs does not grow with the store, apart from a bounded
 // number of copies of buckets that writers change before the walk reaches
 // them.
@@ -84,6 +94,18 @@ func (s *Store[K, V]) Save(path string) error { return s.SaveProgress(path, nil)
 // a progress bar. It is called on Save's goroutine and must not call the
 // store's write methods (they may wait for Save).
 func (s *Store[K, V]) SaveProgress(path string, progress func(done, total uint64)) error {
+	return s.SaveContext(context.Background(), path, progress)
+}
+
+// SaveContext is SaveProgress that gives up when ctx is done: the walk
+// stops within a few thousand buckets, the temporary file is removed and
+// the previous snapshot stays as it was; the error names the file and
+// wraps ctx's error (context.Canceled, context.DeadlineExceeded). Once
+// the file is complete it is committed whatever ctx says (the rename
+// and the syncs are not cut short), so a nil error means the snapshot is
+// saved. Waiting for another Save of the store to finish is not
+// interrupted.
+func (s *Store[K, V]) SaveContext(ctx context.Context, path string, progress func(done, total uint64)) error {
 	if shapeOf(reflect.TypeFor[K]()) == shapeOther {
 		return fmt.Errorf("snapshot %s: %w (key type %s)", path, ErrKeyType, typeName[K]())
 	}
@@ -96,6 +118,9 @@ func (s *Store[K, V]) SaveProgress(path string, progress func(done, total uint64
 	}
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return abandoned(path, err)
+	}
 	w, err := snapshot.Create(path)
 	if err != nil {
 		return err
@@ -103,8 +128,14 @@ func (s *Store[K, V]) SaveProgress(path string, progress func(done, total uint64
 	defer w.Abort() // after a successful Commit it does nothing
 	v := s.beginView(w)
 	created := time.Now().UnixNano()
-	m, err := s.writeView(v, progress)
+	m, err := s.writeView(ctx, v, progress)
 	s.endView(v)
+	if err == nil {
+		err = ctx.Err()
+		if err != nil {
+			err = abandoned(path, err)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -112,8 +143,18 @@ func (s *Store[K, V]) SaveProgress(path string, progress func(done, total uint64
 	return w.Commit(m)
 }
 
-// writeView walks the view bucket by bucket and appends its records.
-func (s *Store[K, V]) writeView(v *cowView[K, V], progress func(done, total uint64)) (snapshot.Meta, error) {
+// abandoned is SaveContext's error when ctx is done.
+func abandoned(path string, err error) error {
+	return fmt.Errorf("snapshot %s: save abandoned, the previous file left as it was: %w", path, err)
+}
+
+// ctxCheckBuckets is how many buckets writeView walks between two looks
+// at its context.
+const ctxCheckBuckets = 4096
+
+// writeView walks the view bucket by bucket and appends its records, and
+// stops if ctx is done.
+func (s *Store[K, V]) writeView(ctx context.Context, v *cowView[K, V], progress func(done, total uint64)) (snapshot.Meta, error) {
 	// put writes entries to the file; the caller holds v.out.
 	put := func(es []viewEntry[K, V]) error {
 		defer clear(es) // drop references to the store's keys and values
@@ -142,8 +183,13 @@ func (s *Store[K, V]) writeView(v *cowView[K, V], progress func(done, total uint
 	var own, spare, taken []viewEntry[K, V]
 	counts := newCounts(len(v.counts))
 	for i := range v.t.n {
-		if progress != nil && i%4096 == 0 {
-			progress(i, v.t.n)
+		if i%ctxCheckBuckets == 0 {
+			if err := ctx.Err(); err != nil {
+				return snapshot.Meta{}, abandoned(v.w.Path(), err)
+			}
+			if progress != nil {
+				progress(i, v.t.n)
+			}
 		}
 		own, taken = s.viewNext(v, i, own[:0], spare, counts)
 		// One bucket's worth of records per hold of the file side, so a

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -805,4 +806,68 @@ func TestSaveValueTypes(t *testing.T) {
 	if v, ok := r.Get("a"); !ok || v.N != 7 {
 		t.Errorf("struct with a complex field: %+v, %v", v, ok)
 	}
+}
+
+// SaveContext gives up when its context is done, mid-walk and with
+// writers at work: the error names the file and wraps the context's, no
+// temporary file is left, the previous snapshot stands, and the store
+// (unharmed) saves again afterwards. A context done before the call
+// touches nothing.
+func TestSaveContextCanceled(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.snap")
+	s := newTestStore[string, int](t, Options{Seed: 51})
+	s.Set("first", 1)
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200_000 {
+		s.Set(fmt.Sprint(i), i)
+	}
+	stopWriters := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stopWriters:
+					return
+				default:
+				}
+				s.Set(fmt.Sprint(i%200_000), g)
+			}
+		}()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var last, all uint64
+	err := s.SaveContext(ctx, path, func(done, total uint64) {
+		last, all = done, total
+		if done > 0 {
+			cancel() // once the walk is under way
+		}
+	})
+	if last >= all/2 {
+		t.Errorf("the walk went on to bucket %d of %d after the cancel", last, all)
+	}
+	close(stopWriters)
+	wg.Wait()
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("SaveContext canceled mid-walk: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.tmp-*")); len(left) != 0 {
+		t.Fatalf("temporary files left: %v", left)
+	}
+	if r, err := Open[string, int](path, nil); err != nil || r.Len() != 1 {
+		t.Fatalf("the previous snapshot: %v", err)
+	}
+	if err := s.checkInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveContext(ctx, path, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("SaveContext with a done context: %v", err)
+	}
+	r, _ := saveOpen(t, s, nil)
+	sameContents(t, s, r)
 }

@@ -45,8 +45,9 @@
 //     are drawn independently with probability proportional to the weight.
 //
 // [Open] reads any of them from a file, decompressing Zstandard
-// (recognised by its magic number, whatever the file's name) in-process and
-// as a stream, so a trace is never held in memory as text. [OpenTrace]
+// (recognised by its magic number, whatever the file's name; but a file
+// named .zst or .zstd must be Zstandard) in-process and as a stream, so a
+// trace is never held in memory as text. [OpenTrace]
 // opens a block trace of either format, telling which by its first line.
 //
 // # Errors

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 )
 
 // Key files are read by one set of rules, here, for every command that
@@ -96,19 +95,20 @@ func (k *keyFile) Read(reqs []Request[string]) (int, error) {
 func ScanKeys(name string, r io.Reader, fn func(line int, key []byte) error) error {
 	dr, err := Decompress(r)
 	if err != nil {
-		return fmt.Errorf("%w (%s)", err, name)
+		return naming(name, err)
 	}
 	defer dr.Close()
 	return scanKeys(newKeyLines(name, dr), nil, fn)
 }
 
-// ScanKeyFile is ScanKeys on the named file; errors name the file by
-// path. progress, if not nil, is told the fraction of the file read so
+// ScanKeyFile is ScanKeys on the named file, opened as [Open] opens one
+// (a directory, or a file named .zst that is not Zstandard, is an error);
+// errors name the file by path, once. progress, if not nil, is told the fraction of the file read so
 // far now and then, and 1 at the end.
 func ScanKeyFile(path string, progress func(frac float64), fn func(line int, key []byte) error) error {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
-		return fmt.Errorf("workload: %w", err)
+		return err
 	}
 	defer f.Close()
 	var size int64
@@ -116,9 +116,9 @@ func ScanKeyFile(path string, progress func(frac float64), fn func(line int, key
 		size = fi.Size()
 	}
 	cr := &countingReader{r: f}
-	dr, err := Decompress(cr)
+	dr, err := decompressFile(path, cr)
 	if err != nil {
-		return fmt.Errorf("%w (%s)", err, path)
+		return err
 	}
 	defer dr.Close()
 	var report func()

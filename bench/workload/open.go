@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -21,18 +24,65 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // an error wrapping ErrCorrupt rather than a short read. (Zstandard may only
 // detect a corrupted block by its frame's checksum, at the end of the frame,
 // so a reader may first report the garbage it decoded as a malformed line.)
-// The caller must close the result.
+// A file named .zst or .zstd that is not Zstandard is an ErrCorrupt error,
+// not text: its lines would not be what the name promises. A directory is
+// an error wrapping syscall.EISDIR. Errors name the file once. The caller
+// must close the result.
 func Open(path string) (io.ReadCloser, error) {
+	f, err := openFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := decompressFile(path, f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &fileReader{Reader: r, file: f}, nil
+}
+
+// openFile opens path for reading, and refuses a directory at once (its
+// first read would fail, with an error that names it).
+func openFile(path string) (*os.File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
-	r, err := Decompress(f)
-	if err != nil {
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
 		f.Close()
-		return nil, fmt.Errorf("%w (%s)", err, path)
+		return nil, fmt.Errorf("workload: %w", &fs.PathError{Op: "read", Path: path, Err: syscall.EISDIR})
 	}
-	return &fileReader{Reader: r, file: f}, nil
+	return f, nil
+}
+
+// decompressFile is Decompress on r, the file named path: a name that says
+// Zstandard must be (see Open), and errors name the file once.
+func decompressFile(path string, r io.Reader) (io.ReadCloser, error) {
+	rc, err := Decompress(r)
+	if err != nil {
+		return nil, naming(path, err)
+	}
+	if _, zstd := rc.(*zstdReader); !zstd && zstdName(path) {
+		rc.Close()
+		return nil, fmt.Errorf("%w: %s: not Zstandard, though its name says so (it does not start with Zstandard's magic number)", ErrCorrupt, path)
+	}
+	return rc, nil
+}
+
+// zstdName reports whether a file name says Zstandard.
+func zstdName(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".zst" || ext == ".zstd"
+}
+
+// naming adds the input's name to err, unless err names it already (the
+// errors of an os.File's reads do).
+func naming(name string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return err
+	}
+	return fmt.Errorf("%w (%s)", err, name)
 }
 
 // Decompress returns r itself, buffered, if it does not start with the

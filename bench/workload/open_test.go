@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -149,5 +150,32 @@ func TestReadErrorMidLine(t *testing.T) {
 	var le *LineError
 	if !errors.Is(err, boom) || errors.As(err, &le) || len(got) != 2 {
 		t.Fatalf("%d requests, error %v; want 2 and the read error", len(got), err)
+	}
+}
+
+// A file named .zst or .zstd that is not Zstandard is ErrCorrupt, for key
+// files and traces alike (it was read as text), and a directory is EISDIR;
+// each error names the file once. A Zstandard file needs no such name.
+func TestOpenNamesAndDirectories(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"keys.zst", "keys.ZSTD", "trace.lis.zst"} {
+		p := writeFile(t, name, []byte("1 1 0 0\n"))
+		_, err := Open(p)
+		err2 := ScanKeyFile(p, nil, func(int, []byte) error { return nil })
+		for _, err := range []error{err, err2} {
+			if !errors.Is(err, ErrCorrupt) || strings.Count(err.Error(), p) != 1 {
+				t.Errorf("%s, not Zstandard: %v; want ErrCorrupt naming it once", name, err)
+			}
+		}
+	}
+	_, err := Open(dir)
+	err2 := ScanKeyFile(dir, nil, func(int, []byte) error { return nil })
+	for _, err := range []error{err, err2} {
+		if !errors.Is(err, syscall.EISDIR) || strings.Count(err.Error(), dir) != 1 {
+			t.Errorf("a directory: %v; want EISDIR naming it once", err)
+		}
+	}
+	if _, err := ReadKeyFile(writeFile(t, "keys.bin", compress(t, []byte("a\nb\n"))), nil); err != nil {
+		t.Errorf("Zstandard under another name: %v", err)
 	}
 }

@@ -49,7 +49,9 @@ type Keys struct {
 // ParseKeys parses the --keys flag: "seq", "random", "product",
 // "product:K", or the path of a key file, whose keys read returns in
 // order (this package does not read files: twochoice passes the reader
-// that every one of its commands reads key files with).
+// that every one of its commands reads key files with). An error of read
+// is returned as it is: it names the file, and says what is wrong with it
+// (wrapped in ErrKeys, "twochoice sim" printed "sim: sim: bad key source").
 func ParseKeys(s string, read func(path string) ([]string, error)) (*Keys, error) {
 	switch {
 	case s == "seq":
@@ -67,7 +69,7 @@ func ParseKeys(s string, read func(path string) ([]string, error)) (*Keys, error
 	}
 	lines, err := read(s)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrKeys, err)
+		return nil, err // read's own, naming the file
 	}
 	if len(lines) == 0 {
 		return nil, fmt.Errorf("%w: %s has no keys", ErrKeys, s)

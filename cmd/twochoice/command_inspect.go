@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/hashfn"
 	"github.com/twochoice/twochoice/internal/cli"
 	"github.com/twochoice/twochoice/internal/snapshot"
 )
@@ -102,17 +103,9 @@ func inspectSummary(r *snapshot.Reader, m *snapshot.Meta, stderr io.Writer, quie
 	if err != nil || len(m.Histogram) != rule.Parts(m.Choices) {
 		return nil, fmt.Errorf("snapshot %s: %w: table of %d buckets, histogram of %d parts", r.Path(), snapshot.ErrCorrupt, m.Buckets, len(m.Histogram))
 	}
-	var total uint64
-	for _, p := range m.Histogram {
-		for _, c := range p {
-			total += c
-		}
-	}
-	if total != m.Buckets {
-		return nil, fmt.Errorf("snapshot %s: %w: the histogram counts %d buckets, the table has %d", r.Path(), snapshot.ErrCorrupt, total, m.Buckets)
-	}
-	// One byte per bucket is enough: a bucket holds at most 8 records.
-	loads := make([]uint8, m.Buckets)
+	// The snapshot reader has checked that the histogram counts the
+	// table's buckets and the entries, and that the file holds that many.
+	loads := newBucketLoads(m.Buckets, m.Entries)
 	var stash, n uint64
 	bar := cli.NewProgress(stderr, "inspect", quiet)
 	defer bar.Done()
@@ -124,10 +117,10 @@ func inspectSummary(r *snapshot.Reader, m *snapshot.Meta, stderr io.Writer, quie
 		switch {
 		case a.Bucket == snapshot.StashBucket:
 			stash++
-		case a.Bucket < 0 || uint64(a.Bucket) >= m.Buckets || int(loads[a.Bucket]) >= m.BucketSize:
+		case a.Bucket < 0 || uint64(a.Bucket) >= m.Buckets || int(loads.get(uint64(a.Bucket))) >= m.BucketSize:
 			return fmt.Errorf("snapshot %s: record %d: %w: bucket %d (table of %d buckets of %d)", r.Path(), n, snapshot.ErrCorrupt, a.Bucket, m.Buckets, m.BucketSize)
 		default:
-			loads[a.Bucket]++
+			loads.add(uint64(a.Bucket))
 		}
 		n++
 		if n%(1<<16) == 0 {
@@ -138,13 +131,7 @@ func inspectSummary(r *snapshot.Reader, m *snapshot.Meta, stderr io.Writer, quie
 	if err != nil {
 		return nil, err
 	}
-	parts := make([][]uint64, len(m.Histogram))
-	for p := range parts {
-		parts[p] = make([]uint64, m.BucketSize+1)
-	}
-	for i, l := range loads {
-		parts[gen.PartOf(uint64(i))][l]++
-	}
+	parts := loads.histogram(&gen, len(m.Histogram), m.BucketSize)
 	for p := range parts {
 		if !slices.Equal(parts[p], m.Histogram[p]) || stash != m.Stash {
 			return nil, fmt.Errorf("snapshot %s: %w: the records give loads %v and stash %d, the metadata %v and %d",
@@ -156,4 +143,62 @@ func inspectSummary(r *snapshot.Reader, m *snapshot.Meta, stderr io.Writer, quie
 		return nil, fmt.Errorf("snapshot %s: %w: %v", r.Path(), snapshot.ErrCorrupt, err)
 	}
 	return sum, nil
+}
+
+// bucketLoads counts the records of each bucket of a snapshot's table: in
+// one byte per bucket (a bucket holds at most 8), or, for a table far
+// larger than its records, in a map of the buckets they name. A store's
+// table never shrinks, so a store that grew and then lost most of its keys
+// is saved with a table of up to 2^32 buckets beside a few records (and a
+// doctored file can claim one): inspect's memory follows the records,
+// which the file's size bounds, not the table size.
+type bucketLoads struct {
+	dense  []uint8
+	sparse map[uint64]uint8
+}
+
+func newBucketLoads(buckets, records uint64) *bucketLoads {
+	if buckets <= max(1<<20, 8*records) {
+		return &bucketLoads{dense: make([]uint8, buckets)}
+	}
+	return &bucketLoads{sparse: make(map[uint64]uint8)}
+}
+
+func (l *bucketLoads) get(b uint64) uint8 {
+	if l.dense != nil {
+		return l.dense[b]
+	}
+	return l.sparse[b]
+}
+
+func (l *bucketLoads) add(b uint64) {
+	if l.dense != nil {
+		l.dense[b]++
+	} else {
+		l.sparse[b]++
+	}
+}
+
+// histogram returns, per part of gen, the number of buckets of each load
+// 0 to size.
+func (l *bucketLoads) histogram(gen *hashfn.Generator, parts, size int) [][]uint64 {
+	h := make([][]uint64, parts)
+	for p := range h {
+		h[p] = make([]uint64, size+1)
+	}
+	if l.dense != nil {
+		for i, c := range l.dense {
+			h[gen.PartOf(uint64(i))][c]++
+		}
+		return h
+	}
+	for p := range h {
+		lo, hi := gen.PartBounds(p)
+		h[p][0] = hi - lo
+	}
+	for b, c := range l.sparse {
+		h[gen.PartOf(b)][0]--
+		h[gen.PartOf(b)][c]++
+	}
+	return h
 }

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/bucket"
@@ -21,7 +25,8 @@ tab-separated file; empty keys are skipped; Zstandard files are
 decompressed; every command reads key files this way), stores each with
 its line number as the value (a key seen twice keeps its last line),
 prints the store's bucket load next to the fluid limit, and saves the
-store as a snapshot to SNAP (see "twochoice inspect").
+store as a snapshot to SNAP (see "twochoice inspect"). Ctrl-C stops
+the read or abandons the save, leaving SNAP as it was.
 
 Examples:
   twochoice load --keys keys.txt --out keys.snap
@@ -67,8 +72,12 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if err := loadKeys(s, *keysPath, stderr, *quiet); err != nil {
-		return err
+	// Ctrl-C (or SIGTERM) stops the read or abandons the save, which
+	// removes its temporary file and leaves --out as it was.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := loadKeys(ctx, s, *keysPath, stderr, *quiet); err != nil {
+		return interrupted(ctx, err)
 	}
 	r := s.Load()
 	sum, err := newSnapSummary([][]uint64{r.Histogram}, uint64(r.Stash), r.Placement, r.Choices, r.BucketSize, r.Hash.String(), r.Seed, r.MaxEntries > 0)
@@ -76,13 +85,16 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	bar := cli.NewProgress(stderr, "save", *quiet)
-	err = s.SaveProgress(*out, func(done, total uint64) {
+	err = s.SaveContext(ctx, *out, func(done, total uint64) {
 		bar.Update(float64(done)/float64(total), fmt.Sprintf("%d/%d buckets", done, total))
 	})
 	bar.Done()
 	if err != nil {
-		return err
+		return interrupted(ctx, err)
 	}
+	// A Ctrl-C that came once the file was complete did not stop its
+	// commit: the snapshot is saved, and reported as such.
+	stop()
 	if format == cli.JSON {
 		return cli.WriteJSON(stdout, sum)
 	}
@@ -96,12 +108,18 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 // It reads the file with workload.ScanKeyFile, as every command reads key
 // files: Zstandard files are decompressed, and a binary file or an
 // overlong line is an error.
-func loadKeys(s *store.Store[string, uint64], path string, stderr io.Writer, quiet bool) error {
+func loadKeys(ctx context.Context, s *store.Store[string, uint64], path string, stderr io.Writer, quiet bool) error {
 	bar := cli.NewProgress(stderr, "load", quiet)
 	defer bar.Done()
+	done := ctx.Done()
 	return workload.ScanKeyFile(path, func(frac float64) {
 		bar.Update(frac, fmt.Sprintf("%d keys", s.Len()))
 	}, func(line int, key []byte) error {
+		select {
+		case <-done:
+			return ctx.Err()
+		default:
+		}
 		s.Set(string(key), uint64(line))
 		return nil
 	})

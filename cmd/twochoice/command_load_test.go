@@ -3,13 +3,18 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/twochoice/twochoice/internal/testfs"
 )
 
 // loadSummary runs load on a key file and returns its JSON summary.
@@ -67,6 +72,116 @@ func TestLoadKeyFiles(t *testing.T) {
 		}
 		if _, err := os.Stat(snap); err == nil {
 			t.Errorf("%s: a failed load wrote %s", tc.name, snap)
+		}
+	}
+}
+
+// load --out through a symbolic link replaces the snapshot the link points
+// to and keeps the link; the link's own directory need not take files
+// (here a read-only tmpfs, where root can mount one): the temporary file
+// goes beside the target. load used to probe the link's directory, and
+// the save replaced the link with a regular file.
+func TestLoadOutSymlink(t *testing.T) {
+	keys := writeKeys(t, 50)
+	other := t.TempDir()
+	target := filepath.Join(other, "real.snap")
+	linkDir := t.TempDir()
+	readOnly := false
+	if os.Geteuid() == 0 {
+		linkDir = testfs.SmallTmpfs(t, "1m")
+	}
+	link := filepath.Join(linkDir, "link.snap")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		readOnly = exec.Command("mount", "-o", "remount,ro", linkDir).Run() == nil
+	}
+	for range 2 { // creating the target, then replacing it
+		if code, _, errOut := runCLI("load", "--keys", keys, "--out", link, "--quiet"); code != 0 {
+			t.Fatalf("load --out %s (read-only directory: %v): exit %d, %s", link, readOnly, code, errOut)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("the link was replaced: %v", err)
+		}
+		if code, out, errOut := runCLI("inspect", target, "--format", "json"); code != 0 || !strings.Contains(out, `"entries": 50`) {
+			t.Fatalf("inspect the target: exit %d, %s%s", code, out, errOut)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(other, "*.tmp-*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	t.Logf("the link's directory read-only: %v", readOnly)
+}
+
+// Ctrl-C during load's save abandons it cleanly: the temporary file is
+// removed, the snapshot already at --out is untouched, and load exits 1
+// with one line on stderr. SIGINT used to kill the process with the
+// temporary file left until the next save to that path. The test signals
+// as soon as the temporary file appears, so the save is under way; then
+// again while the keys are read.
+func TestLoadInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the command as a process of its own")
+	}
+	dir := t.TempDir()
+	var b bytes.Buffer
+	for i := range 400_000 {
+		fmt.Fprintf(&b, "key-%d\n", i)
+	}
+	keys := writeTestFile(t, dir, "keys.txt", b.Bytes())
+	out := filepath.Join(dir, "k.snap")
+	small := writeKeys(t, 10)
+	if code, _, errOut := runCLI("load", "--keys", small, "--out", out, "--quiet"); code != 0 {
+		t.Fatalf("the first load: %s", errOut)
+	}
+	before := readFile(t, out)
+	for _, during := range []string{"save", "read"} {
+		cmd := exec.Command(os.Args[0], "load", "--keys", keys, "--out", out, "--quiet")
+		cmd.Env = append(os.Environ(), asCommand+"=1")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		if during == "save" {
+			for {
+				if tmp, _ := filepath.Glob(out + ".tmp-*"); len(tmp) > 0 {
+					break
+				}
+				select {
+				case err := <-done:
+					t.Fatalf("load ended before its save was seen: %v, %s", err, stderr.String())
+				case <-time.After(time.Millisecond):
+				}
+			}
+		} else {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("load still running 30 s after Ctrl-C during the %s", during)
+		}
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitFail {
+			t.Errorf("Ctrl-C during the %s: %v, want exit status %d", during, err, exitFail)
+		}
+		if got := stderr.String(); got != "twochoice load: interrupted\n" || stdout.Len() != 0 {
+			t.Errorf("Ctrl-C during the %s: stdout %q, stderr %q", during, stdout.String(), got)
+		}
+		if left, _ := filepath.Glob(out + ".tmp-*"); len(left) != 0 {
+			t.Errorf("Ctrl-C during the %s left %v", during, left)
+		}
+		if !bytes.Equal(readFile(t, out), before) {
+			t.Errorf("Ctrl-C during the %s changed the snapshot at --out", during)
 		}
 	}
 }

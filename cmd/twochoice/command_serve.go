@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/internal/cli"
 	"github.com/twochoice/twochoice/internal/serve"
@@ -134,7 +135,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		bar = cli.NewProgress(stderr, "starting", true)
 	} else {
 		bar = cli.NewProgress(stderr, "reading keys", *quiet)
-		keys, err := serve.ReadKeys(*keysPath, func(f float64) { bar.Update(f, "") })
+		keys, err := workload.ReadKeyFile(*keysPath, func(f float64) { bar.Update(f, "") })
 		bar.Done()
 		if err != nil {
 			ln.Close()

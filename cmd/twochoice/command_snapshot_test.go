@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/twochoice/twochoice/internal/snapshot"
 	"github.com/twochoice/twochoice/internal/testfs"
 	"github.com/twochoice/twochoice/store"
 )
@@ -218,5 +220,55 @@ func TestLoadOutCheckedFirst(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 1 {
 		t.Errorf("files left: %v", left)
+	}
+}
+
+// inspect reads a snapshot of a 2^32-bucket table with few records (as a
+// store that grew and then lost its keys saves, or a doctored file claims)
+// with little memory: it used to allocate a byte per bucket, 4 GiB, before
+// reading a record. The records are still checked against the histogram.
+func TestInspectHugeTable(t *testing.T) {
+	const n = 1 << 32
+	dir := t.TempDir()
+	write := func(name string, buckets []int64, hist [][]uint64) string {
+		p := filepath.Join(dir, name)
+		w, err := snapshot.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc := snapshot.NewEncoder[string, uint64]()
+		for i, b := range buckets {
+			rec, _ := enc.EncodeRecord(fmt.Sprint("k", i), uint64(i), 0, b)
+			if err := w.Append(rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Commit(snapshot.Meta{KeyType: "string", ValueType: "uint64", Placement: "goleft", Choices: 2, BucketSize: 8,
+			Hash: "xxhash", Seed: 1, Buckets: n, Histogram: hist}); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// Three records: two in bucket 5 (part 0), one in bucket 2^31 + 7.
+	buckets := []int64{5, 5, 1<<31 + 7}
+	good := write("good.snap", buckets, [][]uint64{{n/2 - 1, 0, 1, 0, 0, 0, 0, 0, 0}, {n/2 - 1, 1, 0, 0, 0, 0, 0, 0, 0}})
+	bad := write("bad.snap", buckets, [][]uint64{{n/2 - 2, 2, 0, 0, 0, 0, 0, 0, 0}, {n/2 - 1, 1, 0, 0, 0, 0, 0, 0, 0}})
+	for _, tc := range []struct {
+		path, want string
+		code       int
+	}{
+		{good, `"buckets": 4294967296`, exitOK},
+		{bad, "the records give loads", exitFail},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		code, out, errOut := runCLI("inspect", tc.path, "--format", "json", "--quiet")
+		runtime.ReadMemStats(&after)
+		if code != tc.code || !strings.Contains(out+errOut, tc.want) {
+			t.Errorf("inspect %s: exit %d, stdout %q, stderr %q; want %d and %q", filepath.Base(tc.path), code, out, errOut, tc.code, tc.want)
+		}
+		if a := after.TotalAlloc - before.TotalAlloc; a > 64<<20 {
+			t.Errorf("inspect %s allocated %d MiB", filepath.Base(tc.path), a>>20)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -105,4 +106,57 @@ func writeTestFile(t *testing.T, dir, name string, b []byte) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// A key file that cannot be read gets one line from every command that
+// reads key files: the command's name once (twochoice CMD:), the file's
+// path once, exit status 1. serve and sim used to add their package's
+// prefix after the command's ("twochoice serve: serve: bad key file: ..."),
+// a directory's path came twice ("read d: is a directory (d)"), and a
+// file named .zst that is not Zstandard was read as plain text.
+func TestKeyFileMessages(t *testing.T) {
+	dir := t.TempDir()
+	bad := map[string]string{
+		"missing":   filepath.Join(dir, "missing.txt"),
+		"directory": filepath.Join(dir, "keys.d"),
+		"not zstd":  writeTestFile(t, dir, "plain.txt.zst", []byte("alpha\nbeta\n")),
+		"binary":    writeTestFile(t, dir, "binary.txt", []byte("alpha\nbe\x00ta\n")),
+	}
+	if err := os.Mkdir(bad["directory"], 0o755); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"missing": "no such file", "directory": "is a directory", "not zstd": "not Zstandard", "binary": "NUL byte"}
+	commands := map[string]func(p string) []string{
+		"load": func(p string) []string {
+			return []string{"--keys", p, "--out", filepath.Join(dir, "out.snap"), "--quiet"}
+		},
+		"sim": func(p string) []string { return []string{"--keys", p, "--quiet"} },
+		"serve": func(p string) []string {
+			return []string{"--keys", p, "--workload", "none", "--addr", "127.0.0.1:0", "--quiet"}
+		},
+		"bench": func(p string) []string { return []string{"--workload", "keys:" + p, "--duration", "10ms"} },
+	}
+	for cmd, args := range commands {
+		for kind, p := range bad {
+			code, out, errOut := runCLIWithin(t, time.Minute, append([]string{cmd}, args(p)...)...)
+			line := strings.TrimSuffix(errOut, "\n")
+			switch {
+			case code != exitFail || out != "" || strings.Contains(line, "\n"):
+				t.Errorf("%s, %s file: exit %d, stdout %q, stderr %q; want exit 1 and one line", cmd, kind, code, out, errOut)
+			case !strings.HasPrefix(line, "twochoice "+cmd+": ") || strings.Count(line, " "+cmd+":") != 1:
+				t.Errorf("%s, %s file: %q names the command other than once", cmd, kind, line)
+			case strings.Count(line, p) != 1 && (strings.Count(line, p) != 0 || strings.Count(line, filepath.Base(p)) != 1):
+				// (bench names a key file's lines by its base name, as its
+				// tables name the workload.)
+				t.Errorf("%s, %s file: %q names the file other than once", cmd, kind, line)
+			case !strings.Contains(line, want[kind]):
+				t.Errorf("%s, %s file: %q does not say %q", cmd, kind, line, want[kind])
+			}
+			for other := range commands {
+				if other != cmd && strings.Contains(line, " "+other+":") {
+					t.Errorf("%s, %s file: %q names another command (%s)", cmd, kind, line, other)
+				}
+			}
+		}
+	}
 }

@@ -44,10 +44,15 @@ func checkSnapshotOut(out string, inputs ...string) error {
 	return fmt.Errorf("%w: --out %s exists and is not a snapshot that can be replaced; remove it or pick another name (%w)", errUsage, out, err)
 }
 
-// checkOutDir checks that a file can be created beside out, as Save's
-// temporary file will be, by creating and removing one.
+// checkOutDir checks that a file can be created beside out (beside the
+// file it links to, if it is a symbolic link), as Save's temporary file
+// will be, by creating and removing one.
 func checkOutDir(out string) error {
-	dir := filepath.Dir(out)
+	target, err := snapshot.Target(out)
+	if err != nil {
+		return fmt.Errorf("%w: --out %s: %w", errUsage, out, err)
+	}
+	dir := filepath.Dir(target)
 	if fi, err := os.Stat(dir); err != nil {
 		return fmt.Errorf("%w: --out %s: %w", errUsage, out, err)
 	} else if !fi.IsDir() {

@@ -6,68 +6,13 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
-	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/store"
 )
-
-func write(t *testing.T, name, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func TestReadKeys(t *testing.T) {
-	p := write(t, "k.tsv", "alpha\t3\r\n\nbeta\ngamma delta\t\tx\n\n")
-	var fracs []float64
-	keys, err := ReadKeys(p, func(f float64) { fracs = append(fracs, f) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"alpha", "beta", "gamma delta"}; !slices.Equal(keys, want) {
-		t.Fatalf("keys %q, want %q", keys, want)
-	}
-	if len(fracs) == 0 || fracs[len(fracs)-1] != 1 {
-		t.Errorf("progress %v", fracs)
-	}
-
-	// Compressed files are read as they are decompressed.
-	var b strings.Builder
-	for i := range 1000 {
-		b.WriteString("key" + strconv.Itoa(i) + "\n")
-	}
-	enc, _ := zstd.NewWriter(nil)
-	zp := write(t, "k.zst", string(enc.EncodeAll([]byte(b.String()), nil)))
-	keys, err = ReadKeys(zp, nil)
-	if err != nil || len(keys) != 1000 || keys[999] != "key999" {
-		t.Fatalf("zstd: %d keys, %v", len(keys), err)
-	}
-
-	for name, content := range map[string]string{
-		"empty":  "\n\n",
-		"binary": "ok\nbad\x00key\n",
-		"long":   "ok\n" + strings.Repeat("x", workload.MaxLine+1) + "\n",
-	} {
-		_, err := ReadKeys(write(t, name, content), nil)
-		if !errors.Is(err, ErrKeys) || !strings.Contains(err.Error(), name) {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-	if _, err := ReadKeys(filepath.Join(t.TempDir(), "missing"), nil); !errors.Is(err, ErrKeys) || !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing file: %v", err)
-	}
-}
 
 func keys(n int) []string {
 	k := make([]string, n)

@@ -35,17 +35,32 @@
 // so the rename cannot cross file systems); [Writer.Commit] syncs it,
 // closes it, renames it over the target and syncs the directory. A crash or
 // a kill at any moment before the rename leaves the previous snapshot
-// untouched, and after it the new one whole. A failed or abandoned write
-// removes its temporary file; one left by a killed process is removed by
+// untouched, and after the directory sync the new one whole (a kill after
+// the rename leaves the new one; a power loss between the rename and the
+// sync, one or the other, whole). A failed or abandoned write
+// leaves the previous snapshot untouched and removes its temporary file,
+// except when only the directory sync fails ([ErrNotDurable]): it has to
+// come after the rename, so the new snapshot is then in place, whole, but
+// a crash before the directory reaches the disk may bring back the
+// previous one. A temporary file left by a killed process is removed by
 // the next Create for the same path, once no process holds its lock (only
 // names of the shape Create makes: the path, ".tmp-" and 12 lowercase hex
-// digits). A new file takes the permission bits of the one it replaces
+// digits). A live save holds its file's lock until the file is renamed,
+// so two saves to one path at once both succeed, and the last to rename
+// wins: the file is always one of them, whole. A new file takes the permission bits of the one it replaces
 // (until the rename it is readable by its owner alone), or 0644 less the
-// umask.
+// umask. A path that is a symbolic link keeps its link: the snapshot
+// replaces the file the link points to (through a chain of links; one
+// that does not exist yet is created), and its temporary file is written
+// beside that file rather than beside the link ([Target]).
 //
 // # Errors
 //
 // Every failure wraps one of the sentinel errors below, and names the file.
+// [Open] checks the metadata's claims against each other, the format's
+// limits and the file's size before returning it (see Meta.check), so a
+// reader may size what it allocates by the entry count; the table size
+// it may not trust alone, since a store's table never shrinks.
 // Reading a damaged file never panics: bbolt may panic or fault on a
 // corrupt page, and [Open] and [Reader.ForEach] turn both into [ErrCorrupt].
 package snapshot

@@ -29,6 +29,14 @@ var (
 	// directory in the file's place, an I/O error. It also matches the
 	// system's error (fs.ErrPermission, syscall.EISDIR, ...).
 	ErrWrite = errors.New("store: snapshot cannot be written")
+	// ErrNotDurable: the new snapshot was renamed into place, whole, but
+	// syncing its directory failed afterwards, so the rename may not
+	// survive a crash: the file at the path is the new snapshot, and after
+	// a power loss the directory may show the previous one again. Saving
+	// again once the directory can be synced makes it durable. It also
+	// matches the system's error. (The sync cannot come first: it is what
+	// makes the rename durable.)
+	ErrNotDurable = errors.New("store: snapshot replaced, but its directory entry may not be durable")
 	// ErrRead: the file exists but cannot be read (permissions, an I/O
 	// error). It also matches the system's error.
 	ErrRead = errors.New("store: snapshot cannot be read")

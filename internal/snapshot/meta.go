@@ -1,6 +1,11 @@
 package snapshot
 
-import "time"
+import (
+	"fmt"
+	"time"
+
+	"github.com/twochoice/twochoice/hashfn"
+)
 
 // Version is the format version this package writes, and the newest it reads.
 const Version = 1
@@ -45,3 +50,75 @@ type Meta struct {
 
 // CreatedTime returns Created as a time.Time.
 func (m *Meta) CreatedTime() time.Time { return time.Unix(0, m.Created) }
+
+// MaxBucketSize is the most slots a bucket of a snapshot's table has: a
+// store's buckets have 8 (package store checks that it agrees).
+const MaxBucketSize = 8
+
+// minRecordBytes is the least a record takes in the file: bbolt gives each
+// key-value pair of a leaf page a 16-byte header, and the key is the 8-byte
+// sequence number (the record itself, at least 5 bytes of msgpack, is not
+// counted, to leave room). A file of s bytes holds at most s/minRecordBytes
+// records.
+const minRecordBytes = 16 + 8
+
+// check tests the metadata's claims against each other, the format's
+// limits and the size of the file, before a reader allocates anything by
+// them: the metadata is not covered by the records' checksum, and a file
+// of a few kilobytes must not make a reader set aside gigabytes. The
+// counts of records and their buckets are checked later, as they are read
+// ([Reader.ForEach] and the readers of the records); check bounds what can
+// be bounded without them:
+//
+//   - choices, bucket size and table size within the format's limits
+//     (hashfn.MaxChoices, MaxBucketSize, hashfn.MaxBuckets);
+//   - a histogram of at most d parts of at most MaxBucketSize+1 loads,
+//     which counts Buckets buckets holding Entries - Stash entries;
+//   - no more entries than the file has room for (minRecordBytes each);
+//   - for a cache (MaxEntries > 0): at most MaxEntries entries, and
+//     MaxEntries between one slot per bucket and MaxBucketSize.
+//
+// A table can still be far larger than its entries: a store's table never
+// shrinks as keys are deleted, so a store that grew and then lost most of
+// its keys is saved that way. Readers that build a table from a snapshot
+// must not trust the table size alone (see store.Open).
+func (m *Meta) check(fileSize int64) error {
+	switch {
+	case m.Choices < 1 || m.Choices > hashfn.MaxChoices:
+		return fmt.Errorf("%d choices (want 1 to %d)", m.Choices, hashfn.MaxChoices)
+	case m.BucketSize < 1 || m.BucketSize > MaxBucketSize:
+		return fmt.Errorf("bucket size %d (want 1 to %d)", m.BucketSize, MaxBucketSize)
+	case m.Buckets < 1 || m.Buckets > hashfn.MaxBuckets:
+		return fmt.Errorf("a table of %d buckets (want 1 to 2^32)", m.Buckets)
+	case len(m.Histogram) < 1 || len(m.Histogram) > m.Choices:
+		return fmt.Errorf("a histogram of %d parts for %d choices", len(m.Histogram), m.Choices)
+	case m.Stash > m.Entries:
+		return fmt.Errorf("%d entries in the stash, of %d", m.Stash, m.Entries)
+	case fileSize >= 0 && m.Entries > uint64(fileSize)/minRecordBytes:
+		return fmt.Errorf("%d entries claimed, more than a file of %d bytes holds", m.Entries, fileSize)
+	case m.MaxEntries < 0:
+		return fmt.Errorf("max entries %d", m.MaxEntries)
+	case m.MaxEntries > 0 && (m.Entries > uint64(m.MaxEntries) || m.Buckets > uint64(m.MaxEntries) || uint64(m.MaxEntries) > m.Buckets*MaxBucketSize):
+		return fmt.Errorf("a cache of %d entries with %d entries in %d buckets", m.MaxEntries, m.Entries, m.Buckets)
+	}
+	// Every count is at most Buckets ≤ 2^32 and every load at most 8, so
+	// the sums below cannot overflow.
+	var buckets, keys uint64
+	for p, row := range m.Histogram {
+		if len(row) > MaxBucketSize+1 {
+			return fmt.Errorf("histogram part %d has %d loads (buckets hold at most %d)", p, len(row), MaxBucketSize)
+		}
+		for k, c := range row {
+			if c > m.Buckets {
+				return fmt.Errorf("histogram part %d counts %d buckets of load %d, of %d", p, c, k, m.Buckets)
+			}
+			buckets += c
+			keys += uint64(k) * c
+		}
+	}
+	if buckets != m.Buckets || keys != m.Entries-m.Stash {
+		return fmt.Errorf("the histogram counts %d buckets holding %d entries; the metadata says %d buckets, %d entries and %d in the stash",
+			buckets, keys, m.Buckets, m.Entries, m.Stash)
+	}
+	return nil
+}

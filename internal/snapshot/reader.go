@@ -23,6 +23,7 @@ const DefaultTimeout = time.Second
 // Reader reads one snapshot.
 type Reader struct {
 	path string
+	size int64 // the file's, when opened
 	db   *bolt.DB
 	meta Meta
 	// damaged0: the file's first meta page lacks bbolt's magic number but
@@ -53,7 +54,7 @@ func Open(path string, timeout time.Duration) (r *Reader, err error) {
 	if err != nil {
 		return nil, err
 	}
-	r = &Reader{path: path, damaged0: damaged0}
+	r = &Reader{path: path, size: fi.Size(), damaged0: damaged0}
 	defer r.guard(&err, debug.SetPanicOnFault(true))
 	db, err := bolt.Open(path, 0o444, &bolt.Options{ReadOnly: true, Timeout: timeout})
 	switch {
@@ -149,6 +150,9 @@ func (r *Reader) readMeta(tx *bolt.Tx) error {
 	}
 	if err := codec.NewDecoderBytes(raw, handle).Decode(&r.meta); err != nil {
 		return fmt.Errorf("snapshot %s: %w: metadata does not decode: %v", r.path, ErrCorrupt, err)
+	}
+	if err := r.meta.check(r.size); err != nil {
+		return fmt.Errorf("snapshot %s: %w: metadata: %v", r.path, ErrCorrupt, err)
 	}
 	if tx.Bucket(bucketEntries) == nil {
 		return fmt.Errorf("snapshot %s: %w: no entries bucket", r.path, ErrCorrupt)

@@ -39,10 +39,22 @@ func sampleEntries(n int, seed uint64) []entry {
 	return es
 }
 
-func sampleMeta() Meta {
+// sampleMeta returns metadata for n records whose claims agree with each
+// other (Open checks them): up to 3 in the stash, the others packed 8 to a
+// bucket in the first of two parts.
+func sampleMeta(n int) Meta {
+	stash := min(uint64(n), 3)
+	keys := uint64(n) - stash
+	buckets := max(1000, 2*(keys/8+2))
+	part0 := make([]uint64, 9)
+	part0[8] = keys / 8
+	part0[keys%8]++
+	part0[0] += buckets/2 - part0[8] - 1
+	part1 := make([]uint64, 9)
+	part1[0] = buckets - buckets/2
 	return Meta{KeyType: "string", ValueType: "[]uint8", Placement: "goleft", Choices: 2, BucketSize: 8,
-		Hash: "xxhash", Seed: 42, Buckets: 1000, Stash: 3, Created: time.Now().UnixNano(),
-		Histogram: [][]uint64{{1, 2, 3}, {4, 5}}}
+		Hash: "xxhash", Seed: 42, Buckets: buckets, Stash: stash, Created: time.Now().UnixNano(),
+		Histogram: [][]uint64{part0, part1}}
 }
 
 // write saves es as a snapshot at path and returns the metadata written.
@@ -62,7 +74,7 @@ func write(t *testing.T, path string, es []entry) Meta {
 			t.Fatal(err)
 		}
 	}
-	m := sampleMeta()
+	m := sampleMeta(len(es))
 	if err := w.Commit(m); err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +349,7 @@ func TestDiskFull(t *testing.T) {
 			err = w.Append(b)
 		}
 		if err == nil {
-			err = w.Commit(sampleMeta())
+			err = w.Commit(sampleMeta(int(w.Records())))
 		} else {
 			w.Abort()
 		}
@@ -362,7 +374,7 @@ func FuzzOpen(f *testing.F) {
 		b, _ := enc.EncodeRecord(e.key, e.value, e.expiry, e.bucket)
 		w.Append(b)
 	}
-	w.Commit(sampleMeta())
+	w.Commit(sampleMeta(50))
 	seed, _ := os.ReadFile(path)
 	f.Add(seed, uint32(0), uint8(0))
 	f.Add(seed, uint32(4096), uint8(1))

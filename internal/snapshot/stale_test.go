@@ -41,3 +41,53 @@ func TestCreateRemovesStaleTemporaries(t *testing.T) {
 		}
 	}
 }
+
+// Two saves to the same path at once both succeed (the last rename wins),
+// whenever the second one's stale-file cleanup runs: it removes only
+// files whose lock it can take, and a live save holds its temporary
+// file's lock from the moment it can be seen to be its own until the
+// rename. Two Writers in one process stand for two processes: flock locks
+// belong to open files, so they exclude each other here too.
+//
+// The cleanup used to find the first save's file unlocked between bbolt's
+// Close and the rename (the file's sync, which can take seconds), remove
+// it, and the first save failed with ErrWrite; and between bbolt's
+// creating the file and locking it, where the first save went on writing
+// a file no longer in the directory, to fail at the rename.
+func TestConcurrentSaves(t *testing.T) {
+	defer func() { testHook = nil }()
+	path := filepath.Join(t.TempDir(), "s.db")
+	write(t, path, sampleEntries(5, 40))
+	second := sampleEntries(7, 42)
+	// At the rename: another save starts, and runs its cleanup.
+	testHook = func(step, tmp string) {
+		if step != "rename" {
+			return
+		}
+		testHook = nil
+		write(t, path, second)
+	}
+	first := sampleEntries(6, 41)
+	write(t, path, first)
+	if _, got, err := read(path); err != nil || !sameEntries(got, first) {
+		t.Fatalf("the last save to rename: %v", err)
+	}
+	// Between the creation of the temporary file and its lock: a cleanup
+	// that found it unlocked removed it (done here by hand, since the
+	// window is inside bbolt.Open).
+	removed := 0
+	testHook = func(step, tmp string) {
+		if step == "opened" && removed == 0 {
+			removed++
+			os.Remove(tmp)
+		}
+	}
+	third := sampleEntries(8, 43)
+	write(t, path, third)
+	if _, got, err := read(path); err != nil || !sameEntries(got, third) {
+		t.Fatalf("a save whose first temporary file was removed: %v", err)
+	}
+	if left, _ := filepath.Glob(path + ".tmp-*"); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}

@@ -27,14 +27,18 @@ const TxBytes = 4 << 20
 
 // Writer writes one snapshot. Append records, then Commit; or Abort.
 type Writer struct {
-	path, tmp string
-	db        *bolt.DB
-	tx        *bolt.Tx
-	entries   *bolt.Bucket
-	txBytes   int
-	seq       uint64
-	sum       *xxhash.Digest
-	err       error
+	// path is the path asked for, which messages name; target is the
+	// file the rename replaces: path, or the file it links to.
+	path, target, tmp string
+
+	db      *bolt.DB
+	file    *os.File // the file bbolt opened (and locks), while db is open
+	tx      *bolt.Tx
+	entries *bolt.Bucket
+	txBytes int
+	seq     uint64
+	sum     *xxhash.Digest
+	err     error
 	// perm is the replaced file's permission bits, which Commit gives the
 	// new file, if keepPerm (there was a file).
 	perm     fs.FileMode
@@ -46,23 +50,26 @@ type Writer struct {
 }
 
 // Create starts a snapshot that Commit will move to path. The data goes to
-// a temporary file in path's directory until then.
+// a temporary file in path's directory until then. If path is a symbolic
+// link, the snapshot replaces the file it points to (following a chain of
+// links; the file need not exist yet) and the link stays: the temporary
+// file goes beside that file, so that the rename stays on its file system.
 func Create(path string) (*Writer, error) {
 	// Checked before any work: the rename at the end would fail on them,
 	// after the whole store was written.
 	if path == "" {
 		return nil, fmt.Errorf("snapshot: %w: an empty path", ErrWrite)
 	}
-	old, statErr := os.Stat(path)
+	target, err := Target(path)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w (%w)", path, ErrWrite, err)
+	}
+	old, statErr := os.Stat(target)
 	if statErr == nil && old.IsDir() {
 		return nil, fmt.Errorf("snapshot %s: %w: a directory is in the way", path, ErrWrite)
 	}
-	var suffix [6]byte
-	if _, err := rand.Read(suffix[:]); err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w (%w)", path, ErrWrite, err)
-	}
-	removeStale(path)
-	w := &Writer{path: path, tmp: path + tmpMark + hex.EncodeToString(suffix[:]), sum: xxhash.New()}
+	removeStale(target)
+	w := &Writer{path: path, target: target, sum: xxhash.New()}
 	// A new file gets 0644 less the umask. A file replaced keeps its
 	// permissions: one made private stays private, and its successor is
 	// private to this process (0600) until Commit gives it those bits.
@@ -70,21 +77,74 @@ func Create(path string) (*Writer, error) {
 	if statErr == nil {
 		create, w.perm, w.keepPerm = 0o600, old.Mode().Perm(), true
 	}
-	// NoSync: one fsync at the end (in Commit) instead of one per
-	// transaction; until the rename the file is only a draft.
-	// A large initial mapping (address space, not memory) spares bbolt
-	// from remapping the file each time it doubles while records pour in.
-	db, err := bolt.Open(w.tmp, create, &bolt.Options{NoSync: true, NoFreelistSync: true, InitialMmapSize: initialMmap})
-	if err != nil {
-		os.Remove(w.tmp)
-		return nil, w.wrap("creating", err)
+	for attempt := 1; ; attempt++ {
+		ok, err := w.open(create)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			break
+		}
+		if attempt == maxOpenAttempts {
+			w.Abort()
+			return nil, fmt.Errorf("snapshot %s: %w: %d temporary files in a row were removed as soon as they were made (by other saves to the same path?)",
+				path, ErrWrite, attempt)
+		}
 	}
-	w.db = db
 	if err := w.begin(); err != nil {
 		w.Abort()
 		return nil, err
 	}
 	return w, nil
+}
+
+// maxOpenAttempts bounds the temporary files Create makes in turn when
+// each is removed before it is locked (see open).
+const maxOpenAttempts = 8
+
+// open creates the temporary file under a new random name and opens it in
+// bbolt, which locks it. It reports false if the file was removed between
+// its creation and the lock: another save's cleanup (removeStale) found it
+// unlocked then, and took it for a killed save's. Once locked, the file
+// at the name is known to be this save's, and no cleanup removes it.
+func (w *Writer) open(create fs.FileMode) (ok bool, err error) {
+	var suffix [6]byte
+	if _, err := rand.Read(suffix[:]); err != nil {
+		return false, fmt.Errorf("snapshot %s: %w (%w)", w.path, ErrWrite, err)
+	}
+	w.tmp = w.target + tmpMark + hex.EncodeToString(suffix[:])
+	// NoSync: one fsync at the end (in Commit) instead of one per
+	// transaction; until the rename the file is only a draft.
+	// A large initial mapping (address space, not memory) spares bbolt
+	// from remapping the file each time it doubles while records pour in.
+	// OpenFile: bbolt does not give out its file, which Commit syncs
+	// and renames while bbolt holds it locked.
+	db, err := bolt.Open(w.tmp, create, &bolt.Options{NoSync: true, NoFreelistSync: true, InitialMmapSize: initialMmap,
+		OpenFile: func(name string, flag int, perm fs.FileMode) (*os.File, error) {
+			f, err := os.OpenFile(name, flag, perm)
+			w.file = f
+			return f, err
+		}})
+	if err != nil {
+		os.Remove(w.tmp)
+		return false, w.wrap("creating", err)
+	}
+	w.db = db
+	if testHook != nil {
+		testHook("opened", w.tmp)
+	}
+	locked, err := w.file.Stat()
+	if err != nil {
+		w.Abort()
+		return false, w.wrap("creating", err)
+	}
+	if named, err := os.Stat(w.tmp); err != nil || !os.SameFile(locked, named) {
+		// Not ours to remove: the name is gone, or another's.
+		w.db.Close()
+		w.db, w.file, w.tmp = nil, nil, ""
+		return false, nil
+	}
+	return true, nil
 }
 
 // wrap names the file and the step, and adds ErrNoSpace when the disk is
@@ -157,16 +217,19 @@ func checksumRecord(d *xxhash.Digest, rec []byte) {
 // committing the open transaction (and without a failed write before).
 func (w *Writer) Fits(n int) bool { return w.err == nil && w.txBytes+n+8 < TxBytes }
 
-// Path returns the path the snapshot is for (not the temporary file's).
+// Path returns the path the snapshot is for, as given to Create (not the
+// temporary file's, nor a link's target).
 func (w *Writer) Path() string { return w.path }
 
 // Records returns how many records were appended.
 func (w *Writer) Records() uint64 { return w.seq }
 
 // Commit writes the metadata (with the entry count and checksum filled in),
-// syncs the file, and renames it over the target. The Writer is done
-// afterwards, whether Commit succeeded or not; on failure the target is
-// untouched and the temporary file removed.
+// syncs the file, renames it over the target and syncs the directory. The
+// Writer is done afterwards, whether Commit succeeded or not. On failure
+// the target is untouched and the temporary file removed, with one
+// exception: ErrNotDurable, a failed directory sync after the rename,
+// when the new snapshot is in place but may not survive a crash.
 func (w *Writer) Commit(m Meta) error {
 	if w.err != nil {
 		w.Abort()
@@ -201,26 +264,76 @@ func (w *Writer) Commit(m Meta) error {
 		w.Abort()
 		return w.wrap("writing the metadata", err)
 	}
-	err = w.db.Close()
-	w.db = nil
-	if err == nil {
-		err = os.Truncate(w.tmp, size)
-	}
-	if err == nil {
-		err = syncFile(w.tmp, w.perm, w.keepPerm)
-	}
-	if err == nil {
-		err = os.Rename(w.tmp, w.path)
+	if finishLocked {
+		// While bbolt holds the file open it holds its lock, which keeps
+		// another save's cleanup (removeStale) off it: cut, sync and
+		// rename it through bbolt's own descriptor, and close after.
+		err = w.finish(w.file, size)
+	} else {
+		// Where an open file cannot be renamed or a mapped one cut
+		// (Windows), close first; there is no cleanup to keep off.
+		err = w.db.Close()
+		w.db, w.file = nil, nil
+		var f *os.File
+		if err == nil {
+			f, err = os.OpenFile(w.tmp, os.O_RDWR, 0)
+		}
+		if err == nil {
+			err = w.finish(f, size)
+		}
 	}
 	if err != nil {
 		w.Abort()
 		return w.wrap("closing", err)
 	}
-	// The rename is durable once the directory is synced.
-	if err := syncDir(filepath.Dir(w.path)); err != nil {
-		return w.wrap("syncing the directory", err)
+	if w.db != nil {
+		// The snapshot is in place and synced: an error in unmapping or
+		// closing the file changes nothing of it.
+		w.db.Close()
+		w.db, w.file = nil, nil
+	}
+	// The rename is durable once the directory is synced, so the sync
+	// comes after it, and its failure cannot leave the previous snapshot
+	// untouched: the new one is in place, and is said to be.
+	if err := syncDirFunc(filepath.Dir(w.target)); err != nil {
+		return fmt.Errorf("snapshot %s: %w: syncing %s failed (%w)", w.path, ErrNotDurable, filepath.Dir(w.target), err)
 	}
 	return nil
+}
+
+// testHook, if set (by tests only), is called at the steps of a save
+// where another process could interfere: "opened" once bbolt has opened
+// (and locked) the temporary file tmp, "rename" just before the rename.
+var testHook func(step, tmp string)
+
+// syncDirFunc is syncDir, a variable so that tests can make it fail.
+var syncDirFunc = syncDir
+
+// finish cuts the temporary file f to size, gives it the permissions it
+// is to have, syncs it, renames it over the target, and closes f unless
+// it is bbolt's own.
+func (w *Writer) finish(f *os.File, size int64) error {
+	err := f.Truncate(size)
+	if err == nil && w.keepPerm {
+		// Through the open file, so that read-only bits take effect once
+		// it is written.
+		err = f.Chmod(w.perm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if w.db == nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err == nil {
+		if testHook != nil {
+			testHook("rename", w.tmp)
+		}
+		err = os.Rename(w.tmp, w.target)
+	}
+	return err
 }
 
 // Abort drops the snapshot and removes its temporary file. It is safe to
@@ -232,9 +345,39 @@ func (w *Writer) Abort() {
 	}
 	if w.db != nil {
 		w.db.Close()
-		w.db = nil
+		w.db, w.file = nil, nil
 	}
-	os.Remove(w.tmp)
+	if w.tmp != "" {
+		os.Remove(w.tmp)
+	}
+}
+
+// maxLinks is how many symbolic links Target follows, as Linux's
+// path resolution does (MAXSYMLINKS).
+const maxLinks = 40
+
+// Target returns the file a save to path replaces: path itself, or,
+// while it is a symbolic link, the file the link points to. That file need
+// not exist (a dangling link gets its target created). A relative link is
+// relative to the link's directory, left uncleaned so that ".." means what
+// it means to the system when that directory is itself reached through a
+// link.
+func Target(path string) (string, error) {
+	for range maxLinks {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil // a file, nothing yet, or an error the save will meet
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Dir(path) + string(filepath.Separator) + dest
+		}
+		path = dest
+	}
+	return "", &fs.PathError{Op: "following links", Path: path, Err: syscall.ELOOP}
 }
 
 // tmpMark joins a snapshot's path and the random suffix of its temporary
@@ -268,26 +411,6 @@ func globEscape(s string) string {
 		b = append(b, s[i])
 	}
 	return string(b)
-}
-
-// syncFile gives a file the permissions perm if chmod is set (through
-// the open file, so that read-only bits take effect once it is written)
-// and flushes its data, size and mode to the disk.
-func syncFile(path string, perm fs.FileMode, chmod bool) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	if chmod {
-		err = f.Chmod(perm)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 func syncDir(dir string) error {

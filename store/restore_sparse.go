@@ -1,0 +1,142 @@
+package store
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/twochoice/twochoice/hashfn"
+	"github.com/twochoice/twochoice/internal/snapshot"
+)
+
+// Sparse snapshots.
+//
+// An unbounded store's table never shrinks (only Clear starts it afresh),
+// so a store that grew to hold many keys and then lost most of them is
+// saved with a table far larger than its entries: a snapshot may describe
+// up to 2^32 buckets beside a handful of records, and a doctored file may
+// claim as much. The reader bounds the entries by the file's size
+// (snapshot.Meta's checks), but nothing in the file bounds the table, and
+// restoring in place allocates all of it before the records can be checked
+// against it: a file of kilobytes could cost terabytes.
+//
+// So Open restores a table in place only while it is at most sparseFactor
+// times the table its entries need (tableFor), or takes at most
+// sparseFloor bytes. A larger table is restored sparsely: every record is
+// still checked against the table the file describes (its bucket is one of
+// its key's candidates there and has room, no key twice, the loads agree
+// with the histogram and the stash), computing candidates from the table
+// size alone and counting loads per bucket named, and the keys are
+// inserted afresh into a table of the size their number needs, in the
+// file's order, as Set would place them. Memory then follows the entries,
+// which the file's size bounds, and not the table size it claims; the
+// price is that such a store's load report is that of its keys set afresh,
+// not the saved one.
+
+// sparseFactor: a table more than this many times the size its entries
+// need, and over sparseFloor bytes, is restored sparsely. A store that
+// only grew is at most the size its entries need; this leaves room for
+// one that lost up to about three quarters of its keys.
+const sparseFactor = 4
+
+// sparseFloor: a table of at most this many bytes is always restored in
+// place. A variable so that tests can lower it.
+var sparseFloor uint64 = 64 << 20
+
+// tableFor returns the size of the table a store reaches as entries keys
+// are set into it from empty: the first size on the growth path whose
+// threshold holds them.
+func tableFor(o *Options, entries uint64) uint64 {
+	n := sizeAtLeast(o, initialBuckets*uint64(o.Choices))
+	for {
+		maxE, _ := thresholds(o, n)
+		next := nextSize(o, n)
+		if uint64(maxE) >= entries || next == n {
+			return n
+		}
+		n = next
+	}
+}
+
+// isSparse reports whether the table m describes is to be restored
+// sparsely (see above).
+func isSparse[K comparable, V any](o *Options, m *snapshot.Meta) bool {
+	bucketBytes := uint64(reflect.TypeFor[bucketOf[K, V]]().Size())
+	return m.Buckets > sparseFactor*tableFor(o, m.Entries) && m.Buckets > sparseFloor/bucketBytes
+}
+
+// restoreSparse reads every record of r, checks it against the table m
+// describes, and inserts it into a table sized for m.Entries, which it
+// returns. Errors name the file.
+func restoreSparse[K comparable, V any](s *Store[K, V], r *snapshot.Reader, m *snapshot.Meta) (*table[K, V], error) {
+	path := r.Path()
+	o := &s.opts
+	// checkShape has checked that the rule accepts the size.
+	gen, err := o.Placement.Generator(m.Buckets, o.Choices)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w: table size %d: %v", path, ErrCorrupt, m.Buckets, err)
+	}
+	t := newTable[K, V](o, tableFor(o, m.Entries), s.lay, true)
+	dec := snapshot.NewDecoder[K, V]()
+	now := s.nowNanosAny()
+	loads := make(map[uint64]uint8) // the loads of the file's buckets that records name
+	var stash uint64
+	n := 0
+	err = r.ForEach(func(rec []byte) error {
+		k, v, expiry, bi, err := dec.DecodeRecord(rec)
+		if err != nil {
+			return fmt.Errorf("snapshot %s: record %d: %w", path, n, err)
+		}
+		n++
+		h := s.hash(k)
+		if bi == stashIndex {
+			stash++
+		} else {
+			var c [hashfn.MaxChoices]uint64
+			gen.Fill(h, c[:])
+			cs := c[:o.Choices]
+			switch {
+			case bi < 0 || uint64(bi) >= m.Buckets || !slices.Contains(cs, uint64(bi)):
+				return fmt.Errorf("snapshot %s: record %d: %w: key %v recorded in bucket %d, not one of its candidates %v (a different hash or seed?)",
+					path, n-1, ErrCorrupt, k, bi, cs)
+			case int(loads[uint64(bi)]) >= o.BucketSize:
+				return fmt.Errorf("snapshot %s: record %d: %w: bucket %d holds more than %d records", path, n-1, ErrCorrupt, bi, o.BucketSize)
+			}
+			loads[uint64(bi)]++
+		}
+		if expiry != 0 && expiry <= now {
+			return nil // left out, as Open leaves out expired entries
+		}
+		tag := tagOf(h)
+		if t.set(k, v, h, tag) {
+			return fmt.Errorf("snapshot %s: record %d: %w: key %v twice", path, n-1, ErrCorrupt, k)
+		}
+		t.insert(k, v, h, tag)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The histogram of the file's table: every bucket no record names is
+	// empty.
+	got := make([][]uint64, len(m.Histogram))
+	for p := range got {
+		got[p] = make([]uint64, o.BucketSize+1)
+		lo, hi := gen.PartBounds(p)
+		got[p][0] = hi - lo
+	}
+	for b, l := range loads {
+		p := gen.PartOf(b)
+		got[p][0]--
+		got[p][l]++
+	}
+	for p := range got {
+		if !slices.Equal(got[p], m.Histogram[p]) {
+			return nil, fmt.Errorf("snapshot %s: %w: part %d: the records give loads %v, the metadata %v", path, ErrCorrupt, p, got[p], m.Histogram[p])
+		}
+	}
+	if stash != m.Stash {
+		return nil, fmt.Errorf("snapshot %s: %w: %d records in the stash, the metadata says %d", path, ErrCorrupt, stash, m.Stash)
+	}
+	return t, nil
+}
