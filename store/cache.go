@@ -69,6 +69,19 @@ func cacheSize(o *Options) (n uint64, size int, short uint64, err error) {
 	return n, size, deficit % n, nil
 }
 
+// histogramLoads is the length of a snapshot's histogram rows for a
+// store of options o: loads 0 to the most slots a bucket has (table.size).
+// That is BucketSize, except in a cache that cacheSize gave fewer, larger
+// buckets.
+func histogramLoads(o *Options) int {
+	if o.MaxEntries > 0 {
+		if _, size, _, err := cacheSize(o); err == nil {
+			return size + 1
+		}
+	}
+	return o.BucketSize + 1
+}
+
 // newCacheTable returns the table of a cache, allocated.
 func newCacheTable[K comparable, V any](o *Options, lay wordLayout) *table[K, V] {
 	n, size, short, err := cacheSize(o)

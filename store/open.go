@@ -160,7 +160,8 @@ func snapshotOptions(m *snapshot.Meta, given *Options) (Options, error) {
 // file (the histogram counts the table's buckets and the entries, the
 // table is at most hashfn.MaxBuckets, the entries fit in the file); what
 // is left is what the store's options add: a size the rule accepts, and a
-// histogram of one part per part of the rule, of loads 0 to BucketSize.
+// histogram of one part per part of the rule, of loads 0 to the most
+// slots a bucket has (histogramLoads).
 func checkShape(m *snapshot.Meta, o *Options) error {
 	if _, err := o.Placement.Generator(m.Buckets, o.Choices); err != nil {
 		return fmt.Errorf("%w: table size %d: %v", ErrCorrupt, m.Buckets, err)
@@ -169,7 +170,7 @@ func checkShape(m *snapshot.Meta, o *Options) error {
 		return fmt.Errorf("%w: histogram of %d parts", ErrCorrupt, len(m.Histogram))
 	}
 	for _, part := range m.Histogram {
-		if len(part) != o.BucketSize+1 {
+		if len(part) != histogramLoads(o) {
 			return fmt.Errorf("%w: histogram row of %d loads", ErrCorrupt, len(part))
 		}
 	}

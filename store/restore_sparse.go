@@ -121,7 +121,7 @@ func restoreSparse[K comparable, V any](s *Store[K, V], r *snapshot.Reader, m *s
 	// empty.
 	got := make([][]uint64, len(m.Histogram))
 	for p := range got {
-		got[p] = make([]uint64, o.BucketSize+1)
+		got[p] = make([]uint64, histogramLoads(o))
 		lo, hi := gen.PartBounds(p)
 		got[p][0] = hi - lo
 	}

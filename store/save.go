@@ -243,7 +243,7 @@ func (s *Store[K, V]) writeView(ctx context.Context, v *cowView[K, V], progress 
 		for k, x := range c {
 			counts[p][k] += x
 		}
-		m.Histogram[p] = counts[p][:o.BucketSize+1]
+		m.Histogram[p] = counts[p][:histogramLoads(&o)]
 	}
 	v.mu.Unlock()
 	return m, nil
