@@ -13,6 +13,7 @@ import (
 
 	"github.com/twochoice/twochoice/bench/caches"
 	"github.com/twochoice/twochoice/bench/measure"
+	"github.com/twochoice/twochoice/internal/cli"
 )
 
 // Options configure Generate.
@@ -79,12 +80,9 @@ func Generate(ctx context.Context, o Options) error {
 	}
 	// The results are written after minutes of runs: a directory that
 	// exists but cannot take a file (read-only) must fail now.
-	probe, err := os.CreateTemp(o.Dir, ".twochoice-probe-*")
-	if err != nil {
+	if err := cli.WritableDir(o.Dir); err != nil {
 		return fmt.Errorf("report: %s cannot take the results: %w", o.Dir, err)
 	}
-	probe.Close()
-	os.Remove(probe.Name())
 	var bounded, all []string
 	for _, p := range caches.Peers[uint64, measure.Value]() {
 		all = append(all, p.Name)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/twochoice/twochoice/internal/cli"
 	"github.com/twochoice/twochoice/internal/snapshot"
 )
 
@@ -52,17 +53,8 @@ func checkOutDir(out string) error {
 	if err != nil {
 		return fmt.Errorf("%w: --out %s: %w", errUsage, out, err)
 	}
-	dir := filepath.Dir(target)
-	if fi, err := os.Stat(dir); err != nil {
+	if err := cli.WritableDir(filepath.Dir(target)); err != nil {
 		return fmt.Errorf("%w: --out %s: %w", errUsage, out, err)
-	} else if !fi.IsDir() {
-		return fmt.Errorf("%w: --out %s: %s is not a directory", errUsage, out, dir)
 	}
-	f, err := os.CreateTemp(dir, ".twochoice-probe-*")
-	if err != nil {
-		return fmt.Errorf("%w: --out %s: cannot write in %s: %w", errUsage, out, dir, err)
-	}
-	f.Close()
-	os.Remove(f.Name())
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/twochoice/twochoice/internal/cli"
 )
 
 // Style is how a series is drawn.
@@ -94,23 +96,12 @@ func CheckFile(path string) error {
 	if err := checkExt(path); err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return fmt.Errorf("%w: %s: %w", ErrChart, path, err)
-	case !fi.IsDir():
-		return fmt.Errorf("%w: %s: %s is not a directory", ErrChart, path, dir)
-	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("%w: %s is a directory", ErrChart, path)
 	}
-	f, err := os.CreateTemp(dir, ".twochoice-probe-*")
-	if err != nil {
-		return fmt.Errorf("%w: %s: cannot write in %s: %w", ErrChart, path, dir, err)
+	if err := cli.WritableDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrChart, path, err)
 	}
-	f.Close()
-	os.Remove(f.Name())
 	return nil
 }
 
