@@ -117,8 +117,8 @@ func inspectSummary(r *snapshot.Reader, m *snapshot.Meta, stderr io.Writer, quie
 		switch {
 		case a.Bucket == snapshot.StashBucket:
 			stash++
-		case a.Bucket < 0 || uint64(a.Bucket) >= m.Buckets || int(loads.get(uint64(a.Bucket))) >= m.BucketSize:
-			return fmt.Errorf("snapshot %s: record %d: %w: bucket %d (table of %d buckets of %d)", r.Path(), n, snapshot.ErrCorrupt, a.Bucket, m.Buckets, m.BucketSize)
+		case a.Bucket < 0 || uint64(a.Bucket) >= m.Buckets || int(loads.get(uint64(a.Bucket))) >= m.Slots():
+			return fmt.Errorf("snapshot %s: record %d: %w: bucket %d (table of %d buckets of %d)", r.Path(), n, snapshot.ErrCorrupt, a.Bucket, m.Buckets, m.Slots())
 		default:
 			loads.add(uint64(a.Bucket))
 		}
@@ -131,7 +131,7 @@ func inspectSummary(r *snapshot.Reader, m *snapshot.Meta, stderr io.Writer, quie
 	if err != nil {
 		return nil, err
 	}
-	parts := loads.histogram(&gen, len(m.Histogram), m.BucketSize)
+	parts := loads.histogram(&gen, len(m.Histogram), m.Slots())
 	for p := range parts {
 		if !slices.Equal(parts[p], m.Histogram[p]) || stash != m.Stash {
 			return nil, fmt.Errorf("snapshot %s: %w: the records give loads %v and stash %d, the metadata %v and %d",
@@ -180,11 +180,11 @@ func (l *bucketLoads) add(b uint64) {
 }
 
 // histogram returns, per part of gen, the number of buckets of each load
-// 0 to size.
-func (l *bucketLoads) histogram(gen *hashfn.Generator, parts, size int) [][]uint64 {
+// 0 to slots.
+func (l *bucketLoads) histogram(gen *hashfn.Generator, parts, slots int) [][]uint64 {
 	h := make([][]uint64, parts)
 	for p := range h {
-		h[p] = make([]uint64, size+1)
+		h[p] = make([]uint64, slots+1)
 	}
 	if l.dense != nil {
 		for i, c := range l.dense {

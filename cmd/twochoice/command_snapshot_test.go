@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/twochoice/twochoice/bucket"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/internal/snapshot"
 	"github.com/twochoice/twochoice/internal/testfs"
 	"github.com/twochoice/twochoice/store"
@@ -270,5 +270,40 @@ func TestInspectHugeTable(t *testing.T) {
 		if a := after.TotalAlloc - before.TotalAlloc; a > 64<<20 {
 			t.Errorf("inspect %s allocated %d MiB", filepath.Base(tc.path), a>>20)
 		}
+	}
+}
+
+// inspect reads the snapshot of a cache that was given fewer, larger
+// buckets than BucketSize (10 entries, buckets of 1, double hashing: 5
+// buckets of 2 slots): it checked records against BucketSize and called
+// the file corrupt at its second record.
+func TestInspectCacheWithLargerBuckets(t *testing.T) {
+	o := store.Options{MaxEntries: 10, BucketSize: 1, Placement: bucket.DoubleHash, Seed: 3}
+	s, err := store.New[string, uint64](o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		s.Set(fmt.Sprintf("key:%d", i), uint64(i))
+	}
+	p := filepath.Join(t.TempDir(), "small.snap")
+	if err := s.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("inspect", p, "--format", "json")
+	if code != 0 {
+		t.Fatalf("inspect: exit %d, %s", code, errOut)
+	}
+	var sum struct {
+		Entries    uint64   `json:"entries"`
+		Buckets    uint64   `json:"buckets"`
+		BucketSize int      `json:"bucket_size"`
+		Histogram  []uint64 `json:"histogram"`
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	if sum.Entries != 10 || sum.Buckets != 5 || sum.BucketSize != 2 || !slices.Equal(sum.Histogram, []uint64{0, 0, 5}) {
+		t.Errorf("inspect says %+v, want 10 entries in 5 full buckets of 2", sum)
 	}
 }

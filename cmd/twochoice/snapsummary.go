@@ -37,13 +37,16 @@ type snapSummary struct {
 
 // newSnapSummary fills in the shares, the maximum load and the fluid limit
 // from the histogram (per part, as the snapshot stores it, or one part).
+// size is the buckets' size in the options; a cache given fewer, larger
+// buckets (store's cacheSize) has longer rows, and the summary's bucket
+// size is then theirs.
 func newSnapSummary(parts [][]uint64, stash uint64, rule bucket.Placement, d, size int, hash string, seed uint64, cache bool) (*snapSummary, error) {
+	for _, p := range parts {
+		size = max(size, len(p)-1)
+	}
 	s := &snapSummary{BucketSize: size, Placement: rule.String(), Choices: d, Hash: hash, Seed: seed, Stash: stash,
 		Histogram: make([]uint64, size+1)}
 	for _, p := range parts {
-		if len(p) > size+1 {
-			return nil, fmt.Errorf("a histogram row of %d loads for buckets of %d", len(p), size)
-		}
 		for k, c := range p {
 			s.Histogram[k] += c
 		}

@@ -72,8 +72,9 @@ const minRecordBytes = 16 + 8
 //
 //   - choices, bucket size and table size within the format's limits
 //     (hashfn.MaxChoices, MaxBucketSize, hashfn.MaxBuckets);
-//   - a histogram of at most d parts of at most MaxBucketSize+1 loads,
-//     which counts Buckets buckets holding Entries - Stash entries;
+//   - a histogram of at most d parts, all of one length of at most
+//     MaxBucketSize+1 loads, which counts Buckets buckets holding
+//     Entries - Stash entries;
 //   - no more entries than the file has room for (minRecordBytes each);
 //   - for a cache (MaxEntries > 0): at most MaxEntries entries, and
 //     MaxEntries between one slot per bucket and MaxBucketSize.
@@ -107,6 +108,9 @@ func (m *Meta) check(fileSize int64) error {
 	for p, row := range m.Histogram {
 		if len(row) > MaxBucketSize+1 {
 			return fmt.Errorf("histogram part %d has %d loads (buckets hold at most %d)", p, len(row), MaxBucketSize)
+		}
+		if len(row) != len(m.Histogram[0]) {
+			return fmt.Errorf("histogram parts of %d and %d loads", len(m.Histogram[0]), len(row))
 		}
 		for k, c := range row {
 			if c > m.Buckets {

@@ -65,6 +65,7 @@ func TestMetaClaims(t *testing.T) {
 		{"no histogram", "histogram of 0 parts", func(m *Meta) { m.Histogram = nil }},
 		{"more parts than choices", "histogram of 3 parts", func(m *Meta) { m.Histogram = append(m.Histogram, []uint64{0}) }},
 		{"a load past 8", "loads", func(m *Meta) { m.Histogram[1] = append(m.Histogram[1], 0) }},
+		{"parts of two lengths", "histogram parts of", func(m *Meta) { m.Histogram[1] = m.Histogram[1][:len(m.Histogram[1])-1] }},
 		{"histogram short of the table", "the histogram counts", func(m *Meta) { m.Buckets++ }},
 		{"histogram short of the entries", "the histogram counts", func(m *Meta) { m.Histogram[0][1]--; m.Histogram[0][0]++ }},
 		{"a count past the table", "counts", func(m *Meta) { m.Histogram[0][0] += 1 << 63; m.Histogram[1][0] += 1 << 63 }},
