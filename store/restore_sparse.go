@@ -119,17 +119,7 @@ func restoreSparse[K comparable, V any](s *Store[K, V], r *snapshot.Reader, m *s
 	}
 	// The histogram of the file's table: every bucket no record names is
 	// empty.
-	got := make([][]uint64, len(m.Histogram))
-	for p := range got {
-		got[p] = make([]uint64, histogramLoads(o))
-		lo, hi := gen.PartBounds(p)
-		got[p][0] = hi - lo
-	}
-	for b, l := range loads {
-		p := gen.PartOf(b)
-		got[p][0]--
-		got[p][l]++
-	}
+	got := snapshot.SparseHistogram(&gen, len(m.Histogram), histogramLoads(o)-1, loads)
 	for p := range got {
 		if !slices.Equal(got[p], m.Histogram[p]) {
 			return nil, fmt.Errorf("snapshot %s: %w: part %d: the records give loads %v, the metadata %v", path, ErrCorrupt, p, got[p], m.Histogram[p])

@@ -182,23 +182,15 @@ func (l *bucketLoads) add(b uint64) {
 // histogram returns, per part of gen, the number of buckets of each load
 // 0 to slots.
 func (l *bucketLoads) histogram(gen *hashfn.Generator, parts, slots int) [][]uint64 {
+	if l.dense == nil {
+		return snapshot.SparseHistogram(gen, parts, slots, l.sparse)
+	}
 	h := make([][]uint64, parts)
 	for p := range h {
 		h[p] = make([]uint64, slots+1)
 	}
-	if l.dense != nil {
-		for i, c := range l.dense {
-			h[gen.PartOf(uint64(i))][c]++
-		}
-		return h
-	}
-	for p := range h {
-		lo, hi := gen.PartBounds(p)
-		h[p][0] = hi - lo
-	}
-	for b, c := range l.sparse {
-		h[gen.PartOf(b)][0]--
-		h[gen.PartOf(b)][c]++
+	for i, c := range l.dense {
+		h[gen.PartOf(uint64(i))][c]++
 	}
 	return h
 }
