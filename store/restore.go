@@ -177,8 +177,8 @@ func (rs *restorer[K, V]) place(k K, v V, expiry, bi int64, h uint64) error {
 		t.entries++
 		return nil
 	}
-	if bi < 0 || uint64(bi) >= t.n || !slices.Contains(cs, uint64(bi)) {
-		return fmt.Errorf("%w: key %v recorded in bucket %d, not one of its candidates %v (a different hash or seed?)", ErrCorrupt, k, bi, cs)
+	if err := checkRecordBucket(k, bi, t.n, cs); err != nil {
+		return err
 	}
 	b := t.bucket(uint64(bi))
 	capMask := t.capMask
@@ -204,6 +204,15 @@ func (rs *restorer[K, V]) place(k K, v V, expiry, bi int64, h uint64) error {
 		}
 		m.acc[j].Store(inserted(s.ticks.now(0), 0, s.sk.gen.Load()))
 		t.live.Add(1)
+	}
+	return nil
+}
+
+// checkRecordBucket checks that bucket bi, recorded for key k, is in a
+// table of n buckets and one of the key's candidates cs there.
+func checkRecordBucket[K comparable](k K, bi int64, n uint64, cs []uint64) error {
+	if bi < 0 || uint64(bi) >= n || !slices.Contains(cs, uint64(bi)) {
+		return fmt.Errorf("%w: key %v recorded in bucket %d, not one of its candidates %v (a different hash or seed?)", ErrCorrupt, k, bi, cs)
 	}
 	return nil
 }

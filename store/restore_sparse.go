@@ -95,11 +95,10 @@ func restoreSparse[K comparable, V any](s *Store[K, V], r *snapshot.Reader, m *s
 			var c [hashfn.MaxChoices]uint64
 			gen.Fill(h, c[:])
 			cs := c[:o.Choices]
-			switch {
-			case bi < 0 || uint64(bi) >= m.Buckets || !slices.Contains(cs, uint64(bi)):
-				return fmt.Errorf("snapshot %s: record %d: %w: key %v recorded in bucket %d, not one of its candidates %v (a different hash or seed?)",
-					path, n-1, ErrCorrupt, k, bi, cs)
-			case int(loads[uint64(bi)]) >= o.BucketSize:
+			if err := checkRecordBucket(k, bi, m.Buckets, cs); err != nil {
+				return fmt.Errorf("snapshot %s: record %d: %w", path, n-1, err)
+			}
+			if int(loads[uint64(bi)]) >= o.BucketSize {
 				return fmt.Errorf("snapshot %s: record %d: %w: bucket %d holds more than %d records", path, n-1, ErrCorrupt, bi, o.BucketSize)
 			}
 			loads[uint64(bi)]++
