@@ -60,9 +60,6 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	if err := checkPlot(*plotFile); err != nil {
 		return err
 	}
-	if err := summaryFormat(format); err != nil {
-		return err
-	}
 	r, err := snapshot.Open(path, 0)
 	if err != nil {
 		return err

@@ -58,9 +58,6 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	if err := opts.check(fs); err != nil {
 		return err
 	}
-	if err := summaryFormat(format); err != nil {
-		return err
-	}
 	if err := checkSnapshotOut(*out, *keysPath); err != nil {
 		return err
 	}

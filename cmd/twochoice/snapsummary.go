@@ -109,8 +109,9 @@ func (s *snapSummary) chart(title string) *plot.Chart {
 	return c
 }
 
-// summaryFormatFlag is --format of load and inspect: cli.Format, whose
-// error for an unknown name offers only the formats they print.
+// summaryFormatFlag is --format of load and inspect: cli.Format limited to
+// the formats they print (table, json), so that csv is refused while the
+// flags are parsed, with the others' bad names.
 type summaryFormatFlag struct{ *cli.Format }
 
 func (f summaryFormatFlag) String() string {
@@ -121,16 +122,13 @@ func (f summaryFormatFlag) String() string {
 }
 
 func (f summaryFormatFlag) Set(s string) error {
-	if err := f.Format.Set(s); err != nil {
+	var v cli.Format
+	if err := v.Set(s); err != nil {
 		return fmt.Errorf("%w %q (want table or json)", cli.ErrFormat, s)
 	}
-	return nil
-}
-
-// summaryFormat rejects the formats load and inspect do not print.
-func summaryFormat(f cli.Format) error {
-	if f == cli.CSV {
-		return fmt.Errorf("%w: --format csv: this command prints table or json", errUsage)
+	if v == cli.CSV {
+		return fmt.Errorf("format %q: this command prints table or json", s)
 	}
+	*f.Format = v
 	return nil
 }
