@@ -147,6 +147,13 @@ func (c Config) resolve() (Config, error) {
 	return c, nil
 }
 
+// Check returns the error Run would return for c before its first run, or
+// nil: a caller with several simulations to run checks them all first.
+func (c Config) Check() error {
+	_, err := c.resolve()
+	return err
+}
+
 // Result is what a simulation measured.
 type Result struct {
 	// Config is the configuration run, with its defaults and engine filled.

@@ -154,6 +154,14 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			cfgs = append(cfgs, c)
 		}
 	}
+	// Check every (size, rule) before the first run: an error at the last
+	// size of a sweep would otherwise come after all the others had run,
+	// and throw their results away.
+	for _, c := range cfgs {
+		if err := c.Check(); err != nil {
+			return simErr(err)
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	bar := cli.NewProgress(stderr, "sim", *quiet)
@@ -180,13 +188,10 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 				bar.Update(float64(before+p.BallsPlaced)/float64(work), fmt.Sprintf("%s run %d/%d", label, p.RunsDone, p.Runs))
 			}
 		}
-		res, err := sim.Run(ctx, c)
+		res, err := simRun(ctx, c)
 		if err != nil {
 			bar.Done()
-			if errors.Is(err, sim.ErrConfig) || errors.Is(err, sim.ErrKeys) {
-				return fmt.Errorf("%w: %v", errUsage, err)
-			}
-			return err
+			return simErr(err)
 		}
 		total.Add(res.Config.Balls * uint64(res.Config.Runs))
 		row, err := newSimRow(ctx, res)
@@ -219,6 +224,19 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	}
 	return simTable(stdout, rows, sweeping)
 }
+
+// simErr is err as the command returns it: the simulation's refusals of its
+// config come from the command line.
+func simErr(err error) error {
+	if errors.Is(err, sim.ErrConfig) || errors.Is(err, sim.ErrKeys) {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return err
+}
+
+// simRun runs one simulation: sim.Run, a variable so that a test can see
+// whether any run started.
+var simRun = sim.Run
 
 // maxSimBalls is the most balls a run takes: 2^53, past which load·n is no
 // longer an exact integer in a float64 (and a run would take years anyway).

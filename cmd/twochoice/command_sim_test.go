@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/twochoice/twochoice/bucket/fluid"
+	"github.com/twochoice/twochoice/bucket/sim"
 )
 
 func TestSimTable(t *testing.T) {
@@ -185,5 +187,30 @@ func TestSimTableBelowFloor(t *testing.T) {
 	_, long := simShareRows([]*simRow{row}, true)
 	if got := long[2][9]; got != "0" {
 		t.Fatalf("csv share_fluid at k = 3: %q, want 0", got)
+	}
+}
+
+// Every (size, rule) of a command line is checked before the first run:
+// a sweep whose last size cannot run (more balls than the key file has
+// keys, more bins than the engine takes) is refused up front, instead of
+// after minutes of runs whose results the error then threw away.
+func TestSimChecksEveryConfigFirst(t *testing.T) {
+	keys := writeTestFile(t, t.TempDir(), "keys.txt", []byte(strings.Repeat("k\n", 100)))
+	runs := 0
+	defer func(f func(context.Context, sim.Config) (*sim.Result, error)) { simRun = f }(simRun)
+	simRun = func(ctx context.Context, c sim.Config) (*sim.Result, error) {
+		runs++
+		return sim.Run(ctx, c)
+	}
+	for _, args := range [][]string{
+		{"--keys", keys, "--load", "1", "--sweep", "2:10", "--rule", "dchoice"},
+		{"--sweep", "12:32:20", "--rule", "dchoice", "--engine", "array", "--runs", "1"},
+		{"--bins", "1000", "--rule", "dchoice,double"},
+	} {
+		runs = 0
+		code, _, errOut := runCLI(append([]string{"sim", "--quiet"}, args...)...)
+		if code != exitUsage || runs != 0 {
+			t.Errorf("sim %v: code %d after %d runs, want %d before any (stderr %q)", args, code, runs, exitUsage, errOut)
+		}
 	}
 }
