@@ -92,7 +92,7 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 		if errors.Is(err, fluid.ErrParams) {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
-		return err
+		return interrupted(ctx, err)
 	}
 	var rows []*fluidRow
 	for _, rule := range rules {

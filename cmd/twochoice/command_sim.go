@@ -191,13 +191,13 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		res, err := simRun(ctx, c)
 		if err != nil {
 			bar.Done()
-			return simErr(err)
+			return interrupted(ctx, simErr(err))
 		}
 		total.Add(res.Config.Balls * uint64(res.Config.Runs))
 		row, err := newSimRow(ctx, res)
 		if err != nil {
 			bar.Done()
-			return err
+			return interrupted(ctx, err)
 		}
 		rows = append(rows, row)
 	}

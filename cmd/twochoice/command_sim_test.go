@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twochoice/twochoice/bucket/fluid"
 	"github.com/twochoice/twochoice/bucket/sim"
@@ -211,6 +215,45 @@ func TestSimChecksEveryConfigFirst(t *testing.T) {
 		code, _, errOut := runCLI(append([]string{"sim", "--quiet"}, args...)...)
 		if code != exitUsage || runs != 0 {
 			t.Errorf("sim %v: code %d after %d runs, want %d before any (stderr %q)", args, code, runs, exitUsage, errOut)
+		}
+	}
+}
+
+// Ctrl-C stops sim and fluid as it stops bench and load: exit status 1 and
+// one line saying so, not "context canceled".
+func TestSimAndFluidInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the command as a process of its own")
+	}
+	for _, args := range [][]string{
+		{"sim", "--log2", "26", "--rule", "dchoice", "--engine", "array", "--runs", "16", "--quiet"},
+		{"fluid", "--rule", "goleft", "--d", "8", "--load", "100"},
+	} {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), asCommand+"=1")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond)
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitFail {
+				t.Errorf("%s: exit: %v", args[0], err)
+			}
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%s still running 30 s after Ctrl-C", args[0])
+		}
+		if got, want := stderr.String(), "twochoice "+args[0]+": interrupted\n"; got != want || stdout.Len() != 0 {
+			t.Errorf("stdout %q, stderr %q, want %q", stdout.String(), got, want)
 		}
 	}
 }
