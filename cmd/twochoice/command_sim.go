@@ -154,6 +154,13 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			cfgs = append(cfgs, c)
 		}
 	}
+	// A sweep pools the shares of its sizes, which means something only
+	// when every size has the same load: not so for all of a key file's
+	// keys at every size (no --load). The table then shows each size's
+	// load and pools nothing; a plot, which pools, is refused.
+	if *plotFile != "" && len(sizes) > 1 && !sameLoad(cfgs, keys) {
+		return fmt.Errorf("%w: --plot pools the shares of the sizes of a sweep, but all the keys of %s at every size make a different load at each; give --load", errUsage, keys.Name)
+	}
 	// Check every (size, rule) before the first run: an error at the last
 	// size of a sweep would otherwise come after all the others had run,
 	// and throw their results away.
@@ -167,14 +174,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	bar := cli.NewProgress(stderr, "sim", *quiet)
 	var work uint64
 	for _, c := range cfgs {
-		balls := c.Balls
-		if balls == 0 && keys != nil {
-			balls = uint64(len(keys.Lines))
-		}
-		if balls == 0 {
-			balls = c.Bins
-		}
-		work += balls * uint64(c.Runs)
+		work += cfgBalls(c, keys) * uint64(c.Runs)
 	}
 	var rows []*simRow
 	for i, c := range cfgs {
@@ -223,6 +223,36 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return cli.WriteCSV(stdout, header, table)
 	}
 	return simTable(stdout, rows, sweeping)
+}
+
+// cfgBalls is the number of balls a run of c throws, before sim fills in
+// its defaults: all the keys of a key file, or m = n.
+func cfgBalls(c sim.Config, keys *sim.Keys) uint64 {
+	switch {
+	case c.Balls != 0:
+		return c.Balls
+	case keys != nil && keys.Kind == sim.FileKeys:
+		return uint64(len(keys.Lines))
+	}
+	return c.Bins
+}
+
+// sameLoad reports whether every config has the same load m/n.
+func sameLoad(cfgs []sim.Config, keys *sim.Keys) bool {
+	for _, c := range cfgs[1:] {
+		if !oneLoad(cfgBalls(c, keys), c.Bins, cfgBalls(cfgs[0], keys), cfgs[0].Bins) {
+			return false
+		}
+	}
+	return true
+}
+
+// oneLoad reports whether m1 balls in n1 bins and m2 in n2 are the same
+// load up to the rounding of m = round(load·n), half a ball each way (so
+// that --load 0.3 is one load at 2^10 bins, 307 balls, and at 2^12, 1229).
+func oneLoad(m1, n1, m2, n2 uint64) bool {
+	l1, l2 := float64(m1)/float64(n1), float64(m2)/float64(n2)
+	return math.Abs(l1-l2) <= (0.5/float64(n1)+0.5/float64(n2))*(1+1e-9)
 }
 
 // simErr is err as the command returns it: the simulation's refusals of its
@@ -473,13 +503,31 @@ func simSweepTable(w io.Writer, rows []*simRow) error {
 		}
 		bySize[r.Bins][r.Rule] = r
 	}
-	fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %.4g·n, seed %d)\n\n", float64(rows[0].Balls)/float64(rows[0].Bins), rows[0].Seed)
-	header := append([]string{"bins", "runs"}, rules...)
+	// All of a key file's keys at every size: a load per size, and no
+	// pooling of shares across loads.
+	pool := !slices.ContainsFunc(rows, func(r *simRow) bool { return !oneLoad(r.Balls, r.Bins, rows[0].Balls, rows[0].Bins) })
+	load := func(r *simRow) float64 { return float64(r.Balls) / float64(r.Bins) }
+	if pool {
+		fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %.4g·n, seed %d)\n\n", load(rows[0]), rows[0].Seed)
+	} else {
+		fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %d balls at every size, seed %d)\n\n", rows[0].Balls, rows[0].Seed)
+	}
+	header := []string{"bins"}
+	if !pool {
+		header = append(header, "balls/bin")
+	}
+	header = append(header, "runs")
+	header = append(header, rules...)
 	header = append(header, "seconds")
 	var table [][]string
 	var wall float64
 	for _, n := range sizes {
-		line := []string{fmtBins(n), ""}
+		line := []string{fmtBins(n)}
+		if !pool {
+			line = append(line, fmt.Sprintf("%.4g", load(bySize[n][rules[0]])))
+		}
+		runsCol := len(line)
+		line = append(line, "")
 		secs := 0.0
 		for _, rule := range rules {
 			r := bySize[n][rule]
@@ -487,7 +535,7 @@ func simSweepTable(w io.Writer, rows []*simRow) error {
 				line = append(line, "")
 				continue
 			}
-			line[1] = strconv.Itoa(r.Runs)
+			line[runsCol] = strconv.Itoa(r.Runs)
 			line = append(line, fmtMaxLoads(r.MaxLoadRuns, r.Runs))
 			secs += r.Seconds
 		}
@@ -496,6 +544,11 @@ func simSweepTable(w io.Writer, rows []*simRow) error {
 	}
 	if err := cli.WriteTable(w, header, table); err != nil {
 		return err
+	}
+	if !pool {
+		fmt.Fprintf(w, "\nthe load differs from size to size, so the shares are not pooled: --format csv gives each size's next to its limit\n")
+		fmt.Fprintf(w, "\n%.1f s of simulation\n", wall)
+		return nil
 	}
 	// Shares pooled over every run of every size, weighted by bins.
 	var pooled []*simRow

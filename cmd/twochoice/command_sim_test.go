@@ -257,3 +257,46 @@ func TestSimAndFluidInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// A sweep over a key file without --load throws all the file's keys at
+// every size: the load differs from size to size, so the table must not
+// print one "m = c·n" for all of them, nor pool the shares of different
+// loads against the limit of one of them; a plot, which pools, is refused
+// before any run.
+func TestSimSweepOverKeyFile(t *testing.T) {
+	keys := writeTestFile(t, t.TempDir(), "keys.txt", []byte(strings.Repeat("k\n", 1000)))
+	code, out, errOut := runCLI("sim", "--quiet", "--keys", keys, "--sweep", "4:6", "--rule", "dchoice", "--runs", "1")
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	if strings.Contains(out, "m = 62.5·n") || strings.Contains(out, "next to the fluid limit") {
+		t.Errorf("the table pools or labels sizes of different loads as one:\n%s", out)
+	}
+	for _, want := range []string{"1000 balls", "62.5", "15.62"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	runs := 0
+	defer func(f func(context.Context, sim.Config) (*sim.Result, error)) { simRun = f }(simRun)
+	simRun = func(ctx context.Context, c sim.Config) (*sim.Result, error) {
+		runs++
+		return sim.Run(ctx, c)
+	}
+	svg := filepath.Join(t.TempDir(), "x.svg")
+	code, _, errOut = runCLI("sim", "--quiet", "--keys", keys, "--sweep", "4:6", "--rule", "dchoice", "--runs", "1", "--plot", svg)
+	if code != exitUsage || runs != 0 || !strings.Contains(errOut, "--load") {
+		t.Errorf("plot of a sweep of different loads: code %d after %d runs, stderr %q", code, runs, errOut)
+	}
+	// A load whose ball count rounds differently at each size (0.3·2^10 =
+	// 307.2) is still one load: pooled.
+	code, out, errOut = runCLI("sim", "--quiet", "--load", "0.3", "--sweep", "10:12", "--rule", "dchoice", "--runs", "1")
+	if code != 0 || strings.Contains(out, "balls/bin") || !strings.Contains(out, "next to the fluid limit") {
+		t.Errorf("sweep at load 0.3: code %d, stderr %q:\n%s", code, errOut, out)
+	}
+	// With --load every size has the same load: pooled as before.
+	code, out, errOut = runCLI("sim", "--quiet", "--keys", keys, "--load", "1", "--sweep", "4:6", "--rule", "dchoice", "--runs", "1")
+	if code != 0 || !strings.Contains(out, "m = 1·n") || !strings.Contains(out, "next to the fluid limit") {
+		t.Errorf("sweep with --load: code %d, stderr %q:\n%s", code, errOut, out)
+	}
+}
