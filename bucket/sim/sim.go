@@ -32,6 +32,10 @@ const MaxRuns = 1 << 24
 // ErrConfig is returned for a simulation that cannot be run as asked.
 var ErrConfig = errors.New("sim: bad config")
 
+// ErrMemory is returned when the array engine cannot have the memory for
+// its bins (a byte or more per bin: 2 GiB at 2^31 bins).
+var ErrMemory = errors.New("sim: out of memory")
+
 // Config describes a simulation: Runs independent runs of Balls balls into
 // Bins bins under one rule. Its zero value is not runnable (Bins is 0); the
 // other zero fields mean the defaults given with them.
@@ -350,7 +354,10 @@ func runArray[T counter](ctx context.Context, c Config, seed uint64, placed func
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	bins, free := allocBins[T](c.Bins)
+	bins, free, err := allocBins[T](c.Bins)
+	if err != nil {
+		return nil, err
+	}
 	defer free()
 	a := newArrayRun(bins, c.Rule, c.D, src)
 	g := newStream(seed)
