@@ -177,6 +177,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		work += cfgBalls(c, keys) * uint64(c.Runs)
 	}
 	var rows []*simRow
+	limits := map[fluid.Params]*fluid.Result{}
 	for i, c := range cfgs {
 		var before uint64 = total.Load()
 		label := fmt.Sprintf("%d/%d %v 2^%.4g", i+1, len(cfgs), c.Rule, math.Log2(float64(c.Bins)))
@@ -194,7 +195,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			return interrupted(ctx, simErr(err))
 		}
 		total.Add(res.Config.Balls * uint64(res.Config.Runs))
-		row, err := newSimRow(ctx, res)
+		row, err := newSimRow(ctx, res, limits)
 		if err != nil {
 			bar.Done()
 			return interrupted(ctx, err)
@@ -351,9 +352,15 @@ func publishedRuns(n uint64) int {
 	return 2
 }
 
+// fluidSolve solves a fluid limit: fluid.SolveContext, a variable so that a
+// test can count the solves.
+var fluidSolve = fluid.SolveContext
+
 // newSimRow shapes a result, with the fluid limit for the same rule and
 // load, or none (fluid left nil) when the load is above fluid.MaxLoad.
-func newSimRow(ctx context.Context, res *sim.Result) (*simRow, error) {
+// limits keeps the limits solved so far: the sizes of a sweep share theirs,
+// and at high loads a solve takes seconds.
+func newSimRow(ctx context.Context, res *sim.Result, limits map[fluid.Params]*fluid.Result) (*simRow, error) {
 	c := res.Config
 	row := &simRow{
 		Rule: c.Rule.String(), D: c.D, Bins: c.Bins, Balls: c.Balls, Runs: c.Runs, Seed: c.Seed,
@@ -367,9 +374,14 @@ func newSimRow(ctx context.Context, res *sim.Result) (*simRow, error) {
 	if load > fluid.MaxLoad {
 		return row, nil
 	}
-	fr, err := fluid.SolveContext(ctx, fluid.Params{Placement: c.Rule, D: c.D, Load: load})
-	if err != nil {
-		return nil, err
+	p := fluid.Params{Placement: c.Rule, D: c.D, Load: load}
+	fr := limits[p]
+	if fr == nil {
+		var err error
+		if fr, err = fluidSolve(ctx, p); err != nil {
+			return nil, err
+		}
+		limits[p] = fr
 	}
 	row.fluid = fr
 	return row, nil

@@ -300,3 +300,20 @@ func TestSimSweepOverKeyFile(t *testing.T) {
 		t.Errorf("sweep with --load: code %d, stderr %q:\n%s", code, errOut, out)
 	}
 }
+
+// A sweep solves each rule's fluid limit once, not once per size: every
+// size of a sweep at m = c·n has the same limit, and at high loads a solve
+// takes seconds (one choice at load 300: about 6 s, for a run of
+// milliseconds).
+func TestSimSweepSolvesTheLimitOnce(t *testing.T) {
+	solves := 0
+	defer func(f func(context.Context, fluid.Params) (*fluid.Result, error)) { fluidSolve = f }(fluidSolve)
+	fluidSolve = func(ctx context.Context, p fluid.Params) (*fluid.Result, error) {
+		solves++
+		return fluid.SolveContext(ctx, p)
+	}
+	code, _, errOut := runCLI("sim", "--quiet", "--sweep", "4:8", "--rule", "dchoice,goleft", "--runs", "2")
+	if code != 0 || solves != 2 {
+		t.Errorf("code %d after %d solves, want 2 (stderr %q)", code, solves, errOut)
+	}
+}
