@@ -317,3 +317,12 @@ func TestSimSweepSolvesTheLimitOnce(t *testing.T) {
 		t.Errorf("code %d after %d solves, want 2 (stderr %q)", code, solves, errOut)
 	}
 }
+
+// --help says what --load defaults to with a key file: all its keys, not
+// one per bin.
+func TestSimHelpLoadWithKeyFile(t *testing.T) {
+	code, out, _ := runCLI("sim", "--help")
+	if code != 0 || !strings.Contains(out, "with a key file, all its keys") {
+		t.Errorf("code %d; --help does not say --load's default with a key file:\n%s", code, out)
+	}
+}
