@@ -36,7 +36,8 @@
 // when the rate feeding it first reaches e^{−750}, some 26 orders of
 // magnitude under the smallest share reported, from the leading term of its
 // integral: if the feeding rate r grows like t^g, the level's share is
-// r·t/(g+1). Any error in that starting value is damped by the equations
+// r·t/(g+1), and never more than half the share of the level below it
+// (in its part). Any error in that starting value is damped by the equations
 // and is some 10⁻²⁶ of the share by the time the share reaches 10⁻³⁰⁰.
 // Levels that never start hold less than 10⁻³⁰⁰ and are not reported.
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/twochoice/twochoice/bucket"
 )
@@ -281,5 +282,64 @@ func TestSolveBounds(t *testing.T) {
 	cancel()
 	if _, err := SolveContext(ctx, Params{Placement: bucket.GoLeft, D: 8, Load: 100}); !errors.Is(err, context.Canceled) {
 		t.Errorf("SolveContext with a canceled context: %v, want context.Canceled", err)
+	}
+}
+
+// One choice at a high load: the levels of the tail start at large t, where
+// a start estimate from a young level below can put the new level above it
+// (a share larger than the share below it is impossible, and each new level
+// then started higher still: the solver hung at loads past about 310, adding
+// levels until maxCells). Every share stays Poisson to 4 digits.
+// (320 is the smallest round load that hung: the run-away started at
+// t = 311.)
+func TestOneChoiceIsPoissonAtHighLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a solve of 5 s; TestLevelStartsBelowTheLevelUnder checks the start in the short suite")
+	}
+	const load = 320
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r, err := SolveContext(ctx, Params{Placement: bucket.OneChoice, D: 1, Load: load})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k < len(r.ShareAtLeast); k++ {
+		want := math.Exp(logPoissonTail(load, k))
+		if !sig4(r.ShareAtLeast[k], want) {
+			t.Fatalf("load %v: share ≥ %d = %.6g, want %.6g (Poisson)", load, k, r.ShareAtLeast[k], want)
+		}
+	}
+}
+
+// A level starts strictly below the level under it (in the same part),
+// whatever the estimate of its start says: here the level below is young,
+// nearly as full as its own level below, so its slope is small and the
+// estimate rate·t/(slope+1) lies above it.
+func TestLevelStartsBelowTheLevelUnder(t *testing.T) {
+	s := newSystem(Params{Placement: bucket.OneChoice, D: 1, Load: 400, Floor: DefaultFloor})
+	s.tau = math.Log(311)
+	// Three active levels whose shares fall slowly, the last just under the
+	// start threshold once multiplied by t.
+	top := logStart - s.tau + 0.5
+	s.x = []float64{top + 2, top + 1, top + 0.25}
+	for range s.x {
+		s.cellAt(len(s.cells))
+	}
+	// Before the fix it ran away: each level started above the last, until
+	// maxCells, for minutes. Fail fast instead of waiting for it.
+	done := make(chan struct{})
+	go func() { s.activate(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("activate did not return in 10 s: levels started one above the other")
+	}
+	if len(s.x) > 10 {
+		t.Fatalf("activate started %d levels at once", len(s.x)-3)
+	}
+	for i := 1; i < len(s.x); i++ {
+		if s.x[i] >= s.x[i-1] {
+			t.Fatalf("level %d starts at ln s = %v, not below level %d's %v", i+1, s.x[i], i, s.x[i-1])
+		}
 	}
 }

@@ -198,7 +198,24 @@ func (s *system) activate() {
 		for n, j := range c.gainIdx {
 			slope += c.gainCoef[n] * s.dx[j]
 		}
-		s.x = append(s.x, g+s.tau-math.Log1p(math.Max(slope, 0)))
+		start := g + s.tau - math.Log1p(math.Max(slope, 0))
+		// A level holds fewer bins than the one below it (in its part). The
+		// estimate can say otherwise when the level below is young and
+		// still catching up (its slope is then far below its true one):
+		// one choice at loads past 300, where levels start at large t.
+		// Started above the level below, a level falls (its loss term
+		// wins), the next one's estimate, with no slope to divide by,
+		// starts it higher still, and activation runs away. So start it
+		// at least a factor 2 under the level below; the equations damp
+		// the error of the start (see the package doc).
+		if c.lossCoef != 0 {
+			below := 0.0
+			if c.lossPrev >= 0 {
+				below = s.x[c.lossPrev]
+			}
+			start = math.Min(start, below-math.Ln2)
+		}
+		s.x = append(s.x, start)
 	}
 }
 

@@ -41,7 +41,10 @@ var bigArrays = map[int][]uint8{}
 func bigArray(lg int) []uint8 {
 	a, ok := bigArrays[lg]
 	if !ok {
-		a, _ = allocBins[uint8](1 << lg)
+		var err error
+		if a, _, err = allocBins[uint8](1 << lg); err != nil {
+			panic(err)
+		}
 		for i := range a {
 			a[i] = 1
 		}

@@ -22,8 +22,19 @@ const MaxLevelsBins = 1 << 40
 // megabytes, and a run far beyond it would take days anyway.
 const MaxMeanLoad = 1 << 20
 
+// MaxRuns is the most runs a simulation takes. Run keeps each run's
+// highest load (Result.MaxLoads, a word per run) and sums the bins as runs
+// finish, so memory grows by 8 bytes a run: 128 MiB at MaxRuns. A run of a
+// few bins takes about a microsecond and one of 2^12 bins some 15, so
+// MaxRuns runs take from tens of seconds to a few minutes.
+const MaxRuns = 1 << 24
+
 // ErrConfig is returned for a simulation that cannot be run as asked.
 var ErrConfig = errors.New("sim: bad config")
+
+// ErrMemory is returned when the array engine cannot have the memory for
+// its bins (a byte or more per bin: 2 GiB at 2^31 bins).
+var ErrMemory = errors.New("sim: out of memory")
 
 // Config describes a simulation: Runs independent runs of Balls balls into
 // Bins bins under one rule. Its zero value is not runnable (Bins is 0); the
@@ -37,7 +48,7 @@ type Config struct {
 	Bins uint64
 	// Balls is m; 0 means m = n. Any m works: m = c·n for any c > 0.
 	Balls uint64
-	// Runs is the number of independent runs; 0 means 1.
+	// Runs is the number of independent runs, up to MaxRuns; 0 means 1.
 	Runs int
 	// Seed picks every random choice of every run: run r draws from a
 	// stream seeded with RunSeed(Seed, r).
@@ -96,8 +107,8 @@ func (c Config) resolve() (Config, error) {
 	if c.Runs == 0 {
 		c.Runs = 1
 	}
-	if c.Runs < 0 {
-		return c, fmt.Errorf("%w: %d runs", ErrConfig, c.Runs)
+	if c.Runs < 0 || c.Runs > MaxRuns {
+		return c, fmt.Errorf("%w: %d runs (want 1 to %d)", ErrConfig, c.Runs, MaxRuns)
 	}
 	if c.Workers <= 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
@@ -138,6 +149,13 @@ func (c Config) resolve() (Config, error) {
 		return c, fmt.Errorf("%w: engine %v", ErrConfig, c.Engine)
 	}
 	return c, nil
+}
+
+// Check returns the error Run would return for c before its first run, or
+// nil: a caller with several simulations to run checks them all first.
+func (c Config) Check() error {
+	_, err := c.resolve()
+	return err
 }
 
 // Result is what a simulation measured.
@@ -188,7 +206,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Config: c, MaxLoads: make([]int, c.Runs)}
-	hists := make([]*bucket.Histogram, c.Runs)
+	// Each worker sums the bins of its runs as they finish: keeping every
+	// run's histogram until the end took a few hundred bytes a run (4 GB
+	// for 3·10^7 runs of a few bins). The sums are of integers, so the
+	// total does not depend on which worker ran which run.
+	workers := min(c.Workers, c.Runs)
+	sums := make([]*bucket.Histogram, workers)
 	var (
 		next, done atomic.Int64
 		placed     atomic.Uint64
@@ -207,7 +230,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		c.Progress(Progress{Runs: c.Runs, RunsDone: int(done.Load()), Balls: c.Balls * uint64(c.Runs), BallsPlaced: placed.Load()})
 	}
 	start := time.Now()
-	for range min(c.Workers, c.Runs) {
+	for i := range workers {
+		sum := bucket.NewHistogram(c.Rule.Parts(c.D))
+		sums[i] = sum
 		wg.Go(func() {
 			var w runner
 			for {
@@ -225,7 +250,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 					errOnce.Do(func() { firstErr = err })
 					return
 				}
-				hists[r] = h
+				sum.Merge(h)
+				res.MaxLoads[r] = h.MaxLoad()
 				done.Add(1)
 				report()
 			}
@@ -240,9 +266,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res.Wall, res.Busy = time.Since(start), time.Duration(busy.Load())
 	res.Hist = bucket.NewHistogram(c.Rule.Parts(c.D))
-	for r, h := range hists {
-		res.Hist.Merge(h)
-		res.MaxLoads[r] = h.MaxLoad()
+	for _, sum := range sums {
+		res.Hist.Merge(sum)
 	}
 	return res, nil
 }
@@ -329,7 +354,10 @@ func runArray[T counter](ctx context.Context, c Config, seed uint64, placed func
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	bins, free := allocBins[T](c.Bins)
+	bins, free, err := allocBins[T](c.Bins)
+	if err != nil {
+		return nil, err
+	}
 	defer free()
 	a := newArrayRun(bins, c.Rule, c.D, src)
 	g := newStream(seed)

@@ -349,6 +349,8 @@ func TestConfigErrors(t *testing.T) {
 		{Rule: bucket.DChoice, Bins: 100, Keys: &Keys{Kind: FileKeys, Lines: []string{"a"}}, Balls: 2},
 		{Rule: bucket.DChoice, Bins: 100, Runs: -1},
 		{Rule: bucket.DChoice, Bins: 1, Balls: 1e13}, // a mean load past MaxMeanLoad
+		{Rule: bucket.DChoice, Bins: 100, Runs: MaxRuns + 1},
+		{Rule: bucket.DChoice, Bins: 100, Runs: math.MaxInt}, // panicked in make
 	} {
 		if _, err := Run(context.Background(), c); !errors.Is(err, ErrConfig) && !errors.Is(err, ErrKeys) {
 			t.Errorf("%+v: err %v", c, err)

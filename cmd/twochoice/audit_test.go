@@ -84,7 +84,7 @@ func TestSimAndFluidAboveMaxLoad(t *testing.T) {
 		t.Errorf("fluid --load 2000: code %d, stderr %q", code, errOut)
 	}
 	code, _, errOut = runCLIWithin(t, 20*time.Second, "fluid", "--capacity", "5000")
-	if code != exitUsage || !strings.Contains(errOut, "above 1024") {
+	if code != exitUsage || !strings.Contains(errOut, "--capacity 5000") || !strings.Contains(errOut, "1024") {
 		t.Errorf("fluid --capacity 5000: code %d, stderr %q", code, errOut)
 	}
 }

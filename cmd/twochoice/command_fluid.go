@@ -83,6 +83,13 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 	if *capacity < 0 {
 		return fmt.Errorf("%w: --capacity %d", errUsage, *capacity)
 	}
+	// The sizing table solves at loads u·C; refuse a capacity that takes
+	// the last of them past the solver's bound here, in terms of the flag
+	// given, rather than with the solver's "load 1900 is above 1024".
+	if top := sizingUtilizations[len(sizingUtilizations)-1] * float64(*capacity); top > fluid.MaxLoad {
+		return fmt.Errorf("%w: --capacity %d: the sizing table solves at u·C up to %.6g balls per bin, past the solver's %d; at most %d",
+			errUsage, *capacity, top, fluid.MaxLoad, int(fluid.MaxLoad/sizingUtilizations[len(sizingUtilizations)-1]))
+	}
 	// A solve near fluid.MaxLoad, or with many choices, can take a minute:
 	// Ctrl-C stops it.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -92,7 +99,7 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 		if errors.Is(err, fluid.ErrParams) {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
-		return err
+		return interrupted(ctx, err)
 	}
 	var rows []*fluidRow
 	for _, rule := range rules {

@@ -62,3 +62,13 @@ func TestFluidCommand(t *testing.T) {
 		}
 	}
 }
+
+// A capacity whose sizing table would solve past fluid.MaxLoad is refused
+// in terms of --capacity, the flag given, not of a load the user never
+// typed ("load 1900 is above 1024" for --load 1 --capacity 2000).
+func TestFluidCapacityPastMaxLoad(t *testing.T) {
+	code, _, errOut := runCLI("fluid", "--capacity", "2000")
+	if code != exitUsage || !strings.Contains(errOut, "--capacity 2000") {
+		t.Errorf("code %d, stderr %q", code, errOut)
+	}
+}

@@ -73,8 +73,8 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		d        = fs.Int("d", 2, "number of choices (one choice always has 1)")
 		log2     = fs.Int("log2", 20, "n = 2^log2 bins")
 		bins     = fs.Uint64("bins", 0, "number of bins (instead of --log2)")
-		load     = fs.Float64("load", 1, "balls per bin, m/n (any value > 0)")
-		runs     = fs.Int("runs", 0, "runs per rule and size; 0: the published schedule (400 up to 2^20, down to 6 at 2^30, 2 beyond)")
+		load     = fs.Float64("load", 1, "balls per bin, m/n (any value > 0); with a key file, all its keys when not given")
+		runs     = fs.Int("runs", 0, "runs per rule and size, up to 2^24; 0: the published schedule (400 up to 2^20, down to 6 at 2^30, 2 beyond)")
 		seed     = fs.Uint64("seed", 1, "seed: run r of a rule and size replays from (seed, r)")
 		keysFlag = fs.String("keys", "", "key-driven runs: seq, random, product, product:K, or a key file (one key a line, or a TSV with the key first; Zstandard files decompressed)")
 		sweep    = fs.String("sweep", "", "sizes A:B or A:B:STEP: n = 2^A … 2^B")
@@ -154,21 +154,30 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			cfgs = append(cfgs, c)
 		}
 	}
+	// A sweep pools the shares of its sizes, which means something only
+	// when every size has the same load: not so for all of a key file's
+	// keys at every size (no --load). The table then shows each size's
+	// load and pools nothing; a plot, which pools, is refused.
+	if *plotFile != "" && len(sizes) > 1 && !sameLoad(cfgs, keys) {
+		return fmt.Errorf("%w: --plot pools the shares of the sizes of a sweep, but all the keys of %s at every size make a different load at each; give --load", errUsage, keys.Name)
+	}
+	// Check every (size, rule) before the first run: an error at the last
+	// size of a sweep would otherwise come after all the others had run,
+	// and throw their results away.
+	for _, c := range cfgs {
+		if err := c.Check(); err != nil {
+			return simErr(err)
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	bar := cli.NewProgress(stderr, "sim", *quiet)
 	var work uint64
 	for _, c := range cfgs {
-		balls := c.Balls
-		if balls == 0 && keys != nil {
-			balls = uint64(len(keys.Lines))
-		}
-		if balls == 0 {
-			balls = c.Bins
-		}
-		work += balls * uint64(c.Runs)
+		work += cfgBalls(c, keys) * uint64(c.Runs)
 	}
 	var rows []*simRow
+	limits := map[fluid.Params]*fluid.Result{}
 	for i, c := range cfgs {
 		var before uint64 = total.Load()
 		label := fmt.Sprintf("%d/%d %v 2^%.4g", i+1, len(cfgs), c.Rule, math.Log2(float64(c.Bins)))
@@ -180,19 +189,16 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 				bar.Update(float64(before+p.BallsPlaced)/float64(work), fmt.Sprintf("%s run %d/%d", label, p.RunsDone, p.Runs))
 			}
 		}
-		res, err := sim.Run(ctx, c)
+		res, err := simRun(ctx, c)
 		if err != nil {
 			bar.Done()
-			if errors.Is(err, sim.ErrConfig) || errors.Is(err, sim.ErrKeys) {
-				return fmt.Errorf("%w: %v", errUsage, err)
-			}
-			return err
+			return interrupted(ctx, simErr(err))
 		}
 		total.Add(res.Config.Balls * uint64(res.Config.Runs))
-		row, err := newSimRow(ctx, res)
+		row, err := newSimRow(ctx, res, limits)
 		if err != nil {
 			bar.Done()
-			return err
+			return interrupted(ctx, err)
 		}
 		rows = append(rows, row)
 	}
@@ -219,6 +225,49 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	}
 	return simTable(stdout, rows, sweeping)
 }
+
+// cfgBalls is the number of balls a run of c throws, before sim fills in
+// its defaults: all the keys of a key file, or m = n.
+func cfgBalls(c sim.Config, keys *sim.Keys) uint64 {
+	switch {
+	case c.Balls != 0:
+		return c.Balls
+	case keys != nil && keys.Kind == sim.FileKeys:
+		return uint64(len(keys.Lines))
+	}
+	return c.Bins
+}
+
+// sameLoad reports whether every config has the same load m/n.
+func sameLoad(cfgs []sim.Config, keys *sim.Keys) bool {
+	for _, c := range cfgs[1:] {
+		if !oneLoad(cfgBalls(c, keys), c.Bins, cfgBalls(cfgs[0], keys), cfgs[0].Bins) {
+			return false
+		}
+	}
+	return true
+}
+
+// oneLoad reports whether m1 balls in n1 bins and m2 in n2 are the same
+// load up to the rounding of m = round(load·n), half a ball each way (so
+// that --load 0.3 is one load at 2^10 bins, 307 balls, and at 2^12, 1229).
+func oneLoad(m1, n1, m2, n2 uint64) bool {
+	l1, l2 := float64(m1)/float64(n1), float64(m2)/float64(n2)
+	return math.Abs(l1-l2) <= (0.5/float64(n1)+0.5/float64(n2))*(1+1e-9)
+}
+
+// simErr is err as the command returns it: the simulation's refusals of its
+// config come from the command line.
+func simErr(err error) error {
+	if errors.Is(err, sim.ErrConfig) || errors.Is(err, sim.ErrKeys) {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return err
+}
+
+// simRun runs one simulation: sim.Run, a variable so that a test can see
+// whether any run started.
+var simRun = sim.Run
 
 // maxSimBalls is the most balls a run takes: 2^53, past which load·n is no
 // longer an exact integer in a float64 (and a run would take years anyway).
@@ -303,9 +352,15 @@ func publishedRuns(n uint64) int {
 	return 2
 }
 
+// fluidSolve solves a fluid limit: fluid.SolveContext, a variable so that a
+// test can count the solves.
+var fluidSolve = fluid.SolveContext
+
 // newSimRow shapes a result, with the fluid limit for the same rule and
 // load, or none (fluid left nil) when the load is above fluid.MaxLoad.
-func newSimRow(ctx context.Context, res *sim.Result) (*simRow, error) {
+// limits keeps the limits solved so far: the sizes of a sweep share theirs,
+// and at high loads a solve takes seconds.
+func newSimRow(ctx context.Context, res *sim.Result, limits map[fluid.Params]*fluid.Result) (*simRow, error) {
 	c := res.Config
 	row := &simRow{
 		Rule: c.Rule.String(), D: c.D, Bins: c.Bins, Balls: c.Balls, Runs: c.Runs, Seed: c.Seed,
@@ -319,9 +374,14 @@ func newSimRow(ctx context.Context, res *sim.Result) (*simRow, error) {
 	if load > fluid.MaxLoad {
 		return row, nil
 	}
-	fr, err := fluid.SolveContext(ctx, fluid.Params{Placement: c.Rule, D: c.D, Load: load})
-	if err != nil {
-		return nil, err
+	p := fluid.Params{Placement: c.Rule, D: c.D, Load: load}
+	fr := limits[p]
+	if fr == nil {
+		var err error
+		if fr, err = fluidSolve(ctx, p); err != nil {
+			return nil, err
+		}
+		limits[p] = fr
 	}
 	row.fluid = fr
 	return row, nil
@@ -455,13 +515,31 @@ func simSweepTable(w io.Writer, rows []*simRow) error {
 		}
 		bySize[r.Bins][r.Rule] = r
 	}
-	fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %.4g·n, seed %d)\n\n", float64(rows[0].Balls)/float64(rows[0].Bins), rows[0].Seed)
-	header := append([]string{"bins", "runs"}, rules...)
+	// All of a key file's keys at every size: a load per size, and no
+	// pooling of shares across loads.
+	pool := !slices.ContainsFunc(rows, func(r *simRow) bool { return !oneLoad(r.Balls, r.Bins, rows[0].Balls, rows[0].Bins) })
+	load := func(r *simRow) float64 { return float64(r.Balls) / float64(r.Bins) }
+	if pool {
+		fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %.4g·n, seed %d)\n\n", load(rows[0]), rows[0].Seed)
+	} else {
+		fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %d balls at every size, seed %d)\n\n", rows[0].Balls, rows[0].Seed)
+	}
+	header := []string{"bins"}
+	if !pool {
+		header = append(header, "balls/bin")
+	}
+	header = append(header, "runs")
+	header = append(header, rules...)
 	header = append(header, "seconds")
 	var table [][]string
 	var wall float64
 	for _, n := range sizes {
-		line := []string{fmtBins(n), ""}
+		line := []string{fmtBins(n)}
+		if !pool {
+			line = append(line, fmt.Sprintf("%.4g", load(bySize[n][rules[0]])))
+		}
+		runsCol := len(line)
+		line = append(line, "")
 		secs := 0.0
 		for _, rule := range rules {
 			r := bySize[n][rule]
@@ -469,7 +547,7 @@ func simSweepTable(w io.Writer, rows []*simRow) error {
 				line = append(line, "")
 				continue
 			}
-			line[1] = strconv.Itoa(r.Runs)
+			line[runsCol] = strconv.Itoa(r.Runs)
 			line = append(line, fmtMaxLoads(r.MaxLoadRuns, r.Runs))
 			secs += r.Seconds
 		}
@@ -478,6 +556,11 @@ func simSweepTable(w io.Writer, rows []*simRow) error {
 	}
 	if err := cli.WriteTable(w, header, table); err != nil {
 		return err
+	}
+	if !pool {
+		fmt.Fprintf(w, "\nthe load differs from size to size, so the shares are not pooled: --format csv gives each size's next to its limit\n")
+		fmt.Fprintf(w, "\n%.1f s of simulation\n", wall)
+		return nil
 	}
 	// Shares pooled over every run of every size, weighted by bins.
 	var pooled []*simRow

@@ -1,14 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twochoice/twochoice/bucket/fluid"
+	"github.com/twochoice/twochoice/bucket/sim"
 )
 
 func TestSimTable(t *testing.T) {
@@ -185,5 +191,138 @@ func TestSimTableBelowFloor(t *testing.T) {
 	_, long := simShareRows([]*simRow{row}, true)
 	if got := long[2][9]; got != "0" {
 		t.Fatalf("csv share_fluid at k = 3: %q, want 0", got)
+	}
+}
+
+// Every (size, rule) of a command line is checked before the first run:
+// a sweep whose last size cannot run (more balls than the key file has
+// keys, more bins than the engine takes) is refused up front, instead of
+// after minutes of runs whose results the error then threw away.
+func TestSimChecksEveryConfigFirst(t *testing.T) {
+	keys := writeTestFile(t, t.TempDir(), "keys.txt", []byte(strings.Repeat("k\n", 100)))
+	runs := 0
+	defer func(f func(context.Context, sim.Config) (*sim.Result, error)) { simRun = f }(simRun)
+	simRun = func(ctx context.Context, c sim.Config) (*sim.Result, error) {
+		runs++
+		return sim.Run(ctx, c)
+	}
+	for _, args := range [][]string{
+		{"--keys", keys, "--load", "1", "--sweep", "2:10", "--rule", "dchoice"},
+		{"--sweep", "12:32:20", "--rule", "dchoice", "--engine", "array", "--runs", "1"},
+		{"--bins", "1000", "--rule", "dchoice,double"},
+	} {
+		runs = 0
+		code, _, errOut := runCLI(append([]string{"sim", "--quiet"}, args...)...)
+		if code != exitUsage || runs != 0 {
+			t.Errorf("sim %v: code %d after %d runs, want %d before any (stderr %q)", args, code, runs, exitUsage, errOut)
+		}
+	}
+}
+
+// Ctrl-C stops sim and fluid as it stops bench and load: exit status 1 and
+// one line saying so, not "context canceled".
+func TestSimAndFluidInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the command as a process of its own")
+	}
+	for _, args := range [][]string{
+		{"sim", "--log2", "26", "--rule", "dchoice", "--engine", "array", "--runs", "16", "--quiet"},
+		{"fluid", "--rule", "goleft", "--d", "8", "--load", "100"},
+	} {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), asCommand+"=1")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond)
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitFail {
+				t.Errorf("%s: exit: %v", args[0], err)
+			}
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%s still running 30 s after Ctrl-C", args[0])
+		}
+		if got, want := stderr.String(), "twochoice "+args[0]+": interrupted\n"; got != want || stdout.Len() != 0 {
+			t.Errorf("stdout %q, stderr %q, want %q", stdout.String(), got, want)
+		}
+	}
+}
+
+// A sweep over a key file without --load throws all the file's keys at
+// every size: the load differs from size to size, so the table must not
+// print one "m = c·n" for all of them, nor pool the shares of different
+// loads against the limit of one of them; a plot, which pools, is refused
+// before any run.
+func TestSimSweepOverKeyFile(t *testing.T) {
+	keys := writeTestFile(t, t.TempDir(), "keys.txt", []byte(strings.Repeat("k\n", 1000)))
+	code, out, errOut := runCLI("sim", "--quiet", "--keys", keys, "--sweep", "4:6", "--rule", "dchoice", "--runs", "1")
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	if strings.Contains(out, "m = 62.5·n") || strings.Contains(out, "next to the fluid limit") {
+		t.Errorf("the table pools or labels sizes of different loads as one:\n%s", out)
+	}
+	for _, want := range []string{"1000 balls", "62.5", "15.62"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	runs := 0
+	defer func(f func(context.Context, sim.Config) (*sim.Result, error)) { simRun = f }(simRun)
+	simRun = func(ctx context.Context, c sim.Config) (*sim.Result, error) {
+		runs++
+		return sim.Run(ctx, c)
+	}
+	svg := filepath.Join(t.TempDir(), "x.svg")
+	code, _, errOut = runCLI("sim", "--quiet", "--keys", keys, "--sweep", "4:6", "--rule", "dchoice", "--runs", "1", "--plot", svg)
+	if code != exitUsage || runs != 0 || !strings.Contains(errOut, "--load") {
+		t.Errorf("plot of a sweep of different loads: code %d after %d runs, stderr %q", code, runs, errOut)
+	}
+	// A load whose ball count rounds differently at each size (0.3·2^10 =
+	// 307.2) is still one load: pooled.
+	code, out, errOut = runCLI("sim", "--quiet", "--load", "0.3", "--sweep", "10:12", "--rule", "dchoice", "--runs", "1")
+	if code != 0 || strings.Contains(out, "balls/bin") || !strings.Contains(out, "next to the fluid limit") {
+		t.Errorf("sweep at load 0.3: code %d, stderr %q:\n%s", code, errOut, out)
+	}
+	// With --load every size has the same load: pooled as before.
+	code, out, errOut = runCLI("sim", "--quiet", "--keys", keys, "--load", "1", "--sweep", "4:6", "--rule", "dchoice", "--runs", "1")
+	if code != 0 || !strings.Contains(out, "m = 1·n") || !strings.Contains(out, "next to the fluid limit") {
+		t.Errorf("sweep with --load: code %d, stderr %q:\n%s", code, errOut, out)
+	}
+}
+
+// A sweep solves each rule's fluid limit once, not once per size: every
+// size of a sweep at m = c·n has the same limit, and at high loads a solve
+// takes seconds (one choice at load 300: about 6 s, for a run of
+// milliseconds).
+func TestSimSweepSolvesTheLimitOnce(t *testing.T) {
+	solves := 0
+	defer func(f func(context.Context, fluid.Params) (*fluid.Result, error)) { fluidSolve = f }(fluidSolve)
+	fluidSolve = func(ctx context.Context, p fluid.Params) (*fluid.Result, error) {
+		solves++
+		return fluid.SolveContext(ctx, p)
+	}
+	code, _, errOut := runCLI("sim", "--quiet", "--sweep", "4:8", "--rule", "dchoice,goleft", "--runs", "2")
+	if code != 0 || solves != 2 {
+		t.Errorf("code %d after %d solves, want 2 (stderr %q)", code, solves, errOut)
+	}
+}
+
+// --help says what --load defaults to with a key file: all its keys, not
+// one per bin.
+func TestSimHelpLoadWithKeyFile(t *testing.T) {
+	code, out, _ := runCLI("sim", "--help")
+	if code != 0 || !strings.Contains(out, "with a key file, all its keys") {
+		t.Errorf("code %d; --help does not say --load's default with a key file:\n%s", code, out)
 	}
 }
