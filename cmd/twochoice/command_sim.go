@@ -158,7 +158,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	// when every size has the same load: not so for all of a key file's
 	// keys at every size (no --load). The table then shows each size's
 	// load and pools nothing; a plot, which pools, is refused.
-	if *plotFile != "" && len(sizes) > 1 && !sameLoad(cfgs, keys) {
+	if *plotFile != "" && len(sizes) > 1 && !sameLoad(cfgs, func(c sim.Config) (uint64, uint64) { return cfgBalls(c, keys), c.Bins }) {
 		return fmt.Errorf("%w: --plot pools the shares of the sizes of a sweep, but all the keys of %s at every size make a different load at each; give --load", errUsage, keys.Name)
 	}
 	// Check every (size, rule) before the first run: an error at the last
@@ -238,22 +238,19 @@ func cfgBalls(c sim.Config, keys *sim.Keys) uint64 {
 	return c.Bins
 }
 
-// sameLoad reports whether every config has the same load m/n.
-func sameLoad(cfgs []sim.Config, keys *sim.Keys) bool {
-	for _, c := range cfgs[1:] {
-		if !oneLoad(cfgBalls(c, keys), c.Bins, cfgBalls(cfgs[0], keys), cfgs[0].Bins) {
+// sameLoad reports whether every x has the same load m/n, m and n being
+// what ballsBins says of it, up to the rounding of m = round(load·n): half
+// a ball each way (so that --load 0.3 is one load at 2^10 bins, 307 balls,
+// and at 2^12, 1229).
+func sameLoad[T any](xs []T, ballsBins func(T) (m, n uint64)) bool {
+	m0, n0 := ballsBins(xs[0])
+	for _, x := range xs[1:] {
+		m, n := ballsBins(x)
+		if math.Abs(float64(m)/float64(n)-float64(m0)/float64(n0)) > (0.5/float64(n)+0.5/float64(n0))*(1+1e-9) {
 			return false
 		}
 	}
 	return true
-}
-
-// oneLoad reports whether m1 balls in n1 bins and m2 in n2 are the same
-// load up to the rounding of m = round(load·n), half a ball each way (so
-// that --load 0.3 is one load at 2^10 bins, 307 balls, and at 2^12, 1229).
-func oneLoad(m1, n1, m2, n2 uint64) bool {
-	l1, l2 := float64(m1)/float64(n1), float64(m2)/float64(n2)
-	return math.Abs(l1-l2) <= (0.5/float64(n1)+0.5/float64(n2))*(1+1e-9)
 }
 
 // simErr is err as the command returns it: the simulation's refusals of its
@@ -517,7 +514,7 @@ func simSweepTable(w io.Writer, rows []*simRow) error {
 	}
 	// All of a key file's keys at every size: a load per size, and no
 	// pooling of shares across loads.
-	pool := !slices.ContainsFunc(rows, func(r *simRow) bool { return !oneLoad(r.Balls, r.Bins, rows[0].Balls, rows[0].Bins) })
+	pool := sameLoad(rows, func(r *simRow) (uint64, uint64) { return r.Balls, r.Bins })
 	load := func(r *simRow) float64 { return float64(r.Balls) / float64(r.Bins) }
 	if pool {
 		fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %.4g·n, seed %d)\n\n", load(rows[0]), rows[0].Seed)
