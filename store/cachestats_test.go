@@ -19,9 +19,10 @@ import (
 //     Delete that removed it);
 //   - Len, Stats.Entries and the table's contents agree, and so
 //     Len = inserts − Evictions − Expirations − Deletes;
-//   - Get returns an entry exactly when the cache holds it and the model
-//     says it is live: a Set without a TTL takes away the TTL that a
-//     SetWithTTL gave the key.
+//   - Get and Delete find an entry, and All yields it, exactly when the
+//     cache holds it and the model says it is live (an entry is expired
+//     from the instant of its expiry on): a Set without a TTL takes away
+//     the TTL that a SetWithTTL gave the key.
 func TestCacheStatsAgainstModel(t *testing.T) {
 	seed := seedFor(t)
 	for _, o := range evictConfigs(64) {
@@ -79,8 +80,26 @@ func TestCacheStatsAgainstModel(t *testing.T) {
 						want.Deletes++
 						deleted = k
 					}
+				case r < 19:
+					// Half-second steps and whole-second TTLs: entries
+					// often expire at exactly the clock's time.
+					clk.advance(time.Duration(rng.IntN(4)) * time.Second / 2)
 				default:
-					clk.advance(time.Duration(rng.IntN(1500)) * time.Millisecond)
+					n := 0
+					for k, v := range s.All() {
+						if v != before[k] || !live(k) {
+							t.Fatalf("op %d: All yields %s = %d; held %d, live by the model %v", op, k, v, before[k], live(k))
+						}
+						n++
+					}
+					for k := range before {
+						if live(k) {
+							n--
+						}
+					}
+					if n != 0 {
+						t.Fatalf("op %d: All yields %d entries more than the live ones the cache holds", op, n)
+					}
 				}
 				after := s.present()
 				for g := range before {
