@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/hashfn"
 )
 
 // evictConfigs are a few cache configurations, one per kind of candidate
@@ -93,6 +94,60 @@ func TestExpiredAtExactlyNowIsAVictim(t *testing.T) {
 				t.Fatalf("%d new keys into a full cache of entries expiring now: %d evictions, %d expirations; want 0 and %d",
 					inserts, ev, ex, inserts)
 			}
+		})
+	}
+}
+
+// holds reports whether a cache's table holds k (expired or not), looking
+// only in k's candidates: cheaper than present for one key.
+func (s *Store[K, V]) holds(k K) bool {
+	t := s.tabs.Load().cur
+	h := s.hash(k)
+	var c [hashfn.MaxChoices]uint64
+	for _, i := range t.cands(h, &c) {
+		if t.bucket(i).find(k, tagOf(h)) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSketchRemembersEvictedHotKeys: a key hit twice and then evicted
+// leaves its count in the sketch, so that it comes back with it (a
+// one-off comes back with nothing). The cache is large and the test
+// short, so the sketch has neither halved nor filled up when the key is
+// evicted: without the raise, its estimate would be the 1 of its insert,
+// give or take a collision.
+func TestSketchRemembersEvictedHotKeys(t *testing.T) {
+	seed := seedFor(t)
+	const maxE = 4096
+	for _, o := range evictConfigs(maxE) {
+		o.Seed = seed
+		t.Run(name(o), func(t *testing.T) {
+			s := newTestStore[uint64, int](t, o)
+			rng := rand.New(rand.NewPCG(seed, 4))
+			const hot = 1 << 63
+			s.Set(hot, 0)
+			for range 2 {
+				if _, ok := s.Get(hot); !ok {
+					t.Fatal("the hot key missed at once")
+				}
+			}
+			for i := range 8 * maxE {
+				s.Set(rng.Uint64()>>1, i) // one-offs, never the hot key
+				if s.holds(hot) {
+					continue
+				}
+				if g := s.sk.gen.Load(); g != 0 {
+					t.Fatalf("the sketch halved (generation %d) before the hot key was evicted", g)
+				}
+				// Hit twice: evicted with a count of 2, raised to 3.
+				if est := s.sk.estimate(s.hash(hot)); est < 3 {
+					t.Fatalf("evicted after %d inserts with 2 hits, the hot key's estimate is %d, want 3 or more", i+1, est)
+				}
+				return
+			}
+			t.Fatalf("the hot key outlived %d one-off keys", 8*maxE)
 		})
 	}
 }
