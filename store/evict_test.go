@@ -151,3 +151,37 @@ func TestSketchRemembersEvictedHotKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheEvictsOnlyWhenCandidatesFull: a new key takes a free slot if
+// any of its candidates has one, and evicts only when all are full; a
+// bucket with one slot short of the rest (cacheSize) counts as full when
+// its slots are. MaxEntries 101 leaves short buckets in every rule.
+func TestCacheEvictsOnlyWhenCandidatesFull(t *testing.T) {
+	seed := seedFor(t)
+	for _, o := range evictConfigs(101) {
+		o.Seed = seed
+		t.Run(name(o), func(t *testing.T) {
+			s := newTestStore[uint64, int](t, o)
+			tb := s.tabs.Load().cur
+			if tb.short == 0 {
+				t.Fatalf("no short bucket: %d buckets of %d slots", tb.n, tb.size)
+			}
+			rng := rand.New(rand.NewPCG(seed, 5))
+			for i := range 20 * o.MaxEntries {
+				k := rng.Uint64()
+				var c [hashfn.MaxChoices]uint64
+				room := false
+				for _, b := range tb.cands(s.hash(k), &c) {
+					if int(tb.load(b)) < slotsOf(tb.capAt(b)) {
+						room = true
+					}
+				}
+				before := s.Stats().Evictions
+				s.Set(k, i)
+				if ev := s.Stats().Evictions - before; room && ev != 0 {
+					t.Fatalf("insert %d: evicted an entry while a candidate of the new key had a free slot", i)
+				}
+			}
+		})
+	}
+}
