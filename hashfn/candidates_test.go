@@ -236,3 +236,44 @@ func TestZeroAllocs(t *testing.T) {
 		}
 	}
 }
+
+// Double hashing's step g (candidate 1 minus candidate 0, mod n) must be
+// uniform over every step that keeps the d candidates distinct: 1 … n−1
+// for a prime n, the odd steps for a power of two. Uniform candidates one
+// at a time (TestCandidatesUniform) do not show a step that never comes.
+func TestDoubleStepsUniform(t *testing.T) {
+	seed := rand.Uint64()
+	r := rand.New(rand.NewPCG(seed, 7))
+	for _, n := range []uint64{3, 7, 13, 101, 2, 16, 64} {
+		g, err := NewGenerator(Double, n, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var steps []uint64
+		for s := uint64(1); s < n; s++ {
+			if n&(n-1) != 0 || s%2 == 1 {
+				steps = append(steps, s)
+			}
+		}
+		counts := make(map[uint64]uint64)
+		dst := make([]uint64, 2)
+		draws := 2000 * len(steps)
+		for range draws {
+			g.Fill(r.Uint64(), dst)
+			counts[(dst[1]+n-dst[0])%n]++
+		}
+		obs := make([]uint64, len(steps))
+		for i, s := range steps {
+			obs[i] = counts[s]
+			delete(counts, s)
+		}
+		if len(counts) != 0 {
+			t.Fatalf("n=%d: steps outside %v: %v (seed %d)", n, steps, counts, seed)
+		}
+		if len(obs) > 1 {
+			if z := stats.ChiSquareZ(stats.ChiSquare(obs)); z > zLimit {
+				t.Errorf("n=%d: steps not uniform (chi-square z = %.1f): %v (seed %d)", n, z, obs, seed)
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/bucket/fluid"
 	"github.com/twochoice/twochoice/hashfn"
 	"github.com/twochoice/twochoice/internal/stats"
 	"github.com/twochoice/twochoice/internal/testkeys"
@@ -159,5 +160,65 @@ func TestCacheLoadHasNoFluid(t *testing.T) {
 	}
 	if out := r.String(); strings.Contains(out, "(0.000)") {
 		t.Errorf("String shows a zero fluid mean load:\n%s", out)
+	}
+}
+
+// TestReportFigures checks the report's derived figures against the
+// histogram they come from, in a store with keys in its stash (a hash that
+// gives every key the same candidates: 16 keys fill them, 14 go to the
+// stash, too few to make the table grow) and in a cache:
+//
+//   - Entries counts the stash's keys too, and equals Len; Stash equals
+//     Stats().Stash; the histogram holds the rest;
+//   - MeanLoad is the keys in buckets per bucket, Utilization MeanLoad / C
+//     (a cache: Entries / MaxEntries), each part's MeanLoad its keys per
+//     bucket;
+//   - FluidStash is the fluid limit's overflow share of Entries.
+func TestReportFigures(t *testing.T) {
+	s := newTestStore[int, int](t, Options{Placement: bucket.DChoice, Choices: 2, BucketSize: 8, Seed: 9})
+	s.hash = func(int) uint64 { return 0x9e3779b97f4a7c15 }
+	for i := range 30 {
+		s.Set(i, i)
+	}
+	r := s.Load()
+	st := s.Stats()
+	if st.Grows != 0 || st.Stash != 14 {
+		t.Fatalf("setup: %+v, want 14 keys in the stash and no growth", st)
+	}
+	var inBuckets uint64
+	for k, c := range r.Histogram {
+		inBuckets += uint64(k) * c
+	}
+	if r.Entries != 30 || r.Entries != s.Len() || r.Stash != st.Stash || int(inBuckets) != r.Entries-r.Stash {
+		t.Fatalf("Entries %d (Len %d), Stash %d (Stats %d), %d keys in the histogram", r.Entries, s.Len(), r.Stash, st.Stash, inBuckets)
+	}
+	if want := float64(inBuckets) / float64(r.Buckets); r.MeanLoad != want || r.Utilization != want/float64(r.BucketSize) {
+		t.Fatalf("MeanLoad %v, Utilization %v; want %v and %v", r.MeanLoad, r.Utilization, want, want/8)
+	}
+	fl, err := fluid.Solve(fluid.Params{Placement: bucket.DChoice, D: 2, Load: 30 / float64(r.Buckets), Capacity: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fl.Overflow * 30; math.Abs(r.FluidStash-want) > 1e-9*want {
+		t.Fatalf("FluidStash %v, want %v (overflow share %v of 30 entries)", r.FluidStash, want, fl.Overflow)
+	}
+
+	g := newTestStore[int, int](t, Options{Placement: bucket.GoLeft, Choices: 2, Seed: 9})
+	for i := range 5000 {
+		g.Set(i, i)
+	}
+	for j, p := range g.Load().Parts {
+		if want := float64(p.Entries) / float64(p.Buckets); p.Buckets == 0 || p.MeanLoad != want {
+			t.Fatalf("part %d: MeanLoad %v, %d keys in %d buckets", j, p.MeanLoad, p.Entries, p.Buckets)
+		}
+	}
+
+	c := newTestStore[int, int](t, Options{MaxEntries: 1001, BucketSize: 5, Seed: 9})
+	for i := range 700 {
+		c.Set(i, i)
+	}
+	cr := c.Load()
+	if want := float64(c.Len()) / 1001; cr.Utilization != want || cr.MaxUtilization != 1 || cr.MaxEntries != 1001 {
+		t.Fatalf("cache: Utilization %v (want %v), MaxUtilization %v, MaxEntries %d", cr.Utilization, want, cr.MaxUtilization, cr.MaxEntries)
 	}
 }

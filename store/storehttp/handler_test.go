@@ -578,3 +578,21 @@ func TestPagesDuringWrites(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+// A view older than MaxAge is not shown again: the next request takes a
+// new one. (TestViewsAreShared checks that a fresh view is reused.)
+func TestViewsExpire(t *testing.T) {
+	cs := &countingStore{Store: newStore(t, store.Options{Seed: 1}, 100)}
+	const maxAge = 10 * time.Millisecond
+	h := NewHandler(&Options{MaxAge: maxAge})
+	h.Add("s", cs)
+	for i := range 3 {
+		if rec := serve(h, "GET", "/s.json"); rec.Code != 200 {
+			t.Fatalf("code %d", rec.Code)
+		}
+		if n := cs.loads.Load(); n != int64(i+1) {
+			t.Fatalf("%d views for %d requests each %v after the last view", n, i+1, 2*maxAge)
+		}
+		time.Sleep(2 * maxAge)
+	}
+}
