@@ -30,7 +30,9 @@ func percent(x float64) string {
 	case p >= 10:
 		return strconv.FormatFloat(p, 'f', 1, 64) + "%"
 	case p >= 1e-3:
-		return strconv.FormatFloat(p, 'g', 3, 64) + "%"
+		// Fixed point to the third significant digit: 'g' would drop
+		// trailing zeros and write 1% for 1.00%.
+		return strconv.FormatFloat(p, 'f', 2-int(math.Floor(math.Log10(p))), 64) + "%"
 	}
 	return strconv.FormatFloat(p, 'e', 2, 64) + "%"
 }

@@ -35,3 +35,19 @@ func TestCount(t *testing.T) {
 		t.Errorf("count(1234567) = %q", got)
 	}
 }
+
+// percent keeps three significant digits, trailing zeros included.
+func TestPercent(t *testing.T) {
+	for _, c := range []struct {
+		x    float64
+		want string
+	}{
+		{0, "0%"}, {1, "100.0%"}, {0.428, "42.8%"}, {0.1, "10.0%"}, {0.01, "1.00%"},
+		{0.0555, "5.55%"}, {0.001, "0.100%"}, {0.000225, "0.0225%"}, {1e-5, "0.00100%"},
+		{1.22e-21, "1.22e-19%"},
+	} {
+		if got := percent(c.x); got != c.want {
+			t.Errorf("percent(%v) = %q, want %q", c.x, got, c.want)
+		}
+	}
+}
