@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -199,30 +196,5 @@ func TestBenchInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the command as a process of its own")
 	}
-	cmd := exec.Command(os.Args[0], "bench", "--keys", "1000000", "--threads", "1", "--duration", "10s", "--caches", "map")
-	cmd.Env = append(os.Environ(), asCommand+"=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(500 * time.Millisecond)
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != exitFail {
-			t.Errorf("exit: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("bench still running 30 s after Ctrl-C")
-	}
-	if got := stderr.String(); got != "twochoice bench: interrupted\n" || stdout.Len() != 0 {
-		t.Errorf("stdout %q, stderr %q", stdout.String(), got)
-	}
+	interruptCommand(t, "bench", []string{"bench", "--keys", "1000000", "--threads", "1", "--duration", "10s", "--caches", "map"}, waitFor(500*time.Millisecond))
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -137,46 +136,22 @@ func TestLoadInterrupted(t *testing.T) {
 	}
 	before := readFile(t, out)
 	for _, during := range []string{"save", "read"} {
-		cmd := exec.Command(os.Args[0], "load", "--keys", keys, "--out", out, "--quiet")
-		cmd.Env = append(os.Environ(), asCommand+"=1")
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
+		ready := waitFor(50 * time.Millisecond)
 		if during == "save" {
-			for {
-				if tmp, _ := filepath.Glob(out + ".tmp-*"); len(tmp) > 0 {
-					break
-				}
-				select {
-				case err := <-done:
-					t.Fatalf("load ended before its save was seen: %v, %s", err, stderr.String())
-				case <-time.After(time.Millisecond):
+			ready = func(done <-chan error) {
+				for {
+					if tmp, _ := filepath.Glob(out + ".tmp-*"); len(tmp) > 0 {
+						return
+					}
+					select {
+					case err := <-done:
+						t.Fatalf("load ended before its save was seen: %v", err)
+					case <-time.After(time.Millisecond):
+					}
 				}
 			}
-		} else {
-			time.Sleep(50 * time.Millisecond)
 		}
-		if err := cmd.Process.Signal(os.Interrupt); err != nil {
-			t.Fatal(err)
-		}
-		var err error
-		select {
-		case err = <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			t.Fatalf("load still running 30 s after Ctrl-C during the %s", during)
-		}
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != exitFail {
-			t.Errorf("Ctrl-C during the %s: %v, want exit status %d", during, err, exitFail)
-		}
-		if got := stderr.String(); got != "twochoice load: interrupted\n" || stdout.Len() != 0 {
-			t.Errorf("Ctrl-C during the %s: stdout %q, stderr %q", during, stdout.String(), got)
-		}
+		interruptCommand(t, "Ctrl-C during the "+during, []string{"load", "--keys", keys, "--out", out, "--quiet"}, ready)
 		if left, _ := filepath.Glob(out + ".tmp-*"); len(left) != 0 {
 			t.Errorf("Ctrl-C during the %s left %v", during, left)
 		}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"image"
@@ -400,4 +401,46 @@ func TestServeInterruptedAtOnce(t *testing.T) {
 		_, stop := startServe(t, "--keys", keys, "--workload", "none")
 		stop()
 	}
+}
+
+// interruptCommand runs the command args as a process of its own, lets
+// ready return when the run is far enough along (it gets the channel the
+// process's exit arrives on, to fail early), sends it Ctrl-C, and requires
+// what every command does then: exit status 1 within 30 s, nothing on
+// stdout and one line on stderr, "twochoice CMD: interrupted". label
+// names the case in failures.
+func interruptCommand(t *testing.T, label string, args []string, ready func(done <-chan error)) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), asCommand+"=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	ready(done)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("%s: still running 30 s after Ctrl-C", label)
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitFail {
+		t.Errorf("%s: %v, want exit status %d", label, err, exitFail)
+	}
+	if got, want := stderr.String(), "twochoice "+args[0]+": interrupted\n"; got != want || stdout.Len() != 0 {
+		t.Errorf("%s: stdout %q, stderr %q, want %q", label, stdout.String(), got, want)
+	}
+}
+
+// waitFor is a ready function for interruptCommand: it waits d.
+func waitFor(d time.Duration) func(<-chan error) {
+	return func(<-chan error) { time.Sleep(d) }
 }

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -229,32 +226,7 @@ func TestSimAndFluidInterrupted(t *testing.T) {
 		{"sim", "--log2", "26", "--rule", "dchoice", "--engine", "array", "--runs", "16", "--quiet"},
 		{"fluid", "--rule", "goleft", "--d", "8", "--load", "100"},
 	} {
-		cmd := exec.Command(os.Args[0], args...)
-		cmd.Env = append(os.Environ(), asCommand+"=1")
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(500 * time.Millisecond)
-		if err := cmd.Process.Signal(os.Interrupt); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != exitFail {
-				t.Errorf("%s: exit: %v", args[0], err)
-			}
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			t.Fatalf("%s still running 30 s after Ctrl-C", args[0])
-		}
-		if got, want := stderr.String(), "twochoice "+args[0]+": interrupted\n"; got != want || stdout.Len() != 0 {
-			t.Errorf("stdout %q, stderr %q, want %q", stdout.String(), got, want)
-		}
+		interruptCommand(t, args[0], args, waitFor(500*time.Millisecond))
 	}
 }
 
