@@ -153,18 +153,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	return report.WriteTable(stdout, res)
 }
 
-// errInterrupted is a run stopped by Ctrl-C.
-var errInterrupted = errors.New("interrupted")
-
-// interrupted turns err into errInterrupted when it is the run giving up
-// on Ctrl-C ("measure: timed run of map (...): context canceled").
-func interrupted(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		return errInterrupted
-	}
-	return err
-}
-
 // maxBenchThreads bounds --threads. Each goroutine replays its own stream
 // of at least 2^16 requests (16 bytes each), so past 512 goroutines the
 // streams outgrow the harness's 512 MiB budget: 1024 take 1 GiB, and 10^5

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -37,6 +38,19 @@ const (
 
 // errUsage marks an error in the command line itself.
 var errUsage = errors.New("usage")
+
+// errInterrupted is a run stopped by Ctrl-C: every command prints it as
+// "twochoice CMD: interrupted" and exits 1.
+var errInterrupted = errors.New("interrupted")
+
+// interrupted turns err into errInterrupted when it is the run giving up
+// on Ctrl-C ("measure: timed run of map (...): context canceled").
+func interrupted(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return errInterrupted
+	}
+	return err
+}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
