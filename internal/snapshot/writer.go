@@ -140,8 +140,8 @@ func (w *Writer) open(create fs.FileMode) (ok bool, err error) {
 	}
 	if named, err := os.Stat(w.tmp); err != nil || !os.SameFile(locked, named) {
 		// Not ours to remove: the name is gone, or another's.
-		w.db.Close()
-		w.db, w.file, w.tmp = nil, nil, ""
+		w.closeDB()
+		w.tmp = ""
 		return false, nil
 	}
 	return true, nil
@@ -272,8 +272,7 @@ func (w *Writer) Commit(m Meta) error {
 	} else {
 		// Where an open file cannot be renamed or a mapped one cut
 		// (Windows), close first; there is no cleanup to keep off.
-		err = w.db.Close()
-		w.db, w.file = nil, nil
+		err = w.closeDB()
 		var f *os.File
 		if err == nil {
 			f, err = os.OpenFile(w.tmp, os.O_RDWR, 0)
@@ -286,12 +285,9 @@ func (w *Writer) Commit(m Meta) error {
 		w.Abort()
 		return w.wrap("closing", err)
 	}
-	if w.db != nil {
-		// The snapshot is in place and synced: an error in unmapping or
-		// closing the file changes nothing of it.
-		w.db.Close()
-		w.db, w.file = nil, nil
-	}
+	// The snapshot is in place and synced: an error in unmapping or
+	// closing the file changes nothing of it.
+	w.closeDB()
 	// The rename is durable once the directory is synced, so the sync
 	// comes after it, and its failure cannot leave the previous snapshot
 	// untouched: the new one is in place, and is said to be.
@@ -336,6 +332,17 @@ func (w *Writer) finish(f *os.File, size int64) error {
 	return err
 }
 
+// closeDB closes bbolt's handle of the temporary file, if open, and
+// forgets the file it had opened.
+func (w *Writer) closeDB() error {
+	if w.db == nil {
+		return nil
+	}
+	err := w.db.Close()
+	w.db, w.file = nil, nil
+	return err
+}
+
 // Abort drops the snapshot and removes its temporary file. It is safe to
 // call after Commit (it then does nothing).
 func (w *Writer) Abort() {
@@ -343,10 +350,7 @@ func (w *Writer) Abort() {
 		w.tx.Rollback()
 		w.tx = nil
 	}
-	if w.db != nil {
-		w.db.Close()
-		w.db, w.file = nil, nil
-	}
+	w.closeDB()
 	if w.tmp != "" {
 		os.Remove(w.tmp)
 	}
