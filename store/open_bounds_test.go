@@ -147,15 +147,7 @@ func TestOpenHugeTable(t *testing.T) {
 // in a table sized for them once its own is over sparseFloor (lowered
 // here), and in place below it.
 func TestOpenSparseStore(t *testing.T) {
-	s := newTestStore[string, int](t, Options{Seed: 8})
-	for i := range 50_000 {
-		s.Set(fmt.Sprint(i), i)
-	}
-	for i := range 50_000 {
-		if i%100 != 0 {
-			s.Delete(fmt.Sprint(i))
-		}
-	}
+	s := grownAndEmptied(t, 8, 50_000, 100)
 	r, _ := saveOpen(t, s, nil)
 	sameReport(t, s.Load(), r.Load()) // in place: a few MiB
 	defer func(f uint64) { sparseFloor = f }(sparseFloor)
@@ -194,4 +186,21 @@ func TestOpenCacheAllocatesOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// grownAndEmptied returns a store that held the keys 0 to n-1 and then
+// lost all but one in every: its table, which never shrinks, is far
+// larger than its entries.
+func grownAndEmptied(t *testing.T, seed uint64, n, every int) *Store[string, int] {
+	t.Helper()
+	s := newTestStore[string, int](t, Options{Seed: seed})
+	for i := range n {
+		s.Set(fmt.Sprint(i), i)
+	}
+	for i := range n {
+		if i%every != 0 {
+			s.Delete(fmt.Sprint(i))
+		}
+	}
+	return s
 }

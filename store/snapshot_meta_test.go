@@ -33,15 +33,7 @@ func editedCopy(t *testing.T, src string, edit func(*snapshot.Meta)) string {
 // restores it: in place, or into a smaller table when the saved one is
 // sparse (sparseFloor lowered here).
 func TestOpenChecksLoadsAgainstMeta(t *testing.T) {
-	s := newTestStore[string, int](t, Options{Seed: 12})
-	for i := range 20_000 {
-		s.Set(fmt.Sprint(i), i)
-	}
-	for i := range 20_000 {
-		if i%50 != 0 {
-			s.Delete(fmt.Sprint(i))
-		}
-	}
+	s := grownAndEmptied(t, 12, 20_000, 50)
 	_, path := saveOpen(t, s, nil)
 	edits := map[string]func(*snapshot.Meta){
 		// Each edit keeps the metadata consistent with itself and with
