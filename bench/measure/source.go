@@ -90,8 +90,8 @@ func newUintSource(sp Spec, seed uint64) (*source[uint64], error) {
 		if err != nil {
 			return nil, err
 		}
-		if sp.Keys > maxScanKeys {
-			return nil, fmt.Errorf("%w: a scan over %d keys is held in memory; at most 2^31-1", ErrWorkload, sp.Keys)
+		if err := checkScanKeys(sp.Keys); err != nil {
+			return nil, err
 		}
 		src.gen = func(uint64) (workload.Workload[uint64], error) { return workload.NewScan(sp.Keys) }
 		src.seed, src.distinct = seed, int(sp.Keys)
@@ -110,6 +110,14 @@ func newUintSource(sp Spec, seed uint64) (*source[uint64], error) {
 
 // maxScanKeys bounds a scan's keys: one cycle of them is held in memory.
 const maxScanKeys = math.MaxInt32
+
+// checkScanKeys refuses a scan over more than maxScanKeys keys.
+func checkScanKeys(keys uint64) error {
+	if keys > maxScanKeys {
+		return fmt.Errorf("%w: a scan over %d keys is held in memory; at most 2^31-1", ErrWorkload, keys)
+	}
+	return nil
+}
 
 // maxFileRequests bounds the requests a trace or key file may expand to:
 // they are all held in memory (about 2 GiB of uint64 requests at the

@@ -77,8 +77,10 @@ func ParseSpec(spec string, s float64, keys uint64) (Spec, error) {
 		if sp.Kind == Zipf && keys > workload.MaxZipfKeys {
 			return Spec{}, fmt.Errorf("%w: zipf over %d keys, want at most 2^53", ErrWorkload, keys)
 		}
-		if sp.Kind == Scan && keys > maxScanKeys {
-			return Spec{}, fmt.Errorf("%w: a scan over %d keys is held in memory; at most 2^31-1", ErrWorkload, keys)
+		if sp.Kind == Scan {
+			if err := checkScanKeys(keys); err != nil {
+				return Spec{}, err
+			}
 		}
 		return sp, nil
 	}
