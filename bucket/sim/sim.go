@@ -241,7 +241,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 					return
 				}
 				t0 := time.Now()
-				h, err := w.run(ctx, c, r, func(balls uint64) {
+				var err error
+				res.MaxLoads[r], err = w.run(ctx, c, r, sum, func(balls uint64) {
 					placed.Add(balls)
 					report()
 				})
@@ -250,8 +251,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 					errOnce.Do(func() { firstErr = err })
 					return
 				}
-				sum.Merge(h)
-				res.MaxLoads[r] = h.MaxLoad()
 				done.Add(1)
 				report()
 			}
@@ -283,7 +282,11 @@ func RunOne(ctx context.Context, cfg Config, r int) (*bucket.Histogram, error) {
 		return nil, fmt.Errorf("%w: run %d of %d", ErrConfig, r, c.Runs)
 	}
 	var w runner
-	return w.run(ctx, c, r, func(uint64) {})
+	h := bucket.NewHistogram(c.Rule.Parts(c.D))
+	if _, err := w.run(ctx, c, r, h, func(uint64) {}); err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
 // A runner runs runs one after another, keeping what a run allocates for
@@ -295,8 +298,9 @@ type runner struct {
 }
 
 // run runs run r of the resolved config c, calling placed with the number
-// of balls placed every progressChunk balls.
-func (w *runner) run(ctx context.Context, c Config, r int, placed func(uint64)) (*bucket.Histogram, error) {
+// of balls placed every progressChunk balls; it adds the run's bins to sum
+// and returns its highest load.
+func (w *runner) run(ctx context.Context, c Config, r int, sum *bucket.Histogram, placed func(uint64)) (maxLoad int, err error) {
 	seed := RunSeed(c.Seed, r)
 	if c.Engine == Levels {
 		g := newStream(seed)
@@ -312,10 +316,10 @@ func (w *runner) run(ctx context.Context, c Config, r int, placed func(uint64)) 
 			m -= b
 			placed(b)
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return 0, err
 			}
 		}
-		return ch.histogram(), nil
+		return ch.addTo(sum), nil
 	}
 	// A counter that wraps replays the run, from the same seed, with wider
 	// counters: the stream does not depend on the loads, so the replay is
@@ -331,11 +335,15 @@ func (w *runner) run(ctx context.Context, c Config, r int, placed func(uint64)) 
 		default:
 			h, err = runArray[uint32](ctx, c, seed, placed)
 			if errors.Is(err, errWrapped) {
-				return nil, fmt.Errorf("%w: a bin passed 2^32-1 balls", ErrConfig)
+				return 0, fmt.Errorf("%w: a bin passed 2^32-1 balls", ErrConfig)
 			}
 		}
-		if !errors.Is(err, errWrapped) {
-			return h, err
+		switch {
+		case err == nil:
+			sum.Merge(h)
+			return h.MaxLoad(), nil
+		case !errors.Is(err, errWrapped):
+			return 0, err
 		}
 	}
 }
