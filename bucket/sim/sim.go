@@ -229,29 +229,42 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		defer mu.Unlock()
 		c.Progress(Progress{Runs: c.Runs, RunsDone: int(done.Load()), Balls: c.Balls * uint64(c.Runs), BallsPlaced: placed.Load()})
 	}
+	// Runs go two at a time where that pays (paired.go), and while there
+	// are two for every worker, so that pairing never leaves a core idle.
+	step := 1
+	if c.Runs >= 2*workers && pairPays(c) {
+		step = 2
+	}
 	start := time.Now()
 	for i := range workers {
 		sum := bucket.NewHistogram(c.Rule.Parts(c.D))
 		sums[i] = sum
 		wg.Go(func() {
 			var w runner
+			progress := func(balls uint64) {
+				placed.Add(balls)
+				report()
+			}
 			for {
-				r := int(next.Add(1) - 1)
+				r := int(next.Add(int64(step)) - int64(step))
 				if r >= c.Runs || ctx.Err() != nil {
 					return
 				}
 				t0 := time.Now()
+				n := 1
 				var err error
-				res.MaxLoads[r], err = w.run(ctx, c, r, sum, func(balls uint64) {
-					placed.Add(balls)
-					report()
-				})
+				if step == 2 && r+1 < c.Runs {
+					n = 2
+					res.MaxLoads[r], res.MaxLoads[r+1], err = w.runPair(ctx, c, r, sum, progress)
+				} else {
+					res.MaxLoads[r], err = w.run(ctx, c, r, sum, progress)
+				}
 				busy.Add(int64(time.Since(t0)))
 				if err != nil {
 					errOnce.Do(func() { firstErr = err })
 					return
 				}
-				done.Add(1)
+				done.Add(int64(n))
 				report()
 			}
 		})
@@ -295,6 +308,7 @@ func RunOne(ctx context.Context, cfg Config, r int) (*bucket.Histogram, error) {
 // part of it. Runs share no state but this memory, which each run resets.
 type runner struct {
 	chain *levelsChain
+	pair  [2]*levelsChain // runPair's
 }
 
 // run runs run r of the resolved config c, calling placed with the number
