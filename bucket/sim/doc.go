@@ -44,11 +44,14 @@
 //
 // The levels engine goes ball by ball on small parts, keeping each part's
 // bins sorted by load in a byte array so that a candidate's load is one
-// byte load, 3 to 5 ns per ball (sorted.go), and a block of balls at a time
+// byte load, 2 to 4 ns per ball (sorted.go), and a block of balls at a time
 // on large ones, a fraction of a nanosecond per ball at 2^24 bins and
 // beyond (blocks.go: the block's sure balls are one multinomial draw; the
-// law is the chain's, up to floating point in the multinomial). The runs
-// of a worker reuse one chain's memory. The array engine is bound by two cache misses per ball
+// law is the chain's, up to floating point in the multinomial). Up to 2^14
+// bins a worker runs two runs at once, alternating between their balls, so
+// that each ball's wait on the last one's counter overlaps with the other
+// run's (paired.go). The runs of a worker reuse their chains'
+// memory. The array engine is bound by two cache misses per ball
 // once the array outgrows the caches, and overlaps them by computing a
 // batch of candidates ahead and prefetching their bins (array.go). The
 // benchmarks compare it with a loop that does the same memory work without

@@ -274,3 +274,10 @@ func TestLevelsBlocksAgreeWithBalls(t *testing.T) {
 		})
 	}
 }
+
+// histogram returns the chain's bins counted by load, per part.
+func (c *levelsChain) histogram() *bucket.Histogram {
+	h := bucket.NewHistogram(len(c.parts))
+	c.addTo(h)
+	return h
+}

@@ -229,30 +229,42 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		defer mu.Unlock()
 		c.Progress(Progress{Runs: c.Runs, RunsDone: int(done.Load()), Balls: c.Balls * uint64(c.Runs), BallsPlaced: placed.Load()})
 	}
+	// Runs go two at a time where that pays (paired.go), and while there
+	// are two for every worker, so that pairing never leaves a core idle.
+	step := 1
+	if c.Runs >= 2*workers && pairPays(c) {
+		step = 2
+	}
 	start := time.Now()
 	for i := range workers {
 		sum := bucket.NewHistogram(c.Rule.Parts(c.D))
 		sums[i] = sum
 		wg.Go(func() {
 			var w runner
+			progress := func(balls uint64) {
+				placed.Add(balls)
+				report()
+			}
 			for {
-				r := int(next.Add(1) - 1)
+				r := int(next.Add(int64(step)) - int64(step))
 				if r >= c.Runs || ctx.Err() != nil {
 					return
 				}
 				t0 := time.Now()
-				h, err := w.run(ctx, c, r, func(balls uint64) {
-					placed.Add(balls)
-					report()
-				})
+				n := 1
+				var err error
+				if step == 2 && r+1 < c.Runs {
+					n = 2
+					res.MaxLoads[r], res.MaxLoads[r+1], err = w.runPair(ctx, c, r, sum, progress)
+				} else {
+					res.MaxLoads[r], err = w.run(ctx, c, r, sum, progress)
+				}
 				busy.Add(int64(time.Since(t0)))
 				if err != nil {
 					errOnce.Do(func() { firstErr = err })
 					return
 				}
-				sum.Merge(h)
-				res.MaxLoads[r] = h.MaxLoad()
-				done.Add(1)
+				done.Add(int64(n))
 				report()
 			}
 		})
@@ -283,7 +295,11 @@ func RunOne(ctx context.Context, cfg Config, r int) (*bucket.Histogram, error) {
 		return nil, fmt.Errorf("%w: run %d of %d", ErrConfig, r, c.Runs)
 	}
 	var w runner
-	return w.run(ctx, c, r, func(uint64) {})
+	h := bucket.NewHistogram(c.Rule.Parts(c.D))
+	if _, err := w.run(ctx, c, r, h, func(uint64) {}); err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
 // A runner runs runs one after another, keeping what a run allocates for
@@ -292,11 +308,13 @@ func RunOne(ctx context.Context, cfg Config, r int) (*bucket.Histogram, error) {
 // part of it. Runs share no state but this memory, which each run resets.
 type runner struct {
 	chain *levelsChain
+	pair  [2]*levelsChain // runPair's
 }
 
 // run runs run r of the resolved config c, calling placed with the number
-// of balls placed every progressChunk balls.
-func (w *runner) run(ctx context.Context, c Config, r int, placed func(uint64)) (*bucket.Histogram, error) {
+// of balls placed every progressChunk balls; it adds the run's bins to sum
+// and returns its highest load.
+func (w *runner) run(ctx context.Context, c Config, r int, sum *bucket.Histogram, placed func(uint64)) (maxLoad int, err error) {
 	seed := RunSeed(c.Seed, r)
 	if c.Engine == Levels {
 		g := newStream(seed)
@@ -312,10 +330,10 @@ func (w *runner) run(ctx context.Context, c Config, r int, placed func(uint64)) 
 			m -= b
 			placed(b)
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return 0, err
 			}
 		}
-		return ch.histogram(), nil
+		return ch.addTo(sum), nil
 	}
 	// A counter that wraps replays the run, from the same seed, with wider
 	// counters: the stream does not depend on the loads, so the replay is
@@ -331,11 +349,15 @@ func (w *runner) run(ctx context.Context, c Config, r int, placed func(uint64)) 
 		default:
 			h, err = runArray[uint32](ctx, c, seed, placed)
 			if errors.Is(err, errWrapped) {
-				return nil, fmt.Errorf("%w: a bin passed 2^32-1 balls", ErrConfig)
+				return 0, fmt.Errorf("%w: a bin passed 2^32-1 balls", ErrConfig)
 			}
 		}
-		if !errors.Is(err, errWrapped) {
-			return h, err
+		switch {
+		case err == nil:
+			sum.Merge(h)
+			return h.MaxLoad(), nil
+		case !errors.Is(err, errWrapped):
+			return 0, err
 		}
 	}
 }

@@ -267,6 +267,8 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		{Rule: bucket.Halves, Bins: 5000, Balls: 7000, Runs: 7, Seed: 9, Engine: Levels},
 		{Rule: bucket.Halves, Bins: 5000, Balls: 7000, Runs: 7, Seed: 9, Engine: Array},
 		{Rule: bucket.GoLeft, Bins: 1 << 12, Runs: 7, Seed: 9, Engine: Levels},
+		// Runs in pairs (paired.go) that leave sorted mode at 255.
+		{Rule: bucket.Halves, Bins: 1 << 6, Balls: 300<<6 + 1, Runs: 6, Seed: 9, Engine: Levels},
 		{Rule: bucket.DChoice, Bins: 1 << 12, Balls: 1 << 14, Runs: 7, Seed: 9, Engine: Levels},
 	} {
 		e := fmt.Sprintf("%v %v n=%d", c.Rule, c.Engine, c.Bins)

@@ -114,3 +114,63 @@ func halvesLoopGo(bins *[2 * sortedMax]uint8, next *[512]uint32, t *pairTable, x
 	}
 	return x, stopDone
 }
+
+// The paired loops' Go twins (paired.go): each places up to words words
+// of chain A and of chain B, A's bins in the first half of bins and B's in
+// the second, a word of A's and then a word of B's, and stops at the first
+// ball of either that would raise a bin past 255. It returns both states
+// and stops, each as the loop it pairs would: the chain that stopped with
+// its stop (stopFirst for a one-ball word put back), the other with
+// stopDone at the end of its last whole word.
+
+func halvesLoop2Go(bins *[4 * sortedMax]uint8, nextA, nextB *[512]uint32, t *pairTable, xA, xB, words, mask uint64) (uint64, uint64, int, int) {
+	bA, bB := pairHalves(bins)
+	return interleave(xA, xB, words,
+		func(x uint64) (uint64, int) { return halvesLoopGo(bA, nextA, t, x, x+golden, mask) },
+		func(x uint64) (uint64, int) { return halvesLoopGo(bB, nextB, t, x, x+golden, mask) })
+}
+
+func oneLoop2Go(bins *[4 * sortedMax]uint8, nextA, nextB *[256]uint32, xA, xB, words uint64, k uint) (uint64, uint64, int, int) {
+	bA, bB := pairHalves(bins)
+	return interleave(xA, xB, words,
+		func(x uint64) (uint64, int) { return oneWord(x, oneLoopGo(bA[:], nextA, x, x+golden, k)) },
+		func(x uint64) (uint64, int) { return oneWord(x, oneLoopGo(bB[:], nextB, x, x+golden, k)) })
+}
+
+func max2Loop2Go(bins *[4 * sortedMax]uint8, nextA, nextB *[256]uint32, xA, xB, words, size uint64) (uint64, uint64, int, int) {
+	bA, bB := pairHalves(bins)
+	return interleave(xA, xB, words,
+		func(x uint64) (uint64, int) { return oneWord(x, max2LoopGo(bA[:], nextA, x, x+golden, size)) },
+		func(x uint64) (uint64, int) { return oneWord(x, max2LoopGo(bB[:], nextB, x, x+golden, size)) })
+}
+
+// pairHalves returns chain A's and chain B's halves of a paired loop's bins.
+func pairHalves(bins *[4 * sortedMax]uint8) (a, b *[2 * sortedMax]uint8) {
+	return (*[2 * sortedMax]uint8)(bins[:2*sortedMax]), (*[2 * sortedMax]uint8)(bins[2*sortedMax:])
+}
+
+// interleave takes state xA and then xB one word forward with its step,
+// words times, and stops at the first word that stops.
+func interleave(xA, xB, words uint64, stepA, stepB func(x uint64) (uint64, int)) (uint64, uint64, int, int) {
+	for range words {
+		x, stop := stepA(xA)
+		if xA = x; stop != stopDone {
+			return xA, xB, stop, stopDone
+		}
+		x, stop = stepB(xB)
+		if xB = x; stop != stopDone {
+			return xA, xB, stopDone, stop
+		}
+	}
+	return xA, xB, stopDone, stopDone
+}
+
+// oneWord turns the state x0 that a one-ball loop was given for one word,
+// and the state x it returned, into interleave's step: a word put back (x
+// = x0) is a stop.
+func oneWord(x0, x uint64) (uint64, int) {
+	if x == x0 {
+		return x, stopFirst
+	}
+	return x, stopDone
+}

@@ -16,3 +16,12 @@ func pairLoop(bins *[2 * sortedMax]uint8, next *[512]uint32, t *pairTable, x, en
 
 //go:noescape
 func halvesLoop(bins *[2 * sortedMax]uint8, next *[512]uint32, t *pairTable, x, end, mask uint64) (uint64, int)
+
+//go:noescape
+func halvesLoop2(bins *[4 * sortedMax]uint8, nextA, nextB *[512]uint32, t *pairTable, xA, xB, words, mask uint64) (uint64, uint64, int, int)
+
+//go:noescape
+func oneLoop2(bins *[4 * sortedMax]uint8, nextA, nextB *[256]uint32, xA, xB, words uint64, k uint) (uint64, uint64, int, int)
+
+//go:noescape
+func max2Loop2(bins *[4 * sortedMax]uint8, nextA, nextB *[256]uint32, xA, xB, words, size uint64) (uint64, uint64, int, int)

@@ -10,55 +10,79 @@
 //	R11 golden, R12 wyMix (wyrand's constants, rng.go),
 //	AX the word u = mix(x) (MULQ also writes DX).
 
-// MIX sets AX to mix(BX) = hi ^ lo of BX · (BX ^ wyMix), using DX.
-#define MIX \
+// MIXOF sets AX to mix(X) = hi ^ lo of X · (X ^ wyMix), using DX; MIX
+// is MIXOF of the state BX.
+#define MIXOF(X) \
 	MOVQ R12, AX \
-	XORQ BX, AX  \
-	MULQ BX      \
+	XORQ X, AX   \
+	MULQ X       \
 	XORQ DX, AX
+
+#define MIX MIXOF(BX)
 
 #define CONSTANTS \
 	MOVQ $0xa0761d6478bd642f, R11 \
 	MOVQ $0xe7037ed1a0b428db, R12
 
-// RAISE raises the first bin below level REG's load (REG = the new load,
-// or part<<8 | new load): p = next[REG]; bins[p] = REG; next[REG] = p+1.
-// Uses DX.
-#define RAISE(REG, REGB) \
-	MOVL (DI)(REG*4), DX   \
-	MOVB REGB, (SI)(DX*1)  \
-	INCL DX                \
-	MOVL DX, (DI)(REG*4)
+// RAISEAT raises the first bin below level REG's load (REG = the new
+// load, or part<<8 | new load) in the bins at OFF(SI) counted by the
+// counters at NEXT: p = next[REG]; bins[p] = REG; next[REG] = p+1. Uses
+// DX. RAISE is RAISEAT of the bins at SI and the counters at DI.
+#define RAISEAT(REG, REGB, NEXT, OFF) \
+	MOVL (NEXT)(REG*4), DX     \
+	MOVB REGB, OFF(SI)(DX*1)   \
+	INCL DX                    \
+	MOVL DX, (NEXT)(REG*4)
 
-// PAIR sets CX to the pair table's entry for the ranks at bits HI and LO
-// of AX and the coin at bit COIN: t[coin][bins[r0]<<8 | bins[part1+r1]],
-// part 1 starting at sortedMax = 131072. Uses DX and R13; R8 is the
-// table, R10 the mask.
-#define PAIR(HI, LO, COIN) \
-	MOVQ    AX, CX                \
-	SHRQ    $HI, CX               \
-	ANDQ    R10, CX               \
-	MOVBLZX (SI)(CX*1), CX        \
-	MOVQ    AX, DX                \
-	SHRQ    $LO, DX               \
-	ANDQ    R10, DX               \
-	MOVBLZX 131072(SI)(DX*1), DX  \
-	SHLL    $8, CX                \
-	ORL     DX, CX                \
-	MOVQ    AX, R13               \
-	SHRQ    $(COIN-16), R13       \
-	ANDL    $0x10000, R13         \
-	ORL     R13, CX               \
+#define RAISE(REG, REGB) RAISEAT(REG, REGB, DI, 0)
+
+// PAIRAT sets CX to the pair table's entry for the ranks at bits HI and
+// LO of AX and the coin at bit COIN: t[coin][bins[r0]<<8 | bins[part1+r1]],
+// part 0 starting at P0(SI) and part 1 at P1(SI). Uses DX and R13; R8 is
+// the table, R10 the mask. PAIR is PAIRAT of a chain whose part 1 starts
+// sortedMax = 131072 bytes after its part 0, at SI.
+#define PAIRAT(HI, LO, COIN, P0, P1) \
+	MOVQ    AX, CX            \
+	SHRQ    $HI, CX           \
+	ANDQ    R10, CX           \
+	MOVBLZX P0(SI)(CX*1), CX  \
+	MOVQ    AX, DX            \
+	SHRQ    $LO, DX           \
+	ANDQ    R10, DX           \
+	MOVBLZX P1(SI)(DX*1), DX  \
+	SHLL    $8, CX            \
+	ORL     DX, CX            \
+	MOVQ    AX, R13           \
+	SHRQ    $(COIN-16), R13   \
+	ANDL    $0x10000, R13     \
+	ORL     R13, CX           \
 	MOVWLZX (R8)(CX*2), CX
 
-// PLACE places the ball of the ranks at bits HI and LO of AX and the coin
-// at bit COIN (PAIR), or jumps to STOP if it would raise a bin past 255.
-#define PLACE(HI, LO, COIN, STOP) \
-	PAIR(HI, LO, COIN) \
-	TESTB CL, CL       \
-	JEQ   STOP         \
-	ANDL  $511, CX     \
-	RAISE(CX, CL)
+#define PAIR(HI, LO, COIN) PAIRAT(HI, LO, COIN, 0, 131072)
+
+// PLACEAT places the ball of the ranks at bits HI and LO of AX and the
+// coin at bit COIN (PAIRAT) in the chain with parts at P0(SI) and P1(SI)
+// and counters at NEXT, or jumps to STOP if it would raise a bin past
+// 255. PLACE is PLACEAT of the chain at SI and DI.
+#define PLACEAT(HI, LO, COIN, STOP, NEXT, P0, P1) \
+	PAIRAT(HI, LO, COIN, P0, P1)  \
+	TESTB CL, CL                  \
+	JEQ   STOP                    \
+	ANDL  $511, CX                \
+	RAISEAT(CX, CL, NEXT, P0)
+
+#define PLACE(HI, LO, COIN, STOP) PLACEAT(HI, LO, COIN, STOP, DI, 0, 131072)
+
+// MAXRANK sets CX to the larger half of AX, times size (R10), over 2^32:
+// the rank of the less loaded of a ball's two candidates in one part.
+#define MAXRANK \
+	MOVQ    AX, CX  \
+	SHRQ    $32, CX \
+	MOVL    AX, AX  \
+	CMPQ    CX, AX  \
+	CMOVQCS AX, CX  \
+	IMULQ   R10, CX \
+	SHRQ    $32, CX
 
 // func oneLoop(bins []uint8, next *[256]uint32, x, end uint64, k uint) uint64
 TEXT ·oneLoop(SB), NOSPLIT, $0-64
@@ -105,14 +129,7 @@ max2Next:
 	ADDQ R11, BX
 	MIX
 
-	// The larger half of u, times size, over 2^32.
-	MOVQ    AX, CX
-	SHRQ    $32, CX
-	MOVL    AX, AX
-	CMPQ    CX, AX
-	CMOVQCS AX, CX
-	IMULQ   R10, CX
-	SHRQ    $32, CX
+	MAXRANK
 	MOVBLZX (SI)(CX*1), R13
 	INCB    R13B
 	JEQ     max2Stop
@@ -191,3 +208,164 @@ halvesStopSecond:
 	MOVQ BX, ret+48(FP)
 	MOVQ $2, ret1+56(FP) // stopSecond
 	RET
+
+// func halvesLoop2(bins *[4 * sortedMax]uint8, nextA, nextB *[512]uint32, t *pairTable, xA, xB, words, mask uint64) (uint64, uint64, int, int)
+//
+// halvesLoop for two chains, A at SI and B 2·sortedMax = 262144 bytes
+// after it (parts at 262144 and 393216), a word of A's then a word of B's.
+// B's state is in R14, its counters at R15, and R9 counts the words left.
+TEXT ·halvesLoop2(SB), NOSPLIT, $0-96
+	MOVQ bins+0(FP), SI
+	MOVQ nextA+8(FP), DI
+	MOVQ nextB+16(FP), R15
+	MOVQ t+24(FP), R8
+	MOVQ xA+32(FP), BX
+	MOVQ xB+40(FP), R14
+	MOVQ words+48(FP), R9
+	MOVQ mask+56(FP), R10
+	ANDQ $0xffff, R10
+	CONSTANTS
+	MOVQ $0, ret2+80(FP)  // stopDone
+	MOVQ $0, ret3+88(FP)  // stopDone
+	TESTQ R9, R9
+	JEQ   halves2Done
+
+halves2Next:
+	// A's word: ball 2i from the high half, ball 2i+1 from the low half.
+	ADDQ R11, BX
+	MIX
+	PLACE(48, 32, 63, halves2StopFirstA)
+	PLACE(16, 0, 31, halves2StopSecondA)
+
+	// B's word.
+	ADDQ R11, R14
+	MIXOF(R14)
+	PLACEAT(48, 32, 63, halves2StopFirstB, R15, 262144, 393216)
+	PLACEAT(16, 0, 31, halves2StopSecondB, R15, 262144, 393216)
+	DECQ R9
+	JNE  halves2Next
+
+halves2Done:
+	MOVQ BX, ret+64(FP)
+	MOVQ R14, ret1+72(FP)
+	RET
+
+halves2StopFirstA:
+	SUBQ R11, BX
+	MOVQ $1, ret2+80(FP) // stopFirst
+	JMP  halves2Done
+
+halves2StopSecondA:
+	MOVQ $2, ret2+80(FP) // stopSecond
+	JMP  halves2Done
+
+halves2StopFirstB:
+	SUBQ R11, R14
+	MOVQ $1, ret3+88(FP) // stopFirst
+	JMP  halves2Done
+
+halves2StopSecondB:
+	MOVQ $2, ret3+88(FP) // stopSecond
+	JMP  halves2Done
+
+// The other paired loops follow halvesLoop2: chain A at SI and DI, chain B
+// at 262144(SI) and R15, states in BX and R14, R9 the words left; but a
+// word is one ball, and a stop puts it back.
+
+// func oneLoop2(bins *[4 * sortedMax]uint8, nextA, nextB *[256]uint32, xA, xB, words uint64, k uint) (uint64, uint64, int, int)
+TEXT ·oneLoop2(SB), NOSPLIT, $0-88
+	MOVQ bins+0(FP), SI
+	MOVQ nextA+8(FP), DI
+	MOVQ nextB+16(FP), R15
+	MOVQ xA+24(FP), BX
+	MOVQ xB+32(FP), R14
+	MOVQ words+40(FP), R9
+	MOVQ $64, CX
+	SUBQ k+48(FP), CX
+	ANDQ $63, CX
+	CONSTANTS
+	MOVQ  $0, ret2+72(FP) // stopDone
+	MOVQ  $0, ret3+80(FP) // stopDone
+	TESTQ R9, R9
+	JEQ   one2Done
+
+one2Next:
+	ADDQ    R11, BX
+	MIX
+	SHRQ    CX, AX
+	MOVBLZX (SI)(AX*1), R13
+	INCB    R13B
+	JEQ     one2StopA
+	RAISE(R13, R13B)
+	ADDQ    R11, R14
+	MIXOF(R14)
+	SHRQ    CX, AX
+	MOVBLZX 262144(SI)(AX*1), R13
+	INCB    R13B
+	JEQ     one2StopB
+	RAISEAT(R13, R13B, R15, 262144)
+	DECQ    R9
+	JNE     one2Next
+
+one2Done:
+	MOVQ BX, ret+56(FP)
+	MOVQ R14, ret1+64(FP)
+	RET
+
+one2StopA:
+	SUBQ R11, BX
+	MOVQ $1, ret2+72(FP) // stopFirst
+	JMP  one2Done
+
+one2StopB:
+	SUBQ R11, R14
+	MOVQ $1, ret3+80(FP) // stopFirst
+	JMP  one2Done
+
+// func max2Loop2(bins *[4 * sortedMax]uint8, nextA, nextB *[256]uint32, xA, xB, words, size uint64) (uint64, uint64, int, int)
+TEXT ·max2Loop2(SB), NOSPLIT, $0-88
+	MOVQ bins+0(FP), SI
+	MOVQ nextA+8(FP), DI
+	MOVQ nextB+16(FP), R15
+	MOVQ xA+24(FP), BX
+	MOVQ xB+32(FP), R14
+	MOVQ words+40(FP), R9
+	MOVQ size+48(FP), R10
+	CONSTANTS
+	MOVQ  $0, ret2+72(FP) // stopDone
+	MOVQ  $0, ret3+80(FP) // stopDone
+	TESTQ R9, R9
+	JEQ   max22Done
+
+max22Next:
+	ADDQ    R11, BX
+	MIX
+	MAXRANK
+	MOVBLZX (SI)(CX*1), R13
+	INCB    R13B
+	JEQ     max22StopA
+	RAISE(R13, R13B)
+	ADDQ    R11, R14
+	MIXOF(R14)
+	MAXRANK
+	MOVBLZX 262144(SI)(CX*1), R13
+	INCB    R13B
+	JEQ     max22StopB
+	RAISEAT(R13, R13B, R15, 262144)
+	DECQ    R9
+	JNE     max22Next
+
+max22Done:
+	MOVQ BX, ret+56(FP)
+	MOVQ R14, ret1+64(FP)
+	RET
+
+max22StopA:
+	SUBQ R11, BX
+	MOVQ $1, ret2+72(FP) // stopFirst
+	JMP  max22Done
+
+max22StopB:
+	SUBQ R11, R14
+	MOVQ $1, ret3+80(FP) // stopFirst
+	JMP  max22Done

@@ -107,3 +107,93 @@ func TestSortedLoopsMatchGo(t *testing.T) {
 	}
 	t.Log(stops)
 }
+
+// TestPairedLoopsMatchGo runs each paired loop (assembly on amd64) and its
+// Go twin on copies of the same pairs of random states, some with loads at
+// 255, and requires the same bins, counters, states and stops; every kind
+// of stop, of either chain, must come up.
+func TestPairedLoopsMatchGo(t *testing.T) {
+	seed := uint64(20261201)
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	tables := map[string]*pairTable{"halves": pairTableOf(bucket.Halves), "goleft": pairTableOf(bucket.GoLeft)}
+	type loop2 func(bins *[4 * sortedMax]uint8, nA, nB *[512]uint32, t *pairTable, xA, xB, words uint64, k uint) (uint64, uint64, int, int)
+	// The loops under one signature: parts of 2^k bins.
+	loops := map[string][2]loop2{
+		"oneLoop2": {
+			func(b *[4 * sortedMax]uint8, nA, nB *[512]uint32, _ *pairTable, xA, xB, w uint64, k uint) (uint64, uint64, int, int) {
+				return oneLoop2(b, (*[256]uint32)(nA[:256]), (*[256]uint32)(nB[:256]), xA, xB, w, k)
+			},
+			func(b *[4 * sortedMax]uint8, nA, nB *[512]uint32, _ *pairTable, xA, xB, w uint64, k uint) (uint64, uint64, int, int) {
+				return oneLoop2Go(b, (*[256]uint32)(nA[:256]), (*[256]uint32)(nB[:256]), xA, xB, w, k)
+			}},
+		"max2Loop2": {
+			func(b *[4 * sortedMax]uint8, nA, nB *[512]uint32, _ *pairTable, xA, xB, w uint64, k uint) (uint64, uint64, int, int) {
+				return max2Loop2(b, (*[256]uint32)(nA[:256]), (*[256]uint32)(nB[:256]), xA, xB, w, 1<<k)
+			},
+			func(b *[4 * sortedMax]uint8, nA, nB *[512]uint32, _ *pairTable, xA, xB, w uint64, k uint) (uint64, uint64, int, int) {
+				return max2Loop2Go(b, (*[256]uint32)(nA[:256]), (*[256]uint32)(nB[:256]), xA, xB, w, 1<<k)
+			}},
+		"halvesLoop2": {
+			func(b *[4 * sortedMax]uint8, nA, nB *[512]uint32, t *pairTable, xA, xB, w uint64, k uint) (uint64, uint64, int, int) {
+				return halvesLoop2(b, nA, nB, t, xA, xB, w, 1<<k-1)
+			},
+			func(b *[4 * sortedMax]uint8, nA, nB *[512]uint32, t *pairTable, xA, xB, w uint64, k uint) (uint64, uint64, int, int) {
+				return halvesLoop2Go(b, nA, nB, t, xA, xB, w, 1<<k-1)
+			}},
+	}
+	stops := map[string]int{}
+	for trial := range 200 {
+		for name, loop := range loops {
+			for rule, tab := range tables {
+				maxK := 17 // sortedMax
+				switch {
+				case name == "halvesLoop2" && rule == "halves":
+					maxK = 15 // a coin bit: 2k + 1 ≤ 32
+				case name == "halvesLoop2":
+					maxK = 16
+				case rule == "goleft":
+					continue // one part: the table plays no part
+				}
+				k := uint(1 + rng.IntN(maxK))
+				size := uint64(1) << k
+				top := []int{3, 8, 255}[trial%3]
+				xA, xB := rng.Uint64(), rng.Uint64()
+				words := uint64(rng.IntN(int(size) + 1))
+				what := fmt.Sprintf("%s, trial %d, %s: 2^%d bins a part, loads ≤ %d, %d words", name, trial, rule, k, top, words)
+				var nA, nB [2][512]uint32
+				bins := new([2][4 * sortedMax]uint8)
+				for c, base := range []int{0, 2 * sortedMax} {
+					next := &nA[0]
+					if c == 1 {
+						next = &nB[0]
+					}
+					sortedPart(rng, bins[0][base:base+int(size)], next[:256], 0, top)
+					if name == "halvesLoop2" {
+						sortedPart(rng, bins[0][base+sortedMax:base+sortedMax+int(size)], next[256:], sortedMax, top)
+					}
+				}
+				bins[1], nA[1], nB[1] = bins[0], nA[0], nB[0]
+				a, b, sa, sb := loop[0](&bins[0], &nA[0], &nB[0], tab, xA, xB, words, k)
+				ga, gb, gsa, gsb := loop[1](&bins[1], &nA[1], &nB[1], tab, xA, xB, words, k)
+				if a != ga || b != gb || sa != gsa || sb != gsb || bins[0] != bins[1] || nA[0] != nA[1] || nB[0] != nB[1] {
+					t.Fatalf("%s: states %#x %#x stops %d %d, Go %#x %#x stops %d %d; bins or counters differ: %v",
+						what, a, b, sa, sb, ga, gb, gsa, gsb, bins[0] != bins[1])
+				}
+				stops[fmt.Sprintf("%s A %d B %d", name, sa, sb)]++
+			}
+		}
+	}
+	for name := range loops {
+		want := []string{"A 0 B 0", "A 1 B 0", "A 0 B 1"}
+		if name == "halvesLoop2" {
+			want = append(want, "A 2 B 0", "A 0 B 2")
+		}
+		for _, k := range want {
+			if stops[name+" "+k] == 0 {
+				t.Errorf("no trial of %s with stops %q: %v", name, k, stops)
+			}
+		}
+	}
+	t.Log(stops)
+}
