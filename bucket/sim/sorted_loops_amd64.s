@@ -36,6 +36,15 @@
 
 #define RAISE(REG, REGB) RAISEAT(REG, REGB, DI, 0)
 
+// RAISE1 raises the bin of rank REG in a one-part chain whose bins start
+// at OFF(SI), counted at NEXT, or jumps to STOP if its load is 255. Uses
+// R13 and DX.
+#define RAISE1(REG, OFF, NEXT, STOP) \
+	MOVBLZX OFF(SI)(REG*1), R13 \
+	INCB    R13B                \
+	JEQ     STOP                \
+	RAISEAT(R13, R13B, NEXT, OFF)
+
 // PAIRAT sets CX to the pair table's entry for the ranks at bits HI and
 // LO of AX and the coin at bit COIN: t[coin][bins[r0]<<8 | bins[part1+r1]],
 // part 0 starting at P0(SI) and part 1 at P1(SI). Uses DX and R13; R8 is
@@ -101,10 +110,7 @@ oneNext:
 	ADDQ R11, BX
 	MIX
 	SHRQ    CX, AX
-	MOVBLZX (SI)(AX*1), R13
-	INCB    R13B
-	JEQ     oneStop
-	RAISE(R13, R13B)
+	RAISE1(AX, 0, DI, oneStop)
 	JMP     oneNext
 
 oneStop:
@@ -130,10 +136,7 @@ max2Next:
 	MIX
 
 	MAXRANK
-	MOVBLZX (SI)(CX*1), R13
-	INCB    R13B
-	JEQ     max2Stop
-	RAISE(R13, R13B)
+	RAISE1(CX, 0, DI, max2Stop)
 	JMP     max2Next
 
 max2Stop:
@@ -293,17 +296,11 @@ one2Next:
 	ADDQ    R11, BX
 	MIX
 	SHRQ    CX, AX
-	MOVBLZX (SI)(AX*1), R13
-	INCB    R13B
-	JEQ     one2StopA
-	RAISE(R13, R13B)
+	RAISE1(AX, 0, DI, one2StopA)
 	ADDQ    R11, R14
 	MIXOF(R14)
 	SHRQ    CX, AX
-	MOVBLZX 262144(SI)(AX*1), R13
-	INCB    R13B
-	JEQ     one2StopB
-	RAISEAT(R13, R13B, R15, 262144)
+	RAISE1(AX, 262144, R15, one2StopB)
 	DECQ    R9
 	JNE     one2Next
 
@@ -341,17 +338,11 @@ max22Next:
 	ADDQ    R11, BX
 	MIX
 	MAXRANK
-	MOVBLZX (SI)(CX*1), R13
-	INCB    R13B
-	JEQ     max22StopA
-	RAISE(R13, R13B)
+	RAISE1(CX, 0, DI, max22StopA)
 	ADDQ    R11, R14
 	MIXOF(R14)
 	MAXRANK
-	MOVBLZX 262144(SI)(CX*1), R13
-	INCB    R13B
-	JEQ     max22StopB
-	RAISEAT(R13, R13B, R15, 262144)
+	RAISE1(CX, 262144, R15, max22StopB)
 	DECQ    R9
 	JNE     max22Next
 
