@@ -12,14 +12,14 @@ import (
 // (sorted.go), where each ball waits on the one before it: more often than
 // not it raises the same counter, so it reads what the last ball stored.
 // Two runs share no state, so a loop that places a word of one run and
-// then a word of the other (oneLoop2, max2Loop2, halvesLoop2)
-// gives the processor two such chains to overlap. Each run still draws
-// the same words and makes the same decisions as alone: throwPair(a, b, m)
-// leaves a and b as a.throw(m) and b.throw(m) would, and so pairing
-// changes no result, only the time: BenchmarkLevels at 2^12 bins, medians
-// of 9 interleaved runs of the binaries before and after, ns a ball:
-// halves 4.01 → 3.41, go-left 3.81 → 3.03, one choice 3.13 → 2.10,
-// d-choice 2.85 → 2.33 (and at 2^13 halves 3.06 → 2.53).
+// then a word of the other (oneLoop2, max2Loop2, halvesLoop2) gives the
+// processor two such chains to overlap. Each run still draws the same
+// words and makes the same decisions as alone: throwPair(a, b, m) leaves a
+// and b as a.throw(m) and b.throw(m) would, and so pairing changes no
+// result, only the time: BenchmarkLevels at 2^12 bins, medians of 9
+// interleaved runs of the binaries before and after, ns a ball: halves
+// 4.01 → 3.41, go-left 3.81 → 3.03, one choice 3.13 → 2.10, d-choice
+// 2.85 → 2.33 (and at 2^13 halves 3.06 → 2.53).
 
 // pairPays reports whether runs of c go faster two at a time: the levels
 // engine, with chains that start in one of sorted mode's fused loops, and
@@ -36,7 +36,7 @@ func pairPays(c Config) bool {
 // sorted arrays take twice the bytes of one, and past the core's L1 cache
 // (48 KiB here) the paired loops lost: at 2^15 to 2^17 bins, one choice
 // and d-choice went from 2.5–2.9 to 3.5–3.6 ns a ball, where at 2^12 to
-// 2^14 they gained a quarter (BenchmarkLevels, medians of 7 interleaved
+// 2^14 they gained 10 to 30% (BenchmarkLevels, medians of 7 interleaved
 // runs). With 2^14 bins the pair takes 32 KiB.
 const pairMaxBins = 1 << 14
 
