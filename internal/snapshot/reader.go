@@ -134,17 +134,21 @@ func (r *Reader) readMeta(tx *bolt.Tx) error {
 		}
 		return fmt.Errorf("snapshot %s: %w: a bbolt database without twochoice metadata", r.path, ErrNotSnapshot)
 	}
-	if !bytes.Equal(mb.Get(keyFormat), []byte(FormatName)) {
-		return fmt.Errorf("snapshot %s: %w: format %q", r.path, ErrNotSnapshot, mb.Get(keyFormat))
+	format, v, raw := mb.Get(keyFormat), mb.Get(keyVersion), mb.Get(keyMeta)
+	for i, x := range [][]byte{format, v, raw} {
+		if err := r.within(x, []string{"the format field", "the version field", "the metadata record"}[i]); err != nil {
+			return err
+		}
 	}
-	v := mb.Get(keyVersion)
+	if !bytes.Equal(format, []byte(FormatName)) {
+		return fmt.Errorf("snapshot %s: %w: format %s", r.path, ErrNotSnapshot, quoteStart(format))
+	}
 	if len(v) != 4 {
 		return fmt.Errorf("snapshot %s: %w: bad version field", r.path, ErrCorrupt)
 	}
 	if ver := binary.BigEndian.Uint32(v); ver > Version {
 		return fmt.Errorf("snapshot %s: %w: version %d, this build reads up to %d", r.path, ErrNewerVersion, ver, Version)
 	}
-	raw := mb.Get(keyMeta)
 	if raw == nil {
 		return fmt.Errorf("snapshot %s: %w: no metadata record", r.path, ErrCorrupt)
 	}
@@ -158,6 +162,29 @@ func (r *Reader) readMeta(tx *bolt.Tx) error {
 		return fmt.Errorf("snapshot %s: %w: no entries bucket", r.path, ErrCorrupt)
 	}
 	return nil
+}
+
+// within returns ErrCorrupt if value v, called name in the message, is
+// longer than the file. bbolt takes a value's length from its page as it
+// is, and on a damaged page that can be up to 4 GiB, running past the
+// file into whatever memory follows: reading, decoding or quoting such a
+// value took minutes and then all memory (FuzzOpen found a format value
+// that quoted to 7 GB).
+func (r *Reader) within(v []byte, name string) error {
+	if int64(len(v)) > r.size {
+		return fmt.Errorf("snapshot %s: %w: %s claims %d bytes, in a file of %d", r.path, ErrCorrupt, name, len(v), r.size)
+	}
+	return nil
+}
+
+// quoteStart quotes at most the first 40 bytes of b, for an error message
+// about a value read from a file that may be damaged.
+func quoteStart(b []byte) string {
+	const most = 40
+	if len(b) > most {
+		return fmt.Sprintf("%q… (%d bytes)", b[:most], len(b))
+	}
+	return fmt.Sprintf("%q", b)
 }
 
 // Path returns the file's path.
@@ -184,6 +211,9 @@ func (r *Reader) ForEach(fn func(rec []byte) error) (err error) {
 			}
 			if v == nil {
 				return fmt.Errorf("snapshot %s: %w: record %d is a bucket", r.path, ErrCorrupt, n)
+			}
+			if err := r.within(v, fmt.Sprint("record ", n)); err != nil {
+				return err
 			}
 			checksumRecord(sum, v)
 			n++

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -435,5 +437,65 @@ func TestReplaceKeepsPermissions(t *testing.T) {
 		if _, got, err := read(path); err != nil || !sameEntries(got, es) {
 			t.Fatalf("%v: %v", perm, err)
 		}
+	}
+}
+
+// A damaged page can give a key's value any length, up to 4 GiB, pointing
+// past the file: the reader must call that corrupt at once, not read,
+// decode or quote gigabytes (the fuzzer's find: the format value's length
+// set to 0x6e000012 made Open quote 1.8 GB into its error message, and
+// run out of memory). Each test patches the length of one value of the
+// meta bucket, or of the first record, in the leaf element that holds it.
+func TestHugeValueLength(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.db")
+	write(t, path, sampleEntries(10, 3))
+	full, _ := os.ReadFile(path)
+	first := make([]byte, 8) // the first record's key: record 0
+	for _, c := range []struct{ name, key, val string }{
+		{"format", "format", FormatName},
+		{"version", "version", ""},
+		{"meta", "meta", ""},
+		{"record 0", string(first), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := bytes.Clone(full)
+			if !patchValueLength(b, []byte(c.key), []byte(c.val), 0x6e000012) {
+				t.Fatalf("no leaf element for key %q found", c.key)
+			}
+			p := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "")+".db")
+			os.WriteFile(p, b, 0o644)
+			_, _, err := read(p)
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("got %v, want ErrCorrupt", err)
+			}
+			if len(err.Error()) > 500 {
+				t.Fatalf("error of %d bytes: %.200s…", len(err.Error()), err)
+			}
+			t.Log(err)
+		})
+	}
+}
+
+// patchValueLength finds in a bbolt file the leaf element (flags, pos,
+// ksize, vsize, 4 bytes each, pos counted from the element) of the first
+// key equal to key whose value starts with val, and sets its value length
+// to n. It reports whether it found one.
+func patchValueLength(b, key, val []byte, n uint32) bool {
+	for at := 0; ; {
+		i := bytes.Index(b[at:], append(slices.Clone(key), val...))
+		if i < 0 {
+			return false
+		}
+		k := at + i
+		for e := k - 16; e >= 0 && e >= k-4096; e-- {
+			pos := binary.LittleEndian.Uint32(b[e+4:])
+			ksize := binary.LittleEndian.Uint32(b[e+8:])
+			if uint64(e)+uint64(pos) == uint64(k) && int(ksize) == len(key) && binary.LittleEndian.Uint32(b[e:]) == 0 {
+				binary.LittleEndian.PutUint32(b[e+12:], n)
+				return true
+			}
+		}
+		at = k + 1
 	}
 }
