@@ -3,12 +3,15 @@
 #include "textflag.h"
 
 // The sorted mode's loops (sorted_loops.go has their Go twins and what
-// they do). Each loads its arguments itself, written out rather than in
-// a shared macro, so that go vet checks their frame offsets. Registers
-// common to all four:
-//	SI bins, DI next, BX the stream state x, R9 end,
-//	R11 golden, R12 wyMix (wyrand's constants, rng.go),
+// they do): the four fused loops, then the three paired ones (paired.go).
+// Each loads its arguments itself, written out rather than in a shared
+// macro, so that go vet checks their frame offsets. Registers common to
+// all:
+//	SI bins, DI next, BX the stream state x, R9 end (the paired loops:
+//	the words left), R11 golden, R12 wyMix (wyrand's constants, rng.go),
 //	AX the word u = mix(x) (MULQ also writes DX).
+// The paired loops keep the second chain's state in R14 and its counters
+// at R15; its bins are 2·sortedMax bytes after the first chain's.
 
 // MIXOF sets AX to mix(X) = hi ^ lo of X · (X ^ wyMix), using DX; MIX
 // is MIXOF of the state BX.
