@@ -21,6 +21,22 @@ func evictConfigs(maxE int) []Options {
 	}
 }
 
+// forEvictConfigs runs fn as a subtest, named after its options, for each
+// of evictConfigs(maxE) with the given seed.
+func forEvictConfigs(t *testing.T, maxE int, seed uint64, fn func(t *testing.T, o Options)) {
+	for _, o := range evictConfigs(maxE) {
+		o.Seed = seed
+		t.Run(name(o), func(t *testing.T) { fn(t, o) })
+	}
+}
+
+// withFakeClock gives o a fake clock of its own, and returns it.
+func withFakeClock(o *Options) *fakeClock {
+	clk := newFakeClock()
+	o.Clock = clk
+	return clk
+}
+
 // TestEvictionTakesTheOldest: keys that are set once and never read have
 // no frequency to tell them apart, so the victim is the candidates' least
 // recently set entry. Of a stream of distinct keys through a cache, the
@@ -34,68 +50,62 @@ func evictConfigs(maxE int) []Options {
 func TestEvictionTakesTheOldest(t *testing.T) {
 	seed := seedFor(t)
 	const maxE = 1000
-	for _, o := range evictConfigs(maxE) {
-		o.Seed = seed
-		t.Run(name(o), func(t *testing.T) {
-			s := newTestStore[uint64, int](t, o)
-			rng := rand.New(rand.NewPCG(seed, 2))
-			keys := make([]uint64, 8*maxE)
-			for i := range keys {
-				keys[i] = rng.Uint64()
-				s.Set(keys[i], i)
+	forEvictConfigs(t, maxE, seed, func(t *testing.T, o Options) {
+		s := newTestStore[uint64, int](t, o)
+		rng := rand.New(rand.NewPCG(seed, 2))
+		keys := make([]uint64, 8*maxE)
+		for i := range keys {
+			keys[i] = rng.Uint64()
+			s.Set(keys[i], i)
+		}
+		held := s.present()
+		recent := keys[len(keys)-maxE/10:]
+		lost := 0
+		for _, k := range recent {
+			if _, ok := held[k]; !ok {
+				lost++
 			}
-			held := s.present()
-			recent := keys[len(keys)-maxE/10:]
-			lost := 0
-			for _, k := range recent {
-				if _, ok := held[k]; !ok {
-					lost++
-				}
+		}
+		if lost > len(recent)/10 {
+			t.Fatalf("%d of the %d most recently set keys were evicted", lost, len(recent))
+		}
+		// And the oldest keys are gone: only entries hit since could
+		// have outlived 7 capacities' worth of inserts.
+		for _, k := range keys[:maxE] {
+			if _, ok := held[k]; ok {
+				t.Fatalf("key %d, set first and never read, outlived %d inserts into a cache of %d", k, len(keys)-maxE, maxE)
 			}
-			if lost > len(recent)/10 {
-				t.Fatalf("%d of the %d most recently set keys were evicted", lost, len(recent))
-			}
-			// And the oldest keys are gone: only entries hit since could
-			// have outlived 7 capacities' worth of inserts.
-			for _, k := range keys[:maxE] {
-				if _, ok := held[k]; ok {
-					t.Fatalf("key %d, set first and never read, outlived %d inserts into a cache of %d", k, len(keys)-maxE, maxE)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestExpiredAtExactlyNowIsAVictim: an entry whose expiry is exactly the
 // clock's time has expired (Get misses it), so a new key that needs room
 // must take its slot as an expiration, not evict a live entry.
 func TestExpiredAtExactlyNowIsAVictim(t *testing.T) {
-	for _, o := range evictConfigs(64) {
-		clk := newFakeClock()
-		o.Clock, o.Seed = clk, 11
-		t.Run(name(o), func(t *testing.T) {
-			s := newTestStore[int, int](t, o)
-			// The clock stands still: every entry expires at the same
-			// instant, and the cache ends full.
-			for k := range 4 * o.MaxEntries {
-				s.SetWithTTL(k, k, time.Second)
-			}
-			if s.Len() != o.MaxEntries {
-				t.Fatalf("Len %d after filling, want %d", s.Len(), o.MaxEntries)
-			}
-			clk.advance(time.Second) // now == every entry's expiry
-			before := s.Stats()
-			const inserts = 10
-			for k := range inserts {
-				s.Set(-1-k, k)
-			}
-			after := s.Stats()
-			if ev, ex := after.Evictions-before.Evictions, after.Expirations-before.Expirations; ev != 0 || ex != inserts {
-				t.Fatalf("%d new keys into a full cache of entries expiring now: %d evictions, %d expirations; want 0 and %d",
-					inserts, ev, ex, inserts)
-			}
-		})
-	}
+	forEvictConfigs(t, 64, 11, func(t *testing.T, o Options) {
+		clk := withFakeClock(&o)
+		s := newTestStore[int, int](t, o)
+		// The clock stands still: every entry expires at the same
+		// instant, and the cache ends full.
+		for k := range 4 * o.MaxEntries {
+			s.SetWithTTL(k, k, time.Second)
+		}
+		if s.Len() != o.MaxEntries {
+			t.Fatalf("Len %d after filling, want %d", s.Len(), o.MaxEntries)
+		}
+		clk.advance(time.Second) // now == every entry's expiry
+		before := s.Stats()
+		const inserts = 10
+		for k := range inserts {
+			s.Set(-1-k, k)
+		}
+		after := s.Stats()
+		if ev, ex := after.Evictions-before.Evictions, after.Expirations-before.Expirations; ev != 0 || ex != inserts {
+			t.Fatalf("%d new keys into a full cache of entries expiring now: %d evictions, %d expirations; want 0 and %d",
+				inserts, ev, ex, inserts)
+		}
+	})
 }
 
 // holds reports whether a cache's table holds k (expired or not), looking
@@ -121,35 +131,32 @@ func (s *Store[K, V]) holds(k K) bool {
 func TestSketchRemembersEvictedHotKeys(t *testing.T) {
 	seed := seedFor(t)
 	const maxE = 4096
-	for _, o := range evictConfigs(maxE) {
-		o.Seed = seed
-		t.Run(name(o), func(t *testing.T) {
-			s := newTestStore[uint64, int](t, o)
-			rng := rand.New(rand.NewPCG(seed, 4))
-			const hot = 1 << 63
-			s.Set(hot, 0)
-			for range 2 {
-				if _, ok := s.Get(hot); !ok {
-					t.Fatal("the hot key missed at once")
-				}
+	forEvictConfigs(t, maxE, seed, func(t *testing.T, o Options) {
+		s := newTestStore[uint64, int](t, o)
+		rng := rand.New(rand.NewPCG(seed, 4))
+		const hot = 1 << 63
+		s.Set(hot, 0)
+		for range 2 {
+			if _, ok := s.Get(hot); !ok {
+				t.Fatal("the hot key missed at once")
 			}
-			for i := range 8 * maxE {
-				s.Set(rng.Uint64()>>1, i) // one-offs, never the hot key
-				if s.holds(hot) {
-					continue
-				}
-				if g := s.sk.gen.Load(); g != 0 {
-					t.Fatalf("the sketch halved (generation %d) before the hot key was evicted", g)
-				}
-				// Hit twice: evicted with a count of 2, raised to 3.
-				if est := s.sk.estimate(s.hash(hot)); est < 3 {
-					t.Fatalf("evicted after %d inserts with 2 hits, the hot key's estimate is %d, want 3 or more", i+1, est)
-				}
-				return
+		}
+		for i := range 8 * maxE {
+			s.Set(rng.Uint64()>>1, i) // one-offs, never the hot key
+			if s.holds(hot) {
+				continue
 			}
-			t.Fatalf("the hot key outlived %d one-off keys", 8*maxE)
-		})
-	}
+			if g := s.sk.gen.Load(); g != 0 {
+				t.Fatalf("the sketch halved (generation %d) before the hot key was evicted", g)
+			}
+			// Hit twice: evicted with a count of 2, raised to 3.
+			if est := s.sk.estimate(s.hash(hot)); est < 3 {
+				t.Fatalf("evicted after %d inserts with 2 hits, the hot key's estimate is %d, want 3 or more", i+1, est)
+			}
+			return
+		}
+		t.Fatalf("the hot key outlived %d one-off keys", 8*maxE)
+	})
 }
 
 // TestCacheEvictsOnlyWhenCandidatesFull: a new key takes a free slot if
@@ -158,30 +165,27 @@ func TestSketchRemembersEvictedHotKeys(t *testing.T) {
 // its slots are. MaxEntries 101 leaves short buckets in every rule.
 func TestCacheEvictsOnlyWhenCandidatesFull(t *testing.T) {
 	seed := seedFor(t)
-	for _, o := range evictConfigs(101) {
-		o.Seed = seed
-		t.Run(name(o), func(t *testing.T) {
-			s := newTestStore[uint64, int](t, o)
-			tb := s.tabs.Load().cur
-			if tb.short == 0 {
-				t.Fatalf("no short bucket: %d buckets of %d slots", tb.n, tb.size)
-			}
-			rng := rand.New(rand.NewPCG(seed, 5))
-			for i := range 20 * o.MaxEntries {
-				k := rng.Uint64()
-				var c [hashfn.MaxChoices]uint64
-				room := false
-				for _, b := range tb.cands(s.hash(k), &c) {
-					if int(tb.load(b)) < slotsOf(tb.capAt(b)) {
-						room = true
-					}
-				}
-				before := s.Stats().Evictions
-				s.Set(k, i)
-				if ev := s.Stats().Evictions - before; room && ev != 0 {
-					t.Fatalf("insert %d: evicted an entry while a candidate of the new key had a free slot", i)
+	forEvictConfigs(t, 101, seed, func(t *testing.T, o Options) {
+		s := newTestStore[uint64, int](t, o)
+		tb := s.tabs.Load().cur
+		if tb.short == 0 {
+			t.Fatalf("no short bucket: %d buckets of %d slots", tb.n, tb.size)
+		}
+		rng := rand.New(rand.NewPCG(seed, 5))
+		for i := range 20 * o.MaxEntries {
+			k := rng.Uint64()
+			var c [hashfn.MaxChoices]uint64
+			room := false
+			for _, b := range tb.cands(s.hash(k), &c) {
+				if int(tb.load(b)) < slotsOf(tb.capAt(b)) {
+					room = true
 				}
 			}
-		})
-	}
+			before := s.Stats().Evictions
+			s.Set(k, i)
+			if ev := s.Stats().Evictions - before; room && ev != 0 {
+				t.Fatalf("insert %d: evicted an entry while a candidate of the new key had a free slot", i)
+			}
+		}
+	})
 }

@@ -11,37 +11,34 @@ import (
 // restored store passes its invariant checks with a load report that
 // matches what it holds.
 func TestOpenLeavesOutEntriesExpiringNow(t *testing.T) {
-	for _, o := range evictConfigs(256) {
-		clk := newFakeClock()
-		o.Clock, o.Seed = clk, 21
-		t.Run(name(o), func(t *testing.T) {
-			s := newTestStore[int, int](t, o)
-			live := 0
-			for k := range 200 {
-				if k%2 == 0 {
-					s.SetWithTTL(k, k, time.Second)
-				} else {
-					s.Set(k, k)
-				}
+	forEvictConfigs(t, 256, 21, func(t *testing.T, o Options) {
+		clk := withFakeClock(&o)
+		s := newTestStore[int, int](t, o)
+		live := 0
+		for k := range 200 {
+			if k%2 == 0 {
+				s.SetWithTTL(k, k, time.Second)
+			} else {
+				s.Set(k, k)
 			}
-			for k := range s.All() {
-				if k%2 == 1 {
-					live++
-				}
+		}
+		for k := range s.All() {
+			if k%2 == 1 {
+				live++
 			}
-			clk.advance(time.Second) // now == every TTL entry's expiry
-			r, _ := saveOpen(t, s, &Options{Clock: clk})
-			if r.Len() != live {
-				t.Fatalf("Open restored %d entries, want the %d without a TTL", r.Len(), live)
+		}
+		clk.advance(time.Second) // now == every TTL entry's expiry
+		r, _ := saveOpen(t, s, &Options{Clock: clk})
+		if r.Len() != live {
+			t.Fatalf("Open restored %d entries, want the %d without a TTL", r.Len(), live)
+		}
+		for k := range r.All() {
+			if k%2 == 0 {
+				t.Fatalf("key %d restored, but it expired as the snapshot was opened", k)
 			}
-			for k := range r.All() {
-				if k%2 == 0 {
-					t.Fatalf("key %d restored, but it expired as the snapshot was opened", k)
-				}
-			}
-			if got := r.Load().Entries; got != live {
-				t.Fatalf("load report of the restored store: %d entries, want %d", got, live)
-			}
-		})
-	}
+		}
+		if got := r.Load().Entries; got != live {
+			t.Fatalf("load report of the restored store: %d entries, want %d", got, live)
+		}
+	})
 }
