@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -149,7 +150,8 @@ func newCounts(parts int) [][]uint64 {
 	return c
 }
 
-// endView ends the view and unpins the table.
+// endView ends the view and unpins the table. Once it returns no writer
+// writes to the view's file, which the caller may then commit or abort.
 func (s *Store[K, V]) endView(v *cowView[K, V]) {
 	if viewDone != nil {
 		viewDone(v.maxPending)
@@ -157,8 +159,23 @@ func (s *Store[K, V]) endView(v *cowView[K, V]) {
 	s.mu.Lock()
 	s.view.CompareAndSwap(v, nil)
 	s.mu.Unlock()
+	// A cache's writers hold bucket locks, not s.mu, and one that loaded
+	// the view before it ended may be assisting, or about to: wait for it,
+	// and stop the file side for the rest. (A walk that finished has
+	// claimed every bucket and settled, so no assist is left; one that
+	// stopped early, canceled or failed, has not, and its file is aborted
+	// next, under a writer still appending to it.)
+	v.out.Lock()
+	if v.err == nil {
+		v.err = errViewEnded
+	}
+	v.out.Unlock()
 	s.unpin()
 }
+
+// errViewEnded stops the assists of writers that come after the view
+// ended; no one reads it.
+var errViewEnded = errors.New("store: snapshot view ended")
 
 // claim tries to move bucket i from uncopied to copying, and returns the
 // state it found.

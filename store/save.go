@@ -127,9 +127,19 @@ func (s *Store[K, V]) SaveContext(ctx context.Context, path string, progress fun
 	}
 	defer w.Abort() // after a successful Commit it does nothing
 	v := s.beginView(w)
+	// The view ends even if progress panics (a caller may recover): a
+	// view left behind would keep the table pinned, so that it never grew
+	// again, and writers copying buckets for it.
+	viewing := true
+	defer func() {
+		if viewing {
+			s.endView(v)
+		}
+	}()
 	created := time.Now().UnixNano()
 	m, err := s.writeView(ctx, v, progress)
 	s.endView(v)
+	viewing = false
 	if err == nil {
 		err = ctx.Err()
 		if err != nil {

@@ -40,23 +40,48 @@ func Open(path string, timeout time.Duration) (r *Reader, err error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	// The stat keeps Open from opening a FIFO, which would wait for a
+	// writer; everything after it reads the one file opened below, since
+	// a save may rename another snapshot over path at any moment.
 	fi, err := os.Stat(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("snapshot %s: %w (%w)", path, ErrNotFound, err)
+		return nil, statError(path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("snapshot %s: %w: not a regular file", path, ErrNotSnapshot)
+	}
+	if testHook != nil {
+		testHook("stat", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, statError(path, err)
+	}
+	// bbolt takes f (OpenFile below) and closes it with the database, or
+	// when its Open fails; closing it again is harmless, and covers a
+	// panic inside bbolt's Open.
+	defer func() {
+		if err != nil {
+			f.Close()
 		}
+	}()
+	// The size and the magic number are those of the file opened, which
+	// bbolt maps: the path may name a newer, larger snapshot by now, and
+	// its claims checked against this file's size would look corrupt.
+	if fi, err = f.Stat(); err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w (%w)", path, ErrRead, err)
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("snapshot %s: %w: not a regular file", path, ErrNotSnapshot)
 	}
-	damaged0, err := checkMagic(path, fi.Size())
+	damaged0, err := checkMagic(f, path, fi.Size())
 	if err != nil {
 		return nil, err
 	}
 	r = &Reader{path: path, size: fi.Size(), damaged0: damaged0}
 	defer r.guard(&err, debug.SetPanicOnFault(true))
-	db, err := bolt.Open(path, 0o444, &bolt.Options{ReadOnly: true, Timeout: timeout})
+	db, err := bolt.Open(path, 0o444, &bolt.Options{ReadOnly: true, Timeout: timeout,
+		OpenFile: func(string, int, fs.FileMode) (*os.File, error) { return f, nil }})
 	switch {
 	case err == nil:
 	case errors.Is(err, berrors.ErrTimeout):
@@ -76,20 +101,23 @@ func Open(path string, timeout time.Duration) (r *Reader, err error) {
 	return r, nil
 }
 
+// statError is Open's error when path cannot be found or opened.
+func statError(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("snapshot %s: %w (%w)", path, ErrNotFound, err)
+	}
+	return fmt.Errorf("snapshot %s: %w (%w)", path, ErrRead, err)
+}
+
 // checkMagic tells a file that is not a bbolt database at all (empty, or
 // without bbolt's magic number in either meta page) from a damaged one,
 // before bbolt sees it: bbolt would try to initialize an empty file, and
 // reports a short text file as too small rather than as foreign. damaged0
 // reports that only the second meta page has the magic number.
-func checkMagic(path string, size int64) (damaged0 bool, err error) {
+func checkMagic(f *os.File, path string, size int64) (damaged0 bool, err error) {
 	if size == 0 {
 		return false, fmt.Errorf("snapshot %s: %w: the file is empty", path, ErrNotSnapshot)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false, fmt.Errorf("snapshot %s: %w (%w)", path, ErrRead, err)
-	}
-	defer f.Close()
 	// A bbolt file starts with two meta pages; each is a 16-byte page
 	// header followed by the magic number (little-endian on the machines
 	// bbolt supports). The page size is usually 4096; if page 0 is

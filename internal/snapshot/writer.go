@@ -299,7 +299,9 @@ func (w *Writer) Commit(m Meta) error {
 
 // testHook, if set (by tests only), is called at the steps of a save
 // where another process could interfere: "opened" once bbolt has opened
-// (and locked) the temporary file tmp, "rename" just before the rename.
+// (and locked) the temporary file tmp, "rename" just before the rename;
+// and by Open, "stat" with the path, once it has found a regular file
+// there and before it opens it.
 var testHook func(step, tmp string)
 
 // syncDirFunc is syncDir, a variable so that tests can make it fail.
