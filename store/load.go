@@ -46,7 +46,10 @@ type Report struct {
 
 	// ShareAtLeast[k] is the fraction of buckets with load ≥ k, k = 0 … C;
 	// FluidShareAtLeast the fluid limit's prediction at m/n = Entries /
-	// Buckets (nil for an empty store).
+	// Buckets (nil for an empty store, and when m/n is past
+	// fluid.MaxLoad, which the solver does not take: only a stash that
+	// grew while the table was kept from growing, by All or Save, gets
+	// there).
 	ShareAtLeast      []float64 `json:"share_at_least"`
 	FluidShareAtLeast []float64 `json:"fluid_share_at_least"`
 
@@ -132,17 +135,18 @@ func (s *Store[K, V]) report(h *bucket.Histogram, stash, n int, deletes uint64) 
 		r.MaxUtilization = 1
 	}
 	var fl *fluid.Result
-	if r.Entries > 0 && o.MaxEntries == 0 {
+	if load := float64(r.Entries) / float64(n); r.Entries > 0 && o.MaxEntries == 0 && load <= fluid.MaxLoad {
 		var err error
 		fl, err = fluid.Solve(fluid.Params{
 			Placement: o.Placement,
 			D:         o.Choices,
-			Load:      float64(r.Entries) / float64(n),
+			Load:      load,
 			Capacity:  o.BucketSize,
 		})
 		if err != nil {
-			// The options were validated and the load is positive and
-			// finite: the solver accepts every such case.
+			// The options were validated and the load is positive,
+			// finite and at most fluid.MaxLoad: the solver accepts
+			// every such case.
 			panic("store: fluid limit: " + err.Error())
 		}
 		r.FluidShareAtLeast = padf(fl.ShareAtLeast, o.BucketSize+1)

@@ -222,3 +222,31 @@ func TestReportFigures(t *testing.T) {
 		t.Fatalf("cache: Utilization %v (want %v), MaxUtilization %v, MaxEntries %d", cr.Utilization, want, cr.MaxUtilization, cr.MaxEntries)
 	}
 }
+
+// Load while the table is pinned and keys pile up in the stash: an All
+// loop (or a Save) keeps the table from growing, so keys set meanwhile go
+// to the stash, and the keys per bucket, stash included, can pass
+// fluid.MaxLoad, which the solver refuses. Load panicked there; it must
+// give a report, without fluid columns past what the solver takes.
+func TestLoadWithAHugeStash(t *testing.T) {
+	s := newTestStore[int, int](t, Options{Seed: 9})
+	s.Set(-1, -1)
+	var r *Report
+	for range s.All() {
+		n := int(s.tabs.Load().cur.n)
+		for i := range n*fluid.MaxLoad + 100 {
+			s.Set(i, i)
+		}
+		r = s.Load()
+		break
+	}
+	if r.Entries != s.Len() || r.Stash == 0 || r.Entries <= r.Buckets*fluid.MaxLoad {
+		t.Fatalf("report of %d entries, %d in the stash, %d buckets; Len %d", r.Entries, r.Stash, r.Buckets, s.Len())
+	}
+	if r.FluidShareAtLeast != nil || r.FluidStash != 0 {
+		t.Errorf("fluid columns at %v keys per bucket: %v, stash %v", float64(r.Entries)/float64(r.Buckets), r.FluidShareAtLeast, r.FluidStash)
+	}
+	if out := r.String(); !strings.Contains(out, fmt.Sprintf("%d entries", r.Entries)) {
+		t.Errorf("report:\n%s", out)
+	}
+}
