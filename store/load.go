@@ -17,9 +17,12 @@ import (
 // String method renders a table; its JSON field names are shared with the
 // inspect command and the debug page.
 type Report struct {
-	Entries    int              `json:"entries"`     // keys in the store
-	Buckets    int              `json:"buckets"`     // n
-	BucketSize int              `json:"bucket_size"` // C
+	Entries int `json:"entries"` // keys in the store
+	Buckets int `json:"buckets"` // n
+	// BucketSize is C, the slots of a bucket: Options.BucketSize, except
+	// in a cache that New gave fewer, larger buckets (see
+	// Options.MaxEntries), whose report counts loads up to their size.
+	BucketSize int              `json:"bucket_size"`
 	Placement  bucket.Placement `json:"placement"`
 	Choices    int              `json:"choices"` // d
 	Hash       hashfn.Kind      `json:"hash"`
@@ -104,27 +107,29 @@ func (s *Store[K, V]) Load() *Report {
 	}
 	// Stats adds a cache's deletes, counted in stripes, to the unbounded
 	// store's.
-	return s.report(h, stash, int(t.n), s.Stats().Deletes)
+	return s.report(h, stash, int(t.n), t.size, s.Stats().Deletes)
 }
 
-// report builds the report from a histogram of the table's buckets.
-func (s *Store[K, V]) report(h *bucket.Histogram, stash, n int, deletes uint64) *Report {
+// report builds the report from a histogram of the table's buckets, n
+// buckets of size slots (BucketSize but in a cache that cacheSize gave
+// larger buckets).
+func (s *Store[K, V]) report(h *bucket.Histogram, stash, n, size int, deletes uint64) *Report {
 	o := s.opts
 	balls := int(h.Balls())
 	r := &Report{
 		Entries:        balls + stash,
 		Buckets:        n,
-		BucketSize:     o.BucketSize,
+		BucketSize:     size,
 		Placement:      o.Placement,
 		Choices:        o.Choices,
 		Hash:           o.Hash,
 		Seed:           o.Seed,
-		Histogram:      pad(h.Counts(), o.BucketSize+1),
+		Histogram:      pad(h.Counts(), size+1),
 		Stash:          stash,
 		MaxLoad:        h.MaxLoad(),
 		MeanLoad:       float64(balls) / float64(n),
 		MaxUtilization: maxUtilization(o.Placement, o.Choices, o.BucketSize),
-		ShareAtLeast:   padf(h.ShareAtLeast(), o.BucketSize+1),
+		ShareAtLeast:   padf(h.ShareAtLeast(), size+1),
 		Deletes:        deletes,
 		hist:           h,
 	}
@@ -156,9 +161,9 @@ func (s *Store[K, V]) report(h *bucket.Histogram, stash, n int, deletes uint64) 
 	partShares := h.PartShareAtLeast()
 	for j := range h.Parts {
 		p := PartReport{
-			Histogram:    pad(h.Parts[j], o.BucketSize+1),
+			Histogram:    pad(h.Parts[j], size+1),
 			Entries:      partBalls[j],
-			ShareAtLeast: padf(partShares[j], o.BucketSize+1),
+			ShareAtLeast: padf(partShares[j], size+1),
 		}
 		for _, c := range p.Histogram {
 			p.Buckets += int(c)
