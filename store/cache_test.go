@@ -701,3 +701,35 @@ func TestMaxCacheEntries(t *testing.T) {
 		}
 	}
 }
+
+// Get's doc says what a cache's Get writes: a hit records itself in the
+// entry's policy word (the doc said a Get writes no shared cache line), and
+// a Get of an expired entry removes it.
+func TestCacheGetWrites(t *testing.T) {
+	clk := newFakeClock()
+	s := newTestStore[int, int](t, Options{MaxEntries: 64, Seed: 5, Clock: clk})
+	s.Set(1, 1)
+	s.SetWithTTL(2, 2, time.Second)
+	tb := s.tabs.Load().cur
+	word := func(k int) uint64 {
+		h := s.hash(k)
+		var c [hashfn.MaxChoices]uint64
+		for _, i := range tb.cands(h, &c) {
+			if j, _, _, _, ok := tb.lookup(i, k, tagOf(h), true); ok {
+				return tb.meta[i].acc[j].Load()
+			}
+		}
+		return 0
+	}
+	before := word(1)
+	if _, ok := s.Get(1); !ok {
+		t.Fatal("Get(1) missed")
+	}
+	if after := word(1); after == before || after&usedBit == 0 {
+		t.Errorf("a hit left the policy word at %#x (was %#x)", after, before)
+	}
+	clk.advance(time.Second)
+	if _, ok := s.Get(2); ok || s.Len() != 1 {
+		t.Errorf("Get of an expired entry: found %v, Len %d after", ok, s.Len())
+	}
+}

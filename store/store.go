@@ -127,7 +127,11 @@ func (s *Store[K, V]) Seed() uint64 { return s.opts.Seed }
 // of k's candidates and reads the matching slots optimistically, checking
 // each bucket's version before and after (for slot types that cannot be
 // read that way, it takes the read lock of a bucket where a tag matches);
-// it counts the hit or miss in a counter stripe of its own goroutine.
+// it counts the hit or miss in a counter stripe of its own goroutine. In
+// a bounded store a hit also records itself in the entry's policy word,
+// when that changes the word noticeably (see "Cache mode" in the package
+// documentation), and a Get that finds k expired takes the exclusive lock
+// of k's bucket to remove it.
 func (s *Store[K, V]) Get(k K) (V, bool) {
 	h := s.hash(k)
 	tag := tagOf(h)
