@@ -177,5 +177,6 @@
 //     refuses them (ErrKeyType). Values of complex, function or channel
 //     types cannot be saved either (ErrValueType).
 //   - While a snapshot runs the table does not grow, so a long Save under
-//     heavy inserts leaves a large stash until the next write after it.
+//     heavy inserts leaves a large stash until the next Set of a new key
+//     after it (updates and deletes do not grow the table).
 package store

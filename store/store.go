@@ -267,8 +267,8 @@ func (s *Store[K, V]) Clear() {
 // stays in the store exactly once. It moves the remaining old buckets in
 // batches of pinBatch, releasing the writers' lock between batches, so
 // writers wait at most for one batch. While pinned, keys that find their
-// candidates full go to the stash; the table grows at the first write
-// after unpin.
+// candidates full go to the stash; the table grows at the first Set of a
+// new key after unpin (updates and deletes do not grow a table).
 func (s *Store[K, V]) pin() *table[K, V] {
 	for {
 		s.mu.Lock()
