@@ -733,3 +733,30 @@ func TestCacheGetWrites(t *testing.T) {
 		t.Errorf("Get of an expired entry: found %v, Len %d after", ok, s.Len())
 	}
 }
+
+// A cache's buckets are not always BucketSize slots and a few of one
+// fewer, as the package doc said: a rule that rounds the table up to more
+// buckets than MaxEntries / BucketSize makes them all smaller, and
+// buckets of one slot may be made larger. Every bucket has a slot, and the
+// slots add up to MaxEntries.
+func TestCacheBucketSizes(t *testing.T) {
+	for _, tc := range []struct {
+		o        Options
+		min, max int // the fewest and most slots of a bucket
+	}{
+		{Options{MaxEntries: 1000}, 7, 8},
+		{Options{MaxEntries: 9, Placement: bucket.GoLeft, Choices: 8}, 1, 2},
+		{Options{MaxEntries: 10, BucketSize: 1, Placement: bucket.DoubleHash}, 2, 2},
+	} {
+		s := newTestStore[int, int](t, tc.o)
+		tb := s.tabs.Load().cur
+		lo, hi, slots := slotsPerBucket, 0, 0
+		for i := range tb.n {
+			n := slotsOf(tb.capAt(i))
+			lo, hi, slots = min(lo, n), max(hi, n), slots+n
+		}
+		if lo != tc.min || hi != tc.max || slots != tc.o.MaxEntries {
+			t.Errorf("%+v: buckets of %d to %d slots, %d in all; want %d to %d, %d", tc.o, lo, hi, slots, tc.min, tc.max, tc.o.MaxEntries)
+		}
+	}
+}
