@@ -701,3 +701,62 @@ func TestMaxCacheEntries(t *testing.T) {
 		}
 	}
 }
+
+// Get's doc says what a cache's Get writes: a hit records itself in the
+// entry's policy word (the doc said a Get writes no shared cache line), and
+// a Get of an expired entry removes it.
+func TestCacheGetWrites(t *testing.T) {
+	clk := newFakeClock()
+	s := newTestStore[int, int](t, Options{MaxEntries: 64, Seed: 5, Clock: clk})
+	s.Set(1, 1)
+	s.SetWithTTL(2, 2, time.Second)
+	tb := s.tabs.Load().cur
+	word := func(k int) uint64 {
+		h := s.hash(k)
+		var c [hashfn.MaxChoices]uint64
+		for _, i := range tb.cands(h, &c) {
+			if j, _, _, _, ok := tb.lookup(i, k, tagOf(h), true); ok {
+				return tb.meta[i].acc[j].Load()
+			}
+		}
+		return 0
+	}
+	before := word(1)
+	if _, ok := s.Get(1); !ok {
+		t.Fatal("Get(1) missed")
+	}
+	if after := word(1); after == before || after&usedBit == 0 {
+		t.Errorf("a hit left the policy word at %#x (was %#x)", after, before)
+	}
+	clk.advance(time.Second)
+	if _, ok := s.Get(2); ok || s.Len() != 1 {
+		t.Errorf("Get of an expired entry: found %v, Len %d after", ok, s.Len())
+	}
+}
+
+// A cache's buckets are not always BucketSize slots and a few of one
+// fewer, as the package doc said: a rule that rounds the table up to more
+// buckets than MaxEntries / BucketSize makes them all smaller, and
+// buckets of one slot may be made larger. Every bucket has a slot, and the
+// slots add up to MaxEntries.
+func TestCacheBucketSizes(t *testing.T) {
+	for _, tc := range []struct {
+		o        Options
+		min, max int // the fewest and most slots of a bucket
+	}{
+		{Options{MaxEntries: 1000}, 7, 8},
+		{Options{MaxEntries: 9, Placement: bucket.GoLeft, Choices: 8}, 1, 2},
+		{Options{MaxEntries: 10, BucketSize: 1, Placement: bucket.DoubleHash}, 2, 2},
+	} {
+		s := newTestStore[int, int](t, tc.o)
+		tb := s.tabs.Load().cur
+		lo, hi, slots := slotsPerBucket, 0, 0
+		for i := range tb.n {
+			n := slotsOf(tb.capAt(i))
+			lo, hi, slots = min(lo, n), max(hi, n), slots+n
+		}
+		if lo != tc.min || hi != tc.max || slots != tc.o.MaxEntries {
+			t.Errorf("%+v: buckets of %d to %d slots, %d in all; want %d to %d, %d", tc.o, lo, hi, slots, tc.min, tc.max, tc.o.MaxEntries)
+		}
+	}
+}

@@ -53,8 +53,9 @@ import (
 // so a view holds a pin (Store.pin): a growth under way is finished first,
 // in small batches, and no new growth starts until the view ends; keys
 // whose candidates fill up meanwhile go to the stash, and the table grows
-// at the first write after. Clear during a view installs a new table and
-// leaves the viewed one untouched, so the view stays what it was.
+// at the first Set of a new key after. Clear during a view installs a new
+// table and leaves the viewed one untouched, so the view stays what it
+// was.
 //
 // Memory. The pending list holds shallow copies of slots (a string or
 // slice shares its bytes with the store; the old value of an entry changed

@@ -130,8 +130,11 @@
 // With Options.MaxEntries > 0 the store is a cache (cache.go, evict.go,
 // sketch.go, clock.go), of at most [MaxCacheEntries] entries, whose table
 // New allocates whole. Its table never grows and has exactly MaxEntries
-// slots (a few buckets have one slot fewer than BucketSize), so Len can
-// never pass the bound. A new key goes to its least loaded candidate, as
+// slots (buckets of BucketSize slots and a few of one fewer, when the
+// rule's table size allows; a small bound or a rule that rounds the table
+// up gives smaller buckets, and buckets of one or two slots may be made
+// larger instead: see Options.MaxEntries), so Len can never pass the
+// bound. A new key goes to its least loaded candidate, as
 // in a map; when all its candidates are full it takes the slot of a
 // victim among their entries (d × BucketSize of them, 16 by default):
 // the candidates are the eviction sample, and no list of all entries, no
@@ -177,5 +180,6 @@
 //     refuses them (ErrKeyType). Values of complex, function or channel
 //     types cannot be saved either (ErrValueType).
 //   - While a snapshot runs the table does not grow, so a long Save under
-//     heavy inserts leaves a large stash until the next write after it.
+//     heavy inserts leaves a large stash until the next Set of a new key
+//     after it (updates and deletes do not grow the table).
 package store

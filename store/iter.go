@@ -26,8 +26,9 @@ import "iter"
 // To keep keys from moving under it, All first finishes a growth under way
 // (in small batches, so writers are never held up for long) and keeps the
 // table from growing until the loop ends: keys that find their candidates
-// full meanwhile go to the stash, and the table grows at the first write
-// after the loop. A loop that stops early releases the table too.
+// full meanwhile go to the stash, and the table grows at the first Set of
+// a new key after the loop (an update or a Delete does not grow it). A
+// loop that stops early releases the table too.
 func (s *Store[K, V]) All() iter.Seq2[K, V] {
 	return func(yield func(K, V) bool) {
 		t := s.pin()

@@ -17,9 +17,12 @@ import (
 // String method renders a table; its JSON field names are shared with the
 // inspect command and the debug page.
 type Report struct {
-	Entries    int              `json:"entries"`     // keys in the store
-	Buckets    int              `json:"buckets"`     // n
-	BucketSize int              `json:"bucket_size"` // C
+	Entries int `json:"entries"` // keys in the store
+	Buckets int `json:"buckets"` // n
+	// BucketSize is C, the slots of a bucket: Options.BucketSize, except
+	// in a cache that New gave fewer, larger buckets (see
+	// Options.MaxEntries), whose report counts loads up to their size.
+	BucketSize int              `json:"bucket_size"`
 	Placement  bucket.Placement `json:"placement"`
 	Choices    int              `json:"choices"` // d
 	Hash       hashfn.Kind      `json:"hash"`
@@ -46,7 +49,10 @@ type Report struct {
 
 	// ShareAtLeast[k] is the fraction of buckets with load ≥ k, k = 0 … C;
 	// FluidShareAtLeast the fluid limit's prediction at m/n = Entries /
-	// Buckets (nil for an empty store).
+	// Buckets (nil for an empty store, and when m/n is past
+	// fluid.MaxLoad, which the solver does not take: only a stash that
+	// grew while the table was kept from growing, by All or Save, gets
+	// there).
 	ShareAtLeast      []float64 `json:"share_at_least"`
 	FluidShareAtLeast []float64 `json:"fluid_share_at_least"`
 
@@ -101,27 +107,29 @@ func (s *Store[K, V]) Load() *Report {
 	}
 	// Stats adds a cache's deletes, counted in stripes, to the unbounded
 	// store's.
-	return s.report(h, stash, int(t.n), s.Stats().Deletes)
+	return s.report(h, stash, int(t.n), t.size, s.Stats().Deletes)
 }
 
-// report builds the report from a histogram of the table's buckets.
-func (s *Store[K, V]) report(h *bucket.Histogram, stash, n int, deletes uint64) *Report {
+// report builds the report from a histogram of the table's buckets, n
+// buckets of size slots (BucketSize but in a cache that cacheSize gave
+// larger buckets).
+func (s *Store[K, V]) report(h *bucket.Histogram, stash, n, size int, deletes uint64) *Report {
 	o := s.opts
 	balls := int(h.Balls())
 	r := &Report{
 		Entries:        balls + stash,
 		Buckets:        n,
-		BucketSize:     o.BucketSize,
+		BucketSize:     size,
 		Placement:      o.Placement,
 		Choices:        o.Choices,
 		Hash:           o.Hash,
 		Seed:           o.Seed,
-		Histogram:      pad(h.Counts(), o.BucketSize+1),
+		Histogram:      pad(h.Counts(), size+1),
 		Stash:          stash,
 		MaxLoad:        h.MaxLoad(),
 		MeanLoad:       float64(balls) / float64(n),
 		MaxUtilization: maxUtilization(o.Placement, o.Choices, o.BucketSize),
-		ShareAtLeast:   padf(h.ShareAtLeast(), o.BucketSize+1),
+		ShareAtLeast:   padf(h.ShareAtLeast(), size+1),
 		Deletes:        deletes,
 		hist:           h,
 	}
@@ -132,17 +140,18 @@ func (s *Store[K, V]) report(h *bucket.Histogram, stash, n int, deletes uint64) 
 		r.MaxUtilization = 1
 	}
 	var fl *fluid.Result
-	if r.Entries > 0 && o.MaxEntries == 0 {
+	if load := float64(r.Entries) / float64(n); r.Entries > 0 && o.MaxEntries == 0 && load <= fluid.MaxLoad {
 		var err error
 		fl, err = fluid.Solve(fluid.Params{
 			Placement: o.Placement,
 			D:         o.Choices,
-			Load:      float64(r.Entries) / float64(n),
+			Load:      load,
 			Capacity:  o.BucketSize,
 		})
 		if err != nil {
-			// The options were validated and the load is positive and
-			// finite: the solver accepts every such case.
+			// The options were validated and the load is positive,
+			// finite and at most fluid.MaxLoad: the solver accepts
+			// every such case.
 			panic("store: fluid limit: " + err.Error())
 		}
 		r.FluidShareAtLeast = padf(fl.ShareAtLeast, o.BucketSize+1)
@@ -152,9 +161,9 @@ func (s *Store[K, V]) report(h *bucket.Histogram, stash, n int, deletes uint64) 
 	partShares := h.PartShareAtLeast()
 	for j := range h.Parts {
 		p := PartReport{
-			Histogram:    pad(h.Parts[j], o.BucketSize+1),
+			Histogram:    pad(h.Parts[j], size+1),
 			Entries:      partBalls[j],
-			ShareAtLeast: padf(partShares[j], o.BucketSize+1),
+			ShareAtLeast: padf(partShares[j], size+1),
 		}
 		for _, c := range p.Histogram {
 			p.Buckets += int(c)

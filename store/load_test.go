@@ -84,7 +84,7 @@ func TestFluidCheckCatchesWrongRule(t *testing.T) {
 	}
 	o := s.opts
 	s.opts.Placement, s.opts.Choices = bucket.DChoice, 2
-	wrong := s.report(r.hist, r.Stash, r.Buckets, 0)
+	wrong := s.report(r.hist, r.Stash, r.Buckets, r.BucketSize, 0)
 	s.opts = o
 	if bad := fluidMisfits(wrong); len(bad) == 0 {
 		t.Fatalf("a one-choice table passed as two-choice:\n%s", wrong)
@@ -220,5 +220,66 @@ func TestReportFigures(t *testing.T) {
 	cr := c.Load()
 	if want := float64(c.Len()) / 1001; cr.Utilization != want || cr.MaxUtilization != 1 || cr.MaxEntries != 1001 {
 		t.Fatalf("cache: Utilization %v (want %v), MaxUtilization %v, MaxEntries %d", cr.Utilization, want, cr.MaxUtilization, cr.MaxEntries)
+	}
+}
+
+// Load while the table is pinned and keys pile up in the stash: an All
+// loop (or a Save) keeps the table from growing, so keys set meanwhile go
+// to the stash, and the keys per bucket, stash included, can pass
+// fluid.MaxLoad, which the solver refuses. Load panicked there; it must
+// give a report, without fluid columns past what the solver takes.
+func TestLoadWithAHugeStash(t *testing.T) {
+	s := newTestStore[int, int](t, Options{Seed: 9})
+	s.Set(-1, -1)
+	var r *Report
+	for range s.All() {
+		n := int(s.tabs.Load().cur.n)
+		for i := range n*fluid.MaxLoad + 100 {
+			s.Set(i, i)
+		}
+		r = s.Load()
+		break
+	}
+	if r.Entries != s.Len() || r.Stash == 0 || r.Entries <= r.Buckets*fluid.MaxLoad {
+		t.Fatalf("report of %d entries, %d in the stash, %d buckets; Len %d", r.Entries, r.Stash, r.Buckets, s.Len())
+	}
+	if r.FluidShareAtLeast != nil || r.FluidStash != 0 {
+		t.Errorf("fluid columns at %v keys per bucket: %v, stash %v", float64(r.Entries)/float64(r.Buckets), r.FluidShareAtLeast, r.FluidStash)
+	}
+	if out := r.String(); !strings.Contains(out, fmt.Sprintf("%d entries", r.Entries)) {
+		t.Errorf("report:\n%s", out)
+	}
+}
+
+// A cache that New gave fewer, larger buckets than BucketSize (one or two
+// slots a bucket, with a rule that rounds the table up) reports the slots
+// its buckets have: the report said "buckets of 1 slots" beside a mean
+// load of 2, its histogram ran past its own C, and the parts table left
+// out the loads above BucketSize.
+func TestCacheReportWithLargerBuckets(t *testing.T) {
+	for _, o := range []Options{
+		{MaxEntries: 10, BucketSize: 1, Placement: bucket.DoubleHash},
+		{MaxEntries: 5, BucketSize: 1, Placement: bucket.GoLeft, Choices: 4},
+		{MaxEntries: 10, BucketSize: 2, Placement: bucket.DoubleHash},
+		{MaxEntries: 1000, BucketSize: 8, Placement: bucket.DoubleHash},
+	} {
+		o.Seed = 3
+		s := newTestStore[int, int](t, o)
+		for i := range 10 * o.MaxEntries {
+			s.Set(i, i)
+		}
+		r := s.Load()
+		c := r.BucketSize
+		if len(r.Histogram) != c+1 || len(r.ShareAtLeast) != c+1 || r.MaxLoad > c || r.Buckets*c < o.MaxEntries {
+			t.Errorf("%+v: buckets of %d slots, %d buckets, histogram %v, max load %d", o, c, r.Buckets, r.Histogram, r.MaxLoad)
+		}
+		for j, p := range r.Parts {
+			if len(p.Histogram) != c+1 || len(p.ShareAtLeast) != c+1 {
+				t.Errorf("%+v: part %d's histogram %v, shares %v, for buckets of %d", o, j, p.Histogram, p.ShareAtLeast, c)
+			}
+		}
+		if out := r.String(); len(r.Parts) > 1 && !strings.Contains(out, fmt.Sprintf("≥ %d ", r.MaxLoad)) {
+			t.Errorf("%+v: no row for load %d in the parts table:\n%s", o, r.MaxLoad, out)
+		}
 	}
 }

@@ -9,7 +9,8 @@ type Stats struct {
 	Deletes uint64 `json:"deletes"` // calls to Delete that removed a key
 	Grows   uint64 `json:"grows"`   // growths started
 	// Bounded stores: entries evicted to make room for a new key, and
-	// expired entries removed (by a Get of their key or to make room).
+	// expired entries removed (by a Get or Delete of their key, or to
+	// make room; a Set of the key replaces an expired entry as an update).
 	Evictions   uint64 `json:"evictions"`
 	Expirations uint64 `json:"expirations"`
 	Entries     int    `json:"entries"`

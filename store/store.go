@@ -127,7 +127,11 @@ func (s *Store[K, V]) Seed() uint64 { return s.opts.Seed }
 // of k's candidates and reads the matching slots optimistically, checking
 // each bucket's version before and after (for slot types that cannot be
 // read that way, it takes the read lock of a bucket where a tag matches);
-// it counts the hit or miss in a counter stripe of its own goroutine.
+// it counts the hit or miss in a counter stripe of its own goroutine. In
+// a bounded store a hit also records itself in the entry's policy word,
+// when that changes the word noticeably (see "Cache mode" in the package
+// documentation), and a Get that finds k expired takes the exclusive lock
+// of k's bucket to remove it.
 func (s *Store[K, V]) Get(k K) (V, bool) {
 	h := s.hash(k)
 	tag := tagOf(h)
@@ -263,8 +267,8 @@ func (s *Store[K, V]) Clear() {
 // stays in the store exactly once. It moves the remaining old buckets in
 // batches of pinBatch, releasing the writers' lock between batches, so
 // writers wait at most for one batch. While pinned, keys that find their
-// candidates full go to the stash; the table grows at the first write
-// after unpin.
+// candidates full go to the stash; the table grows at the first Set of a
+// new key after unpin (updates and deletes do not grow a table).
 func (s *Store[K, V]) pin() *table[K, V] {
 	for {
 		s.mu.Lock()
