@@ -62,6 +62,11 @@ func TestLoadKeyFiles(t *testing.T) {
 		{"binary", []byte("ab\x00cd\nef\n"), "keys.binary:1: workload: malformed line: NUL byte"},
 		{"long", []byte("ok\n" + strings.Repeat("x", 1<<20+1) + "\n"), "keys.long:2: workload: malformed line: longer than"},
 		{"badzst", append(enc.EncodeAll(plain.Bytes(), nil)[:40:40], 0xff, 0xff), "keys.badzst"},
+		// No key at all: refused, as sim and serve refuse it, not saved
+		// as a snapshot of an empty store.
+		{"empty", nil, "workload: no keys: "},
+		{"blank", []byte("\n\t1\n\r\n"), "workload: no keys: "},
+		{"emptyzst", enc.EncodeAll(nil, nil), "workload: no keys: "},
 	} {
 		p := write("keys."+tc.name, tc.data)
 		snap := filepath.Join(dir, tc.name+".snap")
