@@ -165,3 +165,23 @@ func TestLoadInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// Ctrl-C while inspect reads a large snapshot (seconds) stops it with exit
+// status 1 and "interrupted": inspect did not catch SIGINT, and was killed
+// by it without a word.
+func TestInspectInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the command as a process of its own")
+	}
+	dir := t.TempDir()
+	var b bytes.Buffer
+	for i := range 600_000 {
+		fmt.Fprintf(&b, "key-%d\n", i)
+	}
+	keys := writeTestFile(t, dir, "keys.txt", b.Bytes())
+	snap := filepath.Join(dir, "k.snap")
+	if code, _, errOut := runCLI("load", "--keys", keys, "--out", snap, "--quiet"); code != 0 {
+		t.Fatalf("load: exit %d, %s", code, errOut)
+	}
+	interruptCommand(t, "inspect", []string{"inspect", snap, "--quiet"}, waitFor(200*time.Millisecond))
+}
