@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/twochoice/twochoice/bucket/fluid"
+	"github.com/twochoice/twochoice/internal/testfs"
 )
 
 // runCLIWithin is runCLI that fails the test, instead of hanging it, when
@@ -285,5 +286,34 @@ func TestCSVCarriesTheTable(t *testing.T) {
 		if v, _ := strconv.ParseFloat(f[16], 64); f[3] == "1" && !strings.Contains(tableOut, fmtOverflow(v)) {
 			t.Errorf("overflow at u = 0.95 %s not in the table:\n%s", f[16], tableOut)
 		}
+	}
+}
+
+// A --plot that cannot be written (a full disk) fails the command and
+// leaves the chart already there whole: it used to be truncated, then
+// half written, an invalid SVG where a good one had been.
+func TestPlotKeptOnFullDisk(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small tmpfs needs root")
+	}
+	dir := testfs.SmallTmpfs(t, "64k")
+	chart := filepath.Join(dir, "shares.svg")
+	if code, _, errOut := runCLI("fluid", "--plot", chart); code != 0 {
+		t.Fatalf("fluid --plot: exit %d, %s", code, errOut)
+	}
+	old, err := os.ReadFile(chart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "filler"), make([]byte, 1<<20), 0o644) // fills the disk, and fails
+	code, _, errOut := runCLI("sim", "--log2", "10", "--runs", "2", "--quiet", "--plot", chart)
+	if code != exitFail || !strings.Contains(errOut, "no space left") {
+		t.Errorf("sim --plot on a full disk: exit %d, stderr %q", code, errOut)
+	}
+	if now, _ := os.ReadFile(chart); string(now) != string(old) {
+		t.Errorf("the chart changed: %d bytes, were %d", len(now), len(old))
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.tmp-*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 }

@@ -105,6 +105,17 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: --workload: %v", errUsage, err)
 	}
+	// --s and --keys shape the generated workloads alone: given with
+	// another, they would be dropped without a word, and the run would
+	// not be the one asked for.
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case set["s"] && spec.Kind != measure.Zipf:
+		return fmt.Errorf("%w: --s is the exponent of the zipf workload; --workload %s has none", errUsage, *wl)
+	case set["keys"] && spec.Kind != measure.Zipf && spec.Kind != measure.Uniform && spec.Kind != measure.Scan:
+		return fmt.Errorf("%w: --keys counts the keys of zipf, uniform and scan; --workload %s takes its keys from the file", errUsage, *wl)
+	}
 	capacities, err := measure.ParseCapacities(*capList)
 	if err != nil {
 		return fmt.Errorf("%w: --capacity: %v", errUsage, err)

@@ -169,6 +169,12 @@ func TestBenchErrors(t *testing.T) {
 		{"--format", "xml"},
 		{"--report", "docs", "--keys", "5"},
 		{"extra"},
+		// Flags the workload has no use for: they were dropped silently.
+		{"--workload", "uniform", "--s", "0.9"},
+		{"--workload", "scan", "--s", "2"},
+		{"--workload", "keys:keys.txt", "--keys", "5"},
+		{"--workload", "trace:OLTP.lis", "--keys", "1000"},
+		{"--workload", "weighted:w.tsv", "--s", "1"},
 	} {
 		code, _, errOut := runCLI(append([]string{"bench"}, args...)...)
 		if code != exitUsage || errOut == "" {

@@ -70,12 +70,17 @@ func runHash(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	var rows []hashRow
-	show := func(key string) error {
+	// line is the key's line on stdin, 0 for a key on the command line.
+	show := func(key string, line int) error {
 		var h uint64
 		if *asInt {
 			v, err := parseUint64Key(key)
-			if err != nil {
-				return err
+			switch {
+			case err != nil && line > 0:
+				// A bad line of the input, not of the command line.
+				return fmt.Errorf("stdin:%d: %w", line, err)
+			case err != nil:
+				return fmt.Errorf("%w: %w", errUsage, err)
 			}
 			h = f.Uint64(v)
 		} else {
@@ -88,15 +93,15 @@ func runHash(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(keys) > 0 {
 		for _, k := range keys {
-			if err := show(k); err != nil {
+			if err := show(k, 0); err != nil {
 				return err
 			}
 		}
 	} else {
 		// Stdin is a key file, read as every command reads one: "hash <
 		// keys.txt" shows the keys that "load --keys keys.txt" stores.
-		err := workload.ScanKeys("stdin", os.Stdin, func(_ int, key []byte) error {
-			return show(string(key))
+		err := workload.ScanKeys("stdin", os.Stdin, func(line int, key []byte) error {
+			return show(string(key), line)
 		})
 		if err != nil {
 			return err
@@ -206,7 +211,7 @@ func parseUint64Key(key string) (uint64, error) {
 	}
 	v, err := strconv.ParseUint(digits, base, 64)
 	if err != nil || digits[0] == '+' {
-		return 0, fmt.Errorf("%w: key %q is not an unsigned integer (decimal, or hexadecimal after 0x)", errUsage, key)
+		return 0, fmt.Errorf("key %q is not an unsigned integer (decimal, or hexadecimal after 0x)", key)
 	}
 	return v, nil
 }

@@ -160,3 +160,17 @@ func TestHashJSONKeepsKeyBytes(t *testing.T) {
 		t.Errorf("hash --help does not document key_base64: exit %d, %q", code, out)
 	}
 }
+
+// A --uint64 key on stdin that is not a number is a bad line of the
+// input: exit 1, naming the line, as a bad line of any key file is. It
+// was a usage error (exit 2, "run 'twochoice hash --help'") that did not
+// say which line.
+func TestHashUint64StdinBadLine(t *testing.T) {
+	withStdin(t, "1\n0x10\nseven\n", func() {
+		code, out, errOut := runCLI("hash", "--uint64")
+		want := "twochoice hash: stdin:3: key \"seven\" is not an unsigned integer (decimal, or hexadecimal after 0x)\n"
+		if code != exitFail || out != "" || errOut != want {
+			t.Errorf("exit %d, stdout %q, stderr %q, want %d and %q", code, out, errOut, exitFail, want)
+		}
+	})
+}

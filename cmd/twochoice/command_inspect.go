@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"slices"
 	"time"
 
@@ -60,15 +63,18 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	if err := checkPlot(*plotFile); err != nil {
 		return err
 	}
+	// Reading a large snapshot takes seconds: Ctrl-C stops it, and says so.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	r, err := snapshot.Open(path, 0)
 	if err != nil {
-		return err
+		return interrupted(ctx, err)
 	}
 	defer r.Close()
 	m := r.Meta()
-	sum, err := inspectSummary(r, &m, stderr, *quiet)
+	sum, err := inspectSummary(ctx, r, &m, stderr, *quiet)
 	if err != nil {
-		return err
+		return interrupted(ctx, err)
 	}
 	if *plotFile != "" {
 		title := fmt.Sprintf("%s: %d keys, %s d=%d, buckets of %d", path, sum.Entries, sum.Placement, sum.Choices, sum.BucketSize)
@@ -87,8 +93,9 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 
 // inspectSummary reads every record of the snapshot (ForEach checks their
 // count and checksum), counts the records per bucket, checks that count
-// against the metadata's histogram, and builds the summary.
-func inspectSummary(r *snapshot.Reader, m *snapshot.Meta, stderr io.Writer, quiet bool) (*snapSummary, error) {
+// against the metadata's histogram, and builds the summary. It stops with
+// ctx's error once ctx is done.
+func inspectSummary(ctx context.Context, r *snapshot.Reader, m *snapshot.Meta, stderr io.Writer, quiet bool) (*snapSummary, error) {
 	rule, err := bucket.ParsePlacement(m.Placement)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w: placement: %v", r.Path(), snapshot.ErrCorrupt, err)
@@ -106,7 +113,13 @@ func inspectSummary(r *snapshot.Reader, m *snapshot.Meta, stderr io.Writer, quie
 	var stash, n uint64
 	bar := cli.NewProgress(stderr, "inspect", quiet)
 	defer bar.Done()
+	done := ctx.Done()
 	err = r.ForEach(func(rec []byte) error {
+		select {
+		case <-done:
+			return ctx.Err()
+		default:
+		}
 		a, err := snapshot.DecodeAny(rec)
 		if err != nil {
 			return fmt.Errorf("snapshot %s: record %d: %w", r.Path(), n, err)

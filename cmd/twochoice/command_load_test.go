@@ -62,6 +62,11 @@ func TestLoadKeyFiles(t *testing.T) {
 		{"binary", []byte("ab\x00cd\nef\n"), "keys.binary:1: workload: malformed line: NUL byte"},
 		{"long", []byte("ok\n" + strings.Repeat("x", 1<<20+1) + "\n"), "keys.long:2: workload: malformed line: longer than"},
 		{"badzst", append(enc.EncodeAll(plain.Bytes(), nil)[:40:40], 0xff, 0xff), "keys.badzst"},
+		// No key at all: refused, as sim and serve refuse it, not saved
+		// as a snapshot of an empty store.
+		{"empty", nil, "workload: no keys: "},
+		{"blank", []byte("\n\t1\n\r\n"), "workload: no keys: "},
+		{"emptyzst", enc.EncodeAll(nil, nil), "workload: no keys: "},
 	} {
 		p := write("keys."+tc.name, tc.data)
 		snap := filepath.Join(dir, tc.name+".snap")
@@ -159,4 +164,24 @@ func TestLoadInterrupted(t *testing.T) {
 			t.Errorf("Ctrl-C during the %s changed the snapshot at --out", during)
 		}
 	}
+}
+
+// Ctrl-C while inspect reads a large snapshot (seconds) stops it with exit
+// status 1 and "interrupted": inspect did not catch SIGINT, and was killed
+// by it without a word.
+func TestInspectInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the command as a process of its own")
+	}
+	dir := t.TempDir()
+	var b bytes.Buffer
+	for i := range 600_000 {
+		fmt.Fprintf(&b, "key-%d\n", i)
+	}
+	keys := writeTestFile(t, dir, "keys.txt", b.Bytes())
+	snap := filepath.Join(dir, "k.snap")
+	if code, _, errOut := runCLI("load", "--keys", keys, "--out", snap, "--quiet"); code != 0 {
+		t.Fatalf("load: exit %d, %s", code, errOut)
+	}
+	interruptCommand(t, "inspect", []string{"inspect", snap, "--quiet"}, waitFor(200*time.Millisecond))
 }

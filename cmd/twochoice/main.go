@@ -138,7 +138,8 @@ type helpError struct{ text string }
 func (e *helpError) Error() string { return "help requested" }
 func (e *helpError) Unwrap() error { return flag.ErrHelp }
 
-// parseFlags parses args, and wraps a bad flag as a usage error.
+// parseFlags parses args, and wraps a bad flag, or an empty value for a
+// string flag, as a usage error.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -150,7 +151,15 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		}
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	return nil
+	// An empty value given for a string flag ("--sweep ''", "--keys $UNSET")
+	// would read as the flag not given, and run the default silently.
+	var empty error
+	fs.Visit(func(f *flag.Flag) {
+		if g, ok := f.Value.(flag.Getter); ok && empty == nil && g.Get() == "" {
+			empty = fmt.Errorf("%w: --%s: an empty value", errUsage, f.Name)
+		}
+	})
+	return empty
 }
 
 // checkPlot checks a --plot file before the work it charts: a wrong

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -87,6 +88,42 @@ func TestUnwritableOutputFails(t *testing.T) {
 		code := run(args, failWriter{}, &e)
 		if code != exitFail || !strings.Contains(e.String(), "no space left") {
 			t.Errorf("%d %v: code %d, stderr %q", i, args, code, e.String())
+		}
+	}
+}
+
+// An empty value for a string flag is a usage error naming the flag: it
+// used to read as the flag not given, so that an empty --sweep ran the
+// default size, an empty --keys uniform balls, an empty --plot drew no
+// chart and an empty --report ran the ordinary benchmark, all with exit
+// status 0.
+func TestEmptyFlagValue(t *testing.T) {
+	dir := t.TempDir()
+	keys := writeKeys(t, 10)
+	for _, args := range [][]string{
+		{"sim", "--sweep", ""},
+		{"sim", "--keys", ""},
+		{"sim", "--plot", ""},
+		{"sim", "--rule", ""},
+		{"fluid", "--plot", ""},
+		{"bench", "--report", ""},
+		{"bench", "--plot", ""},
+		{"load", "--keys", "", "--out", filepath.Join(dir, "k.snap")},
+		{"load", "--keys", keys, "--out", ""},
+		{"inspect", filepath.Join(dir, "k.snap"), "--plot", ""},
+		{"serve", "--keys", keys, "--name", "", "--addr", "127.0.0.1:0"},
+		{"serve", "--keys", keys, "--snapshot", "", "--addr", "127.0.0.1:0"},
+	} {
+		var flag string
+		for i, a := range args {
+			if a == "" {
+				flag = args[i-1]
+			}
+		}
+		code, out, errOut := runCLIWithin(t, 10*time.Second, args...)
+		want := "twochoice " + args[0] + ": usage: " + flag + ": an empty value\n"
+		if code != exitUsage || out != "" || !strings.HasPrefix(errOut, want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q, want %d and %q", args, code, out, errOut, exitUsage, want)
 		}
 	}
 }

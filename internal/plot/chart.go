@@ -1,10 +1,13 @@
 package plot
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
+	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -66,7 +69,13 @@ var Palette = []color.RGBA{
 	{0xe3, 0x77, 0xc2, 0xff}, {0x7f, 0x7f, 0x7f, 0xff},
 }
 
-// WriteFile draws the chart to path, as SVG or PNG by its extension.
+// WriteFile draws the chart to path, as SVG or PNG by its extension. The
+// chart is drawn in memory and written to a temporary file beside path (or
+// beside the file path links to), which then replaces path: a chart that
+// cannot be drawn, or a write that fails (a full disk), leaves a file
+// already at path as it was, instead of truncated or half written. A new
+// file gets 0666 less the umask, as os.Create gives; a replaced one keeps
+// its permission bits.
 func (c *Chart) WriteFile(path string) error {
 	if err := checkExt(path); err != nil {
 		return err
@@ -75,15 +84,61 @@ func (c *Chart) WriteFile(path string) error {
 	if strings.ToLower(filepath.Ext(path)) == ".png" {
 		draw = c.PNG
 	}
-	f, err := os.Create(path)
+	var b bytes.Buffer
+	if err := draw(&b); err != nil {
+		return err
+	}
+	target := path
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		target = t
+	}
+	perm, keep := fs.FileMode(0o666), false
+	if fi, err := os.Stat(target); err == nil {
+		perm, keep = fi.Mode().Perm(), true
+	}
+	f, err := createTemp(target, perm)
 	if err != nil {
 		return err
 	}
-	if err := draw(f); err != nil {
-		f.Close()
-		return err
+	_, err = f.Write(b.Bytes())
+	if err == nil && keep {
+		err = f.Chmod(perm) // the umask may have taken bits at the create
 	}
-	return f.Close()
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), target)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+	}
+	return nil
+}
+
+// createTemp creates a new file beside target, with perm less the umask.
+func createTemp(target string, perm fs.FileMode) (*os.File, error) {
+	for {
+		name := fmt.Sprintf("%s.tmp-%016x", target, rand.Uint64())
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+}
+
+// unwrapPath drops the temporary file's name from a *fs.PathError, so that
+// the message names the chart's path alone.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // CheckFile reports whether WriteFile could write a chart to path: the

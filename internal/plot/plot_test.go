@@ -188,3 +188,64 @@ func TestCheckFile(t *testing.T) {
 		t.Errorf("CheckFile left files: %v", left)
 	}
 }
+
+// A chart that cannot be drawn, or cannot be written, leaves the file
+// already at the path as it was: WriteFile used to truncate it first (with
+// os.Create) and then fail, leaving an empty or half-written chart where a
+// good one had been. A file replaced keeps its permission bits.
+func TestWriteFileKeepsOldFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"old.svg", "old.png"} {
+		path := filepath.Join(dir, name)
+		if err := sample().WriteFile(path); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		old, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := sample()
+		bad.Width = 100
+		if err := bad.WriteFile(path); !errors.Is(err, ErrChart) {
+			t.Errorf("%s: %v, want ErrChart", name, err)
+		}
+		if now, _ := os.ReadFile(path); !bytes.Equal(now, old) {
+			t.Errorf("%s: a chart that could not be drawn changed the file (%d bytes, were %d)", name, len(now), len(old))
+		}
+		other := sample()
+		other.Title = "another"
+		if err := other.WriteFile(path); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: replaced with mode %v (%v), want 0600", name, fi.Mode(), err)
+		}
+	}
+	if os.Geteuid() == 0 {
+		// A full disk: the write fails, and the old chart stays whole.
+		full := testfs.SmallTmpfs(t, "64k")
+		path := filepath.Join(full, "old.svg")
+		if err := sample().WriteFile(path); err != nil {
+			t.Fatal(err)
+		}
+		old, _ := os.ReadFile(path)
+		os.WriteFile(filepath.Join(full, "filler"), make([]byte, 1<<20), 0o644) // fails once the disk is full
+		big := sample()
+		for i := range 40 {
+			big.Series = append(big.Series, Series{Name: strings.Repeat("x", i%5+1), X: []float64{0, 1, 2, 3}, Y: []float64{1, 0.5, 0.1, 0.01}, Style: Line})
+		}
+		if err := big.WriteFile(path); err == nil || !strings.Contains(err.Error(), "no space left") {
+			t.Errorf("writing to a full disk: %v", err)
+		}
+		if now, _ := os.ReadFile(path); !bytes.Equal(now, old) {
+			t.Errorf("a failed write changed the chart (%d bytes, were %d)", len(now), len(old))
+		}
+		dir = full
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.tmp-*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}

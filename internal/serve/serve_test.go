@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -25,15 +26,16 @@ func keys(n int) []string {
 func TestConfigErrors(t *testing.T) {
 	ok := Workload{Kind: "zipf", ZipfS: 1, Threads: 1}
 	for name, c := range map[string]Config{
-		"no keys":      {Name: "s", Workload: ok},
-		"bad name":     {Name: "a/b", Keys: keys(3), Workload: ok},
-		"bad options":  {Name: "s", Keys: keys(3), Workload: ok, Options: store.Options{Choices: 99}},
-		"bad workload": {Name: "s", Keys: keys(3), Workload: Workload{Kind: "lognormal", Threads: 1}},
-		"bad zipf":     {Name: "s", Keys: keys(3), Workload: Workload{Kind: "zipf", Threads: 1}},
-		"bad shares":   {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform", Threads: 1, Writes: 0.6, Deletes: 0.6}},
-		"no threads":   {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform"}},
-		"bad rate":     {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform", Threads: 1, Rate: -1}},
-		"many threads": {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform", Threads: MaxThreads + 1}},
+		"no keys":       {Name: "s", Workload: ok},
+		"bad name":      {Name: "a/b", Keys: keys(3), Workload: ok},
+		"bad options":   {Name: "s", Keys: keys(3), Workload: ok, Options: store.Options{Choices: 99}},
+		"bad workload":  {Name: "s", Keys: keys(3), Workload: Workload{Kind: "lognormal", Threads: 1}},
+		"bad zipf":      {Name: "s", Keys: keys(3), Workload: Workload{Kind: "zipf", Threads: 1}},
+		"bad shares":    {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform", Threads: 1, Writes: 0.6, Deletes: 0.6}},
+		"no threads":    {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform"}},
+		"bad rate":      {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform", Threads: 1, Rate: -1}},
+		"infinite rate": {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform", Threads: 1, Rate: math.Inf(1)}},
+		"many threads":  {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform", Threads: MaxThreads + 1}},
 	} {
 		c.Addr = "127.0.0.1:0"
 		if _, err := Start(c); !errors.Is(err, ErrConfig) {

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -55,8 +56,10 @@ func (w *Workload) check() error {
 	if w.Threads < 1 || w.Threads > MaxThreads {
 		return fmt.Errorf("%w: %d threads (want at least 1 and at most %d)", ErrConfig, w.Threads, MaxThreads)
 	}
-	if !(w.Rate >= 0) {
-		return fmt.Errorf("%w: rate %v", ErrConfig, w.Rate)
+	// An infinite rate is not "as fast as they go" (that is 0): it would
+	// pace each thread to batches of one request.
+	if !(w.Rate >= 0) || math.IsInf(w.Rate, 1) {
+		return fmt.Errorf("%w: rate %v (want a finite number ≥ 0; 0: as fast as the threads go)", ErrConfig, w.Rate)
 	}
 	return nil
 }
