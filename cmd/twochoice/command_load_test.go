@@ -129,11 +129,7 @@ func TestLoadInterrupted(t *testing.T) {
 		t.Skip("runs the command as a process of its own")
 	}
 	dir := t.TempDir()
-	var b bytes.Buffer
-	for i := range 400_000 {
-		fmt.Fprintf(&b, "key-%d\n", i)
-	}
-	keys := writeTestFile(t, dir, "keys.txt", b.Bytes())
+	keys := writeNumberedKeys(t, dir, 400_000)
 	out := filepath.Join(dir, "k.snap")
 	small := writeKeys(t, 10)
 	if code, _, errOut := runCLI("load", "--keys", small, "--out", out, "--quiet"); code != 0 {
@@ -174,14 +170,22 @@ func TestInspectInterrupted(t *testing.T) {
 		t.Skip("runs the command as a process of its own")
 	}
 	dir := t.TempDir()
-	var b bytes.Buffer
-	for i := range 600_000 {
-		fmt.Fprintf(&b, "key-%d\n", i)
-	}
-	keys := writeTestFile(t, dir, "keys.txt", b.Bytes())
+	keys := writeNumberedKeys(t, dir, 600_000)
 	snap := filepath.Join(dir, "k.snap")
 	if code, _, errOut := runCLI("load", "--keys", keys, "--out", snap, "--quiet"); code != 0 {
 		t.Fatalf("load: exit %d, %s", code, errOut)
 	}
 	interruptCommand(t, "inspect", []string{"inspect", snap, "--quiet"}, waitFor(200*time.Millisecond))
+}
+
+// writeNumberedKeys writes a key file of n keys, key-0 to key-(n-1), to
+// dir and returns its path: a file large enough that reading or saving it
+// takes the interrupt tests' signal.
+func writeNumberedKeys(t *testing.T, dir string, n int) string {
+	t.Helper()
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, "key-%d\n", i)
+	}
+	return writeTestFile(t, dir, "keys.txt", b.Bytes())
 }
