@@ -148,7 +148,8 @@
 // (so a key evicted while popular comes back with its count, and a
 // newcomer seen once is the first to go), and weight is half the capacity.
 // Expired entries go before any other. Hit counts and the sketch are
-// halved every 16 × capacity inserts, so old popularity fades.
+// halved every 16 × capacity inserts (16 × 64 for caches of fewer than 64
+// entries), so old popularity fades.
 //
 // Writers lock only their key's candidate buckets (an update only the
 // bucket that holds the key), in increasing order, so writes on different

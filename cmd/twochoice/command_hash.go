@@ -46,7 +46,7 @@ func runHash(args []string, stdout, stderr io.Writer) error {
 		kind   = hashfn.XXHash
 		rule   = bucket.GoLeft
 		seed   = fs.Uint64("seed", 1, "hash seed")
-		d      = fs.Int("d", 2, "number of choices")
+		d      = fs.Int("d", 2, "number of choices (one choice always has 1)")
 		bins   = fs.Uint64("bins", 1<<20, "number of buckets")
 		asInt  = fs.Bool("uint64", false, "parse keys as unsigned integers and hash their 8 bytes")
 		format = cli.Table
