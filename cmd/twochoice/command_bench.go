@@ -108,8 +108,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	// --s and --keys shape the generated workloads alone: given with
 	// another, they would be dropped without a word, and the run would
 	// not be the one asked for.
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := flagsGiven(fs)
 	switch {
 	case set["s"] && spec.Kind != measure.Zipf:
 		return fmt.Errorf("%w: --s is the exponent of the zipf workload; --workload %s has none", errUsage, *wl)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -96,8 +95,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if err := checkPlot(*plotFile); err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := flagsGiven(fs)
 	rules, err := parseRules(*ruleList)
 	if err != nil {
 		return err

@@ -162,6 +162,14 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return empty
 }
 
+// flagsGiven returns the names of the flags given on the command line, as
+// opposed to left at their defaults.
+func flagsGiven(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
 // checkPlot checks a --plot file before the work it charts: a wrong
 // extension or a missing directory found only afterwards would throw the
 // results away.

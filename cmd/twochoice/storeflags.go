@@ -44,8 +44,7 @@ func (f *storeFlags) options() store.Options {
 // the command line it is a mistake; and the store would turn one choice
 // with d != 1 into its default rule. The upper bounds are the store's.
 func (f *storeFlags) check(fs *flag.FlagSet) error {
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	set := flagsGiven(fs)
 	if *f.choices < 1 {
 		return fmt.Errorf("%w: --choices %d: want 1 to 8", errUsage, *f.choices)
 	}
