@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/store"
 )
 
@@ -165,5 +166,26 @@ func TestStartListener(t *testing.T) {
 	}
 	if _, err := ln2.Accept(); !errors.Is(err, net.ErrClosed) {
 		t.Errorf("the listener of a failed Start: %v", err)
+	}
+}
+
+// TestBatchFor: a paced thread sends about a hundred batches a second,
+// between 1 and workload.BatchSize requests each, for any finite rate.
+func TestBatchFor(t *testing.T) {
+	for _, c := range []struct {
+		rate float64
+		want int
+	}{
+		{0, workload.BatchSize},
+		{1, 1},
+		{50, 1},
+		{20000, 200},
+		{1e9, workload.BatchSize},
+		{1e300, workload.BatchSize},
+		{math.MaxFloat64, workload.BatchSize},
+	} {
+		if got := batchFor(c.rate); got != c.want {
+			t.Errorf("batchFor(%g) = %d, want %d", c.rate, got, c.want)
+		}
 	}
 }

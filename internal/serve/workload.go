@@ -112,12 +112,7 @@ func (d *driver) run(thread int, gen workload.Workload[uint64]) {
 	defer d.wg.Done()
 	rng := rand.New(rand.NewPCG(d.w.Seed, uint64(thread)))
 	perThread := d.w.Rate / float64(d.w.Threads)
-	// About a hundred batches a second when paced, so the rate is smooth.
-	batch := workload.BatchSize
-	if perThread > 0 {
-		batch = min(max(int(perThread/100), 1), workload.BatchSize)
-	}
-	reqs := make([]workload.Request[uint64], batch)
+	reqs := make([]workload.Request[uint64], batchFor(perThread))
 	del, set, ins := d.w.Deletes, d.w.Deletes+d.w.Writes, d.w.Deletes+d.w.Writes+d.w.Inserts
 	prefix := "new:" + strconv.Itoa(thread) + ":"
 	fresh := 0
@@ -160,6 +155,18 @@ func (d *driver) run(thread int, gen workload.Workload[uint64]) {
 			}
 		}
 	}
+}
+
+// batchFor returns the batch size of a thread paced at perThread requests
+// a second (0: unpaced): about a hundred batches a second, so the rate is
+// smooth, and at most workload.BatchSize. Clamped as a float before the
+// conversion: a rate past the int range (--rate 1e300) would otherwise
+// convert to an arbitrary int and leave batches of one request.
+func batchFor(perThread float64) int {
+	if perThread <= 0 {
+		return workload.BatchSize
+	}
+	return int(min(max(perThread/100, 1), workload.BatchSize))
 }
 
 // close stops the threads and waits for them; it may be called again.
