@@ -1,6 +1,7 @@
 package storehttp
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,6 +21,15 @@ import (
 // Save's error.
 type Saver interface {
 	Save(path string) error
+}
+
+// contextSaver is a Saver that can give up part way, as *store.Store can
+// (Store.SaveContext). The snapshot route saves through it when it can,
+// with the request's context: a client that goes away during a long Save
+// stops the walk instead of leaving a whole store's copy to be written,
+// for no one, while every other snapshot request is turned away.
+type contextSaver interface {
+	SaveContext(ctx context.Context, path string, progress func(done, total uint64)) error
 }
 
 // canSave reports whether the snapshot route serves the named store.
@@ -57,7 +67,11 @@ func (h *Handler) serveSnapshot(w http.ResponseWriter, r *http.Request, src *sou
 	}
 	defer os.RemoveAll(dir)
 	p := filepath.Join(dir, src.name+snapshotSuffix)
-	if err := sv.Save(p); err != nil {
+	save := sv.Save
+	if cs, ok := sv.(contextSaver); ok {
+		save = func(p string) error { return cs.SaveContext(r.Context(), p, nil) }
+	}
+	if err := save(p); err != nil {
 		http.Error(w, fmt.Sprintf("storehttp: snapshot of %q: %v", src.name, err), http.StatusInternalServerError)
 		return
 	}

@@ -1,8 +1,10 @@
 package storehttp
 
 import (
+	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +18,8 @@ import (
 
 // savingStore is a store whose Save can be made to fail or to wait, and
 // which records the paths it was asked to save to; otherwise it saves with
-// store.Store's own Save.
+// store.Store's own SaveContext. The handler saves through SaveContext
+// when a store has it, as this one does.
 type savingStore struct {
 	*store.Store[string, int]
 	fail    error
@@ -26,6 +29,10 @@ type savingStore struct {
 }
 
 func (s *savingStore) Save(path string) error {
+	return s.SaveContext(context.Background(), path, nil)
+}
+
+func (s *savingStore) SaveContext(ctx context.Context, path string, progress func(done, total uint64)) error {
 	s.paths = append(s.paths, path)
 	if s.entered != nil {
 		s.entered <- struct{}{}
@@ -36,7 +43,7 @@ func (s *savingStore) Save(path string) error {
 	if s.fail != nil {
 		return s.fail
 	}
-	return s.Store.Save(path)
+	return s.Store.SaveContext(ctx, path, progress)
 }
 
 func TestSnapshotDownload(t *testing.T) {
@@ -136,5 +143,27 @@ func TestOneSnapshotAtATime(t *testing.T) {
 	go func() { <-ss.entered }()
 	if rec := serve(h, "GET", "/s.snapshot"); rec.Code != 200 {
 		t.Errorf("after the first: %d", rec.Code)
+	}
+}
+
+// TestSnapshotClientGone: a snapshot whose client has gone is not written
+// for no one. The route saves with the request's context, so the Save
+// stops and the request gets an error, not a whole store's file.
+func TestSnapshotClientGone(t *testing.T) {
+	h := NewHandler(&Options{Snapshots: true})
+	h.Add("s", newStore(t, store.Options{Seed: 4}, 500))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/s.snapshot", nil).WithContext(ctx))
+	if rec.Code == http.StatusOK {
+		t.Fatalf("snapshot for a client that has gone: 200 with %d bytes", rec.Body.Len())
+	}
+	if !strings.Contains(rec.Body.String(), context.Canceled.Error()) {
+		t.Errorf("body %q does not say the request was canceled", rec.Body.String())
+	}
+	// The route is free again for the next client.
+	if rec := serve(h, "GET", "/s.snapshot"); rec.Code != http.StatusOK {
+		t.Errorf("next snapshot: %d %s", rec.Code, rec.Body.String())
 	}
 }
