@@ -6,13 +6,19 @@
 // # Terms
 //
 //   - A slot holds one key. A bucket (a bin, in the balls-into-bins papers)
-//     is a fixed group of slots; the table is n buckets.
+//     is a fixed group of slots, C of them (its capacity); the table is n
+//     buckets, and holds m keys (balls).
 //   - A key's candidates are the d buckets it may live in, drawn from its hash
 //     by the rule's scheme (see package hashfn). d is the number of choices.
-//   - A part is one of d equal ranges of buckets. Under [Halves] and [GoLeft]
-//     candidate k lies in part k; under the other rules there is one part,
-//     the whole table.
-//   - The load of a bucket is the number of keys in it.
+//   - A part is one of d equal ranges of buckets (part k is
+//     [⌊k·n/d⌋, ⌊(k+1)·n/d⌋), so sizes differ by one at most when d does
+//     not divide n). Under [Halves] and [GoLeft] candidate k lies in part
+//     k; under the other rules there is one part, the whole table.
+//   - The load of a bucket is the number of keys in it; m/n is the mean
+//     load, and m/(n·C) the utilization u. The share s_k is the fraction
+//     of buckets with load ≥ k (s_0 = 1), the quantity the fluid limit
+//     (package bucket/fluid) predicts; per part, the fraction of that
+//     part's buckets.
 //   - A new key goes to its least loaded candidate. A tie is two or more
 //     candidates sharing that least load; the tie-break picks one of them:
 //     a coin (each tied candidate equally likely, from random bits the caller

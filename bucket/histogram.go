@@ -142,9 +142,18 @@ func (h *Histogram) Equal(o *Histogram) bool {
 		return false
 	}
 	for j := range h.Parts {
-		if !slices.Equal(trim(slices.Clone(h.Parts[j])), trim(slices.Clone(o.Parts[j]))) {
+		if !slices.Equal(trimAll(h.Parts[j]), trimAll(o.Parts[j])) {
 			return false
 		}
 	}
 	return true
+}
+
+// trimAll returns c without its trailing zeros, all of them (trim keeps
+// one, for the share of load 0).
+func trimAll(c []uint64) []uint64 {
+	for len(c) > 0 && c[len(c)-1] == 0 {
+		c = c[:len(c)-1]
+	}
+	return c
 }

@@ -54,3 +54,21 @@ func TestHistogram(t *testing.T) {
 		t.Fatal("empty histogram")
 	}
 }
+
+// Equal ignores trailing zero counts, all of them: a part that never
+// counted a bucket equals one that was told of zero buckets at some load
+// (trim kept one zero, so [] and [0] differed).
+func TestHistogramEqualIgnoresZeros(t *testing.T) {
+	empty := NewHistogram(2)
+	zeros := NewHistogram(2)
+	zeros.Add(0, 3, 0)
+	zeros.Add(1, 0, 0)
+	if !empty.Equal(zeros) || !zeros.Equal(empty) {
+		t.Errorf("%v and %v count no bucket, but Equal says they differ", empty.Parts, zeros.Parts)
+	}
+	one := NewHistogram(2)
+	one.Add(1, 0, 1)
+	if empty.Equal(one) || one.Equal(zeros) {
+		t.Errorf("%v equals a histogram of no bucket", one.Parts)
+	}
+}

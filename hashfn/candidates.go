@@ -171,8 +171,10 @@ func (g *Generator) Fill(h uint64, dst []uint64) {
 	}
 }
 
-// IsPrime reports whether n is prime, by trial division (n ≤ 2^32 here, so
-// at most 2^15 divisions).
+// IsPrime reports whether n is prime, for any 64-bit n: by trial division
+// below 2^32 (at most 2^15 divisions, which covers every table size), and
+// above it by the Miller–Rabin test with the first twelve primes as bases,
+// which no composite below 3.3·10^24 passes, so the answer is exact.
 func IsPrime(n uint64) bool {
 	if n < 2 {
 		return false
@@ -180,8 +182,46 @@ func IsPrime(n uint64) bool {
 	if n%2 == 0 {
 		return n == 2
 	}
+	if n >= 1<<32 {
+		return millerRabin(n)
+	}
 	for q := uint64(3); q*q <= n; q += 2 {
 		if n%q == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// millerRabin is the deterministic Miller–Rabin test for odd n ≥ 2^32.
+func millerRabin(n uint64) bool {
+	mulmod := func(a, b uint64) uint64 {
+		hi, lo := bits.Mul64(a, b)
+		return bits.Rem64(hi, lo, n)
+	}
+	d, r := n-1, 0
+	for d%2 == 0 {
+		d, r = d/2, r+1
+	}
+	for _, a := range [...]uint64{2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37} {
+		x := uint64(1)
+		for b, e := a, d; e > 0; e >>= 1 {
+			if e&1 == 1 {
+				x = mulmod(x, b)
+			}
+			b = mulmod(b, b)
+		}
+		if x == 1 || x == n-1 {
+			continue
+		}
+		composite := true
+		for range r - 1 {
+			if x = mulmod(x, x); x == n-1 {
+				composite = false
+				break
+			}
+		}
+		if composite {
 			return false
 		}
 	}

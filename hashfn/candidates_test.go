@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/twochoice/twochoice/internal/stats"
 	"github.com/twochoice/twochoice/internal/testkeys"
@@ -275,5 +277,47 @@ func TestDoubleStepsUniform(t *testing.T) {
 				t.Errorf("n=%d: steps not uniform (chi-square z = %.1f): %v (seed %d)", n, z, obs, seed)
 			}
 		}
+	}
+}
+
+// IsPrime and PrimeAtLeast hold for the whole uint64 range their docs
+// cover. Trial division with q*q ≤ n overflowed past q = 2^32, so on a
+// prime above 2^64 - 2^33 (2^64 - 59, the one PrimeAtLeast's doc names)
+// it never ended, and above 2^32 it took up to 2^31 divisions.
+func TestPrimesNear64Bits(t *testing.T) {
+	done := make(chan string, 1)
+	go func() {
+		var bad []string
+		check := func(n uint64, want bool) {
+			if IsPrime(n) != want {
+				bad = append(bad, fmt.Sprintf("IsPrime(%d) = %v", n, !want))
+			}
+		}
+		check(largestPrime64, true)
+		check(1<<61-1, true)                // a Mersenne prime
+		check(4294967291*4294967279, false) // two primes below 2^32
+		check(4294967291*4294967291, false) // a square
+		check(1<<64-1, false)               // 3·5·17·257·641·65537·6700417
+		check(3825123056546413051, false)   // a strong pseudoprime to bases 2 to 23
+		if p := PrimeAtLeast(largestPrime64 - 20); p != largestPrime64 {
+			bad = append(bad, fmt.Sprintf("PrimeAtLeast(2^64-79) = %d", p))
+		}
+		// Just above 2^32, against trial division done here with q ≤ n/q.
+		for n := uint64(1 << 32); n < 1<<32+3000; n++ {
+			want := n%2 == 1
+			for q := uint64(3); want && q <= n/q; q += 2 {
+				want = n%q != 0
+			}
+			check(n, want)
+		}
+		done <- strings.Join(bad, "; ")
+	}()
+	select {
+	case bad := <-done:
+		if bad != "" {
+			t.Fatal(bad)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("IsPrime near 2^64 did not finish in 20 s")
 	}
 }

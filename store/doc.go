@@ -22,8 +22,9 @@
 //     coin that breaks ties between two candidates.
 //   - The control word of a bucket holds one byte per slot: 0 for empty,
 //     0x80 | tag for full.
-//   - The sync word of a bucket is its reader-writer lock, a stash hint and
-//     the bucket's hit and miss counters, packed in 64 bits.
+//   - The sync word of a bucket is its version (a seqlock: writers move it
+//     on, optimistic readers check it), its reader-writer lock and its
+//     stash hint, packed in 64 bits (lock.go).
 //   - Utilization is entries / (n × BucketSize).
 //
 // # Layout
@@ -48,9 +49,12 @@
 // Get hashes the key once and visits its candidates in order. For each it
 // loads the control word atomically and compares the tag with all slots at
 // once (a SWAR zero-byte test, as in Go's Swiss map); only if a tag matches
-// does it take the bucket's read lock, compare the full key (a hash
-// collision never returns a wrong value) and copy the value out. A miss
-// and a candidate without a matching tag cost no write to memory.
+// does it read the slot, compare the full key (a hash collision never
+// returns a wrong value) and copy the value out: optimistically, between
+// two loads of the bucket's sync word, for slot types that can be copied a
+// word at a time (seqlock_unsafe.go), and under the bucket's read lock for
+// the others and in purego builds. Get writes nothing to the table: it
+// counts its hit or miss in a counter stripe (counters.go).
 //
 // # Insertion
 //

@@ -17,11 +17,13 @@ import (
 // size, and every key goes back into the bucket that held it (or the
 // stash): the same seed puts it among the same candidates, so the
 // restored store's load report equals the saved one. With opts nil the
-// snapshot's options are used; otherwise every non-zero field of opts must
+// snapshot's options are used; otherwise every non-zero field of opts
+// among MaxEntries, Placement, Choices, BucketSize, Hash and Seed must
 // equal the snapshot's (zero fields take the snapshot's value; note that
 // the zero Hash is xxhash and the zero Placement one choice, so these two
 // can only be checked when set to something else), and a contradiction is
-// ErrOptionsMismatch. Entries whose expiry has passed are left out. Open
+// ErrOptionsMismatch. Clock and DefaultTTL are not in the file: they are
+// taken from opts (a DefaultTTL needs a bounded snapshot). Entries whose expiry has passed are left out. Open
 // decodes the file on the calling goroutine and places the entries on a
 // second one, so it keeps two cores busy where it has them.
 //
@@ -38,8 +40,9 @@ import (
 // MaxCacheEntries, as in New).
 //
 // Errors wrap ErrNotFound, ErrNotSnapshot, ErrCorrupt, ErrNewerVersion,
-// ErrTypeMismatch, ErrOptionsMismatch, ErrLocked, or ErrOptions for a
-// negative opts.DefaultTTL, and name the file. Open
+// ErrTypeMismatch, ErrOptionsMismatch, ErrLocked, ErrRead (the file
+// cannot be opened or read), or ErrOptions for a negative
+// opts.DefaultTTL, and name the file. Open
 // never returns a partly restored store: on any error it returns nil, and
 // the file is only read.
 func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error) {

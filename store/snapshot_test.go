@@ -276,6 +276,7 @@ func TestOpenErrors(t *testing.T) {
 		{"not bbolt", file("text.snap", []byte(strings.Repeat("not a database\n", 500))), ErrNotSnapshot},
 		{"empty", file("empty.snap", nil), ErrNotSnapshot},
 		{"directory", dir, ErrNotSnapshot},
+		{"unreadable (a file in the path)", filepath.Join(good, "x.snap"), ErrRead},
 		{"truncated", file("trunc.snap", raw[:len(raw)/2]), ErrCorrupt},
 		{"newer version", doctored("newer.snap", func(*snapshot.Meta) {}, snapshot.Version+1), ErrNewerVersion},
 		{"other seed", doctored("seed.snap", func(m *snapshot.Meta) { m.Seed++ }, 0), ErrCorrupt},

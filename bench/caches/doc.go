@@ -30,9 +30,9 @@
 // They are never a competitor in a hit-ratio table.
 //
 // twochoice itself joins them in twochoice.go: "twochoice" is the unbounded
-// store (go-left, two choices), a throughput peer of the maps; and, once the
-// store has its cache mode, "twochoice-<rule>" for each placement rule is a
-// bounded cache with MaxEntries = capacity.
+// store (go-left, two choices), a throughput peer of the maps; and
+// "twochoice-<rule>" for each placement rule is the store's cache mode, a
+// bounded cache with MaxEntries = capacity (two choices, one under "one").
 //
 // # Configuration
 //

@@ -12,9 +12,9 @@ import (
 const twochoiceSeed = 1
 
 // twochoicePeers returns the unbounded store ("twochoice", go-left, for
-// throughput runs against the maps) and, once the store's cache mode
-// (MaxEntries > 0, issue 5) exists, one bounded peer per placement rule:
-// the cache issue turns boundedRules on.
+// throughput runs against the maps) and, with boundedRules on (it is since
+// the store's cache mode, MaxEntries > 0, came in issue 5), one bounded
+// peer per placement rule.
 func twochoicePeers[K Key, V any]() []Peer[K, V] {
 	ps := []Peer[K, V]{{Name: "twochoice", Bounded: false, New: func(o Options) (Cache[K, V], error) {
 		if o.Capacity < 0 {

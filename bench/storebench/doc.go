@@ -2,5 +2,8 @@
 // programs use today: a Go map behind a sync.RWMutex, a plain Go map where
 // only one goroutine writes, and otter v2. It lives outside the library so
 // that no peer enters the library's import graph. The benchmarks are in
-// storebench_test.go; the README gives the commands and the figures.
+// storebench_test.go (the map: Get, Set into a growing table, latency,
+// memory) and cache_test.go (the bounded cache against otter,
+// BenchmarkCacheSetRatio and BenchmarkCacheGetRatio); the README gives the
+// commands and the figures.
 package storebench

@@ -7,10 +7,10 @@
 //   - A run throws m balls into n bins, one at a time: each ball gets its
 //     candidates under the rule and goes to the least loaded, ties broken by
 //     bucket.Placement.Choose (or Choose2), the code the store itself runs.
-//   - m = c·n for any load factor c > 0; the share s_k is the fraction of
-//     bins with load ≥ k at the end of a run, and a simulation's shares are
-//     averaged over its runs (all runs have the same n, so that is the share
-//     of all their bins together).
+//   - m = c·n for any load factor c > 0 up to [MaxMeanLoad]; the share s_k
+//     is the fraction of bins with load ≥ k at the end of a run, and a
+//     simulation's shares are averaged over its runs (all runs have the
+//     same n, so that is the share of all their bins together).
 //   - An engine is how a run is computed. [Levels] follows the exact Markov
 //     chain on "how many bins of each part hold each load", for the rules
 //     whose candidates are uniform within their part (one, dchoice, halves,

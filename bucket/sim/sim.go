@@ -46,7 +46,9 @@ type Config struct {
 	// Bins is n, from the number of parts up to MaxLevelsBins (levels) or
 	// MaxArrayBins (array).
 	Bins uint64
-	// Balls is m; 0 means m = n. Any m works: m = c·n for any c > 0.
+	// Balls is m; 0 means m = n, or with FileKeys one ball per key of the
+	// file. m = c·n for any load factor c > 0 up to MaxMeanLoad (2^20
+	// balls per bin).
 	Balls uint64
 	// Runs is the number of independent runs, up to MaxRuns; 0 means 1.
 	Runs int

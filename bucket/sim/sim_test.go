@@ -364,3 +364,21 @@ func TestConfigErrors(t *testing.T) {
 		t.Errorf("canceled: %v", err)
 	}
 }
+
+// Config.Balls = 0 throws one ball per key of a key file, not n: the
+// default its doc gives for FileKeys.
+func TestFileKeysBallsDefault(t *testing.T) {
+	lines := []string{"a", "b", "c", "d", "e", "f", "g"}
+	res, err := Run(context.Background(), Config{Rule: bucket.GoLeft, Bins: 4, Seed: 1,
+		Keys: &Keys{Kind: FileKeys, Lines: lines, Name: "seven"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Config.Balls != uint64(len(lines)) || res.Hist.Balls() != uint64(len(lines)) {
+		t.Errorf("Balls 0 with %d file keys: config %d, placed %d", len(lines), res.Config.Balls, res.Hist.Balls())
+	}
+	res, err = Run(context.Background(), Config{Rule: bucket.GoLeft, Bins: 4, Seed: 1, Keys: &Keys{Kind: SeqKeys, Name: "seq"}})
+	if err != nil || res.Config.Balls != 4 {
+		t.Errorf("Balls 0 with seq keys: %v, %v; want m = n = 4", res.Config.Balls, err)
+	}
+}

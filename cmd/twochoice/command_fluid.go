@@ -61,7 +61,7 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 	var (
 		ruleList = fs.String("rule", "dchoice", "rules, comma-separated: dchoice, goleft (one, halves and double follow the dchoice equations)")
 		d        = fs.Int("d", 2, "number of choices (one choice always has 1)")
-		load     = fs.Float64("load", 1, "balls per bin, m/n")
+		load     = fs.Float64("load", 1, "balls per bin, m/n (> 0, up to 1024)")
 		capacity = fs.Int("capacity", 0, "bin capacity C (0: unbounded)")
 		plotFile = fs.String("plot", "", "write a chart of the shares to FILE.svg or FILE.png")
 		format   = cli.Table

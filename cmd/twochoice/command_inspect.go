@@ -25,7 +25,9 @@ Reads a snapshot written by "twochoice load" or store.Save, without
 knowing its Go key and value types: checks every record against the
 metadata (count, checksum, the bucket each record names), then prints the
 metadata and the bucket occupancy histogram next to the fluid limit for
-the same rule, d, bucket size and keys per bucket.
+the same rule, d, bucket size and keys per bucket. A bounded cache's
+snapshot has no fluid columns: its buckets fill up and evict, which the
+limit of keys that arrive and stay does not describe.
 
 Examples:
   twochoice inspect keys.snap

@@ -58,7 +58,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		keysPath = fs.String("keys", "", "key file: one key a line, or a TSV whose first column is the key")
 		snapPath = fs.String("snapshot", "", "a snapshot saved by twochoice load, served instead of --keys")
 		addr     = fs.String("addr", "127.0.0.1:8080", "address to listen on; port 0 picks a free one")
-		name     = fs.String("name", "", "the store's name in URLs (default: the key file's name)")
+		name     = fs.String("name", "", "the store's name in URLs (default: the key or snapshot file's base name up to its first dot, other characters than letters, digits, - and _ made _)")
 		opts     = addStoreFlags(fs, 0, "hash seed (0: random, shown on the page)")
 		kind     = fs.String("workload", "zipf", "synthetic requests: zipf, uniform or none")
 		zipfS    = fs.Float64("zipf-s", 0.99, "Zipf exponent s: line r of the file is asked for ∝ 1/(r+1)^s")

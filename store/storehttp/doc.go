@@ -58,9 +58,9 @@
 //
 // # Cost
 //
-// Taking a view visits the table twice, bucket by bucket (Stats and
-// Load), and solves the fluid limit: O(buckets), with no store-wide
-// pause, about 15 ms for a million keys. Load keeps the table from
+// Taking a view adds up the store's counters (Stats, O(stripes)), visits
+// the table once, bucket by bucket (Load), and solves the fluid limit:
+// O(buckets), with no store-wide pause, about 15 ms for a million keys. Load keeps the table from
 // growing while it counts (keys that find their candidates full go to
 // the stash meanwhile), so views are shared: a view younger than
 // Options.MaxAge (1 s by default) is shown again, and requests that

@@ -8,10 +8,10 @@ import (
 )
 
 // A view is what a page shows of one store: its options, counters and
-// load report, taken one after the other. Stats and Load each visit the
-// table bucket by bucket without stopping the store (see store.Store.Load),
-// so a view costs O(buckets) and is consistent bucket by bucket, not
-// across the whole table.
+// load report, taken one after the other. Stats adds up counter stripes;
+// Load visits the table bucket by bucket without stopping the store (see
+// store.Store.Load), so a view costs O(buckets) and is consistent bucket
+// by bucket, not across the whole table.
 type view struct {
 	name  string
 	opts  store.Options
