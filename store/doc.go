@@ -25,7 +25,9 @@
 //   - The sync word of a bucket is its version (a seqlock: writers move it
 //     on, optimistic readers check it), its reader-writer lock and its
 //     stash hint, packed in 64 bits (lock.go).
-//   - Utilization is entries / (n × BucketSize).
+//   - Utilization is entries / (n × BucketSize). The load report's
+//     Utilization counts the entries in buckets, the stash aside (it is
+//     MeanLoad / BucketSize), and a bounded cache's counts Len / MaxEntries.
 //
 // # Layout
 //
