@@ -60,9 +60,23 @@ type simRow struct {
 	MaxLoadRuns      map[string]int `json:"max_load_runs"`
 	NsPerBall        float64        `json:"ns_per_ball"`
 	Seconds          float64        `json:"seconds"`
+	// Keys and Hash name the key source (sim.Keys.Label: "product:K" with
+	// the k of this size) and the hash family of a key-driven run; a run
+	// with uniform candidates has neither, and the issue's object.
+	Keys string `json:"keys,omitempty"`
+	Hash string `json:"hash,omitempty"`
 
-	res   *sim.Result
-	fluid *fluid.Result
+	res      *sim.Result
+	fluid    *fluid.Result
+	keysFlag string // --keys as given: "product" whatever k each size picks
+}
+
+// source says where a row's candidates came from, for the tables' titles.
+func (r *simRow) source(label string) string {
+	if r.Keys == "" {
+		return "uniform candidates"
+	}
+	return fmt.Sprintf("keys %s hashed by %s", label, r.Hash)
 }
 
 func runSim(args []string, stdout, stderr io.Writer) error {
@@ -362,6 +376,9 @@ func newSimRow(ctx context.Context, res *sim.Result, limits map[fluid.Params]*fl
 		Engine: c.Engine.String(), ShareAtLeast: res.ShareAtLeast(), PartShareAtLeast: res.PartShareAtLeast(),
 		MaxLoadRuns: map[string]int{}, NsPerBall: round3(res.NsPerBall()), Seconds: round3(res.Wall.Seconds()), res: res,
 	}
+	if c.Keys != nil {
+		row.Keys, row.Hash, row.keysFlag = c.Keys.Label(c.Balls), c.Hash.String(), c.Keys.Name
+	}
 	for l, n := range res.MaxLoadRuns() {
 		row.MaxLoadRuns[strconv.Itoa(l)] = n
 	}
@@ -389,7 +406,7 @@ func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 // per rule for the table (rows must then share one size).
 func simShareRows(rows []*simRow, long bool) ([]string, [][]string) {
 	if long {
-		header := []string{"rule", "d", "bins", "balls", "runs", "seed", "engine", "k", "share_sim", "share_fluid", "max_load_runs"}
+		header := []string{"rule", "d", "bins", "balls", "runs", "seed", "engine", "k", "share_sim", "share_fluid", "max_load_runs", "keys", "hash"}
 		// As many k per size as the table has: up to one past the
 		// largest load any rule reached, where the limit still shows.
 		top := map[uint64]int{}
@@ -405,7 +422,7 @@ func simShareRows(rows []*simRow, long bool) ([]string, [][]string) {
 				}
 				out = append(out, []string{r.Rule, strconv.Itoa(r.D), strconv.FormatUint(r.Bins, 10), strconv.FormatUint(r.Balls, 10),
 					strconv.Itoa(r.Runs), strconv.FormatUint(r.Seed, 10), r.Engine, strconv.Itoa(k),
-					strconv.FormatFloat(at(r.ShareAtLeast, k), 'g', -1, 64), limitCSV(r.fluid, k), ml})
+					strconv.FormatFloat(at(r.ShareAtLeast, k), 'g', -1, 64), limitCSV(r.fluid, k), ml, r.Keys, r.Hash})
 			}
 		}
 		return header, out
@@ -479,7 +496,7 @@ func simTable(w io.Writer, rows []*simRow, sweeping bool) error {
 		return simSweepTable(w, rows)
 	}
 	r0 := rows[0]
-	fmt.Fprintf(w, "n = %d bins, m = %d balls (%.4g per bin), seed %d\n", r0.Bins, r0.Balls, float64(r0.Balls)/float64(r0.Bins), r0.Seed)
+	fmt.Fprintf(w, "n = %d bins, m = %d balls (%.4g per bin), seed %d, %s\n", r0.Bins, r0.Balls, float64(r0.Balls)/float64(r0.Bins), r0.Seed, r0.source(r0.Keys))
 	fmt.Fprintf(w, "share of bins with load ≥ k: sim is the mean over the runs, fluid the limit as n → ∞\n\n")
 	header, table := simShareRows(rows, false)
 	if err := cli.WriteTable(w, header, table); err != nil {
@@ -515,9 +532,9 @@ func simSweepTable(w io.Writer, rows []*simRow) error {
 	pool := sameLoad(rows, func(r *simRow) (uint64, uint64) { return r.Balls, r.Bins })
 	load := func(r *simRow) float64 { return float64(r.Balls) / float64(r.Bins) }
 	if pool {
-		fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %.4g·n, seed %d)\n\n", load(rows[0]), rows[0].Seed)
+		fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %.4g·n, seed %d, %s)\n\n", load(rows[0]), rows[0].Seed, rows[0].source(rows[0].keysFlag))
 	} else {
-		fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %d balls at every size, seed %d)\n\n", rows[0].Balls, rows[0].Seed)
+		fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %d balls at every size, seed %d, %s)\n\n", rows[0].Balls, rows[0].Seed, rows[0].source(rows[0].keysFlag))
 	}
 	header := []string{"bins"}
 	if !pool {

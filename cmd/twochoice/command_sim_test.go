@@ -90,7 +90,7 @@ func TestSimSweep(t *testing.T) {
 		t.Fatalf("sweep table, code %d:\n%s", code, out)
 	}
 	code, out, _ = runCLI("sim", "--rule", "double", "--log2", "12", "--runs", "2", "--format", "csv")
-	if code != 0 || !strings.HasPrefix(out, "rule,d,bins,balls,runs,seed,engine,k,share_sim,share_fluid,max_load_runs\ndouble,2,4096,4096,2,1,array,1,") {
+	if code != 0 || !strings.HasPrefix(out, "rule,d,bins,balls,runs,seed,engine,k,share_sim,share_fluid,max_load_runs,keys,hash\ndouble,2,4096,4096,2,1,array,1,") {
 		t.Fatalf("csv, code %d:\n%s", code, out)
 	}
 }
@@ -296,5 +296,43 @@ func TestSimHelpLoadWithKeyFile(t *testing.T) {
 	code, out, _ := runCLI("sim", "--help")
 	if code != 0 || !strings.Contains(out, "with a key file, all its keys") {
 		t.Errorf("code %d; --help does not say --load's default with a key file:\n%s", code, out)
+	}
+}
+
+// A key-driven run's output names its key source and hash family in every
+// format: without them the numbers cannot be told apart from a uniform
+// run's, nor replayed (the same --seed under --hash xxhash gives other
+// numbers). The product set is named with the k its size used.
+func TestSimRecordsKeySource(t *testing.T) {
+	args := []string{"sim", "--rule", "goleft", "--log2", "12", "--runs", "1", "--keys", "product", "--hash", "tabulation", "--quiet"}
+	code, out, errOut := runCLI(append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(out), &obj); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if obj["keys"] != "product:3" || obj["hash"] != "tabulation" {
+		t.Errorf("json: keys %v, hash %v; want product:3 (3^8 ≥ 4096 keys) and tabulation", obj["keys"], obj["hash"])
+	}
+	code, out, _ = runCLI(append(args, "--format", "csv")...)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || !strings.HasSuffix(lines[0], ",keys,hash") || !strings.HasSuffix(lines[1], ",product:3,tabulation") {
+		t.Errorf("csv, code %d:\n%s", code, out)
+	}
+	code, out, _ = runCLI(args...)
+	if code != 0 || !strings.Contains(out, "keys product:3 hashed by tabulation") {
+		t.Errorf("table, code %d:\n%s", code, out)
+	}
+	code, out, _ = runCLI("sim", "--rule", "dchoice", "--sweep", "10:12:2", "--runs", "1", "--keys", "seq", "--quiet")
+	if code != 0 || !strings.Contains(out, "keys seq hashed by xxhash") {
+		t.Errorf("sweep table, code %d:\n%s", code, out)
+	}
+	// Uniform runs keep the JSON object (TestSimJSON) and say so
+	// in the table.
+	code, out, _ = runCLI("sim", "--rule", "dchoice", "--log2", "10", "--runs", "1", "--quiet")
+	if code != 0 || !strings.Contains(out, "uniform candidates") {
+		t.Errorf("uniform table, code %d:\n%s", code, out)
 	}
 }
