@@ -418,7 +418,7 @@ func simShareRows(rows []*simRow, long bool) ([]string, [][]string) {
 			for k := 1; k <= top[r.Bins]; k++ {
 				ml := ""
 				if k == 1 {
-					ml = fmtMaxLoads(r.MaxLoadRuns, r.Runs)
+					ml = fmtMaxLoadCounts(r.MaxLoadRuns)
 				}
 				out = append(out, []string{r.Rule, strconv.Itoa(r.D), strconv.FormatUint(r.Bins, 10), strconv.FormatUint(r.Balls, 10),
 					strconv.Itoa(r.Runs), strconv.FormatUint(r.Seed, 10), r.Engine, strconv.Itoa(k),
@@ -467,8 +467,19 @@ func at(s []float64, k int) float64 {
 	return 0
 }
 
-// fmtMaxLoads prints "3:65% 4:35%".
+// fmtMaxLoads prints "3:65% 4:35%", the table's share of runs at each
+// maximum load.
 func fmtMaxLoads(m map[string]int, runs int) string {
+	return joinMaxLoads(m, func(n int) string { return pct(n, runs) })
+}
+
+// fmtMaxLoadCounts prints "3:13 4:7", the runs at each maximum load, for
+// the CSV's max_load_runs: the counts of the JSON field of that name.
+func fmtMaxLoadCounts(m map[string]int) string {
+	return joinMaxLoads(m, strconv.Itoa)
+}
+
+func joinMaxLoads(m map[string]int, value func(runs int) string) string {
 	var loads []int
 	for l := range m {
 		v, _ := strconv.Atoi(l)
@@ -477,7 +488,7 @@ func fmtMaxLoads(m map[string]int, runs int) string {
 	slices.Sort(loads)
 	var parts []string
 	for _, l := range loads {
-		parts = append(parts, fmt.Sprintf("%d:%s", l, pct(m[strconv.Itoa(l)], runs)))
+		parts = append(parts, fmt.Sprintf("%d:%s", l, value(m[strconv.Itoa(l)])))
 	}
 	return strings.Join(parts, " ")
 }

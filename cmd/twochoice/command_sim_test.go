@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -334,5 +336,42 @@ func TestSimRecordsKeySource(t *testing.T) {
 	code, out, _ = runCLI("sim", "--rule", "dchoice", "--log2", "10", "--runs", "1", "--quiet")
 	if code != 0 || !strings.Contains(out, "uniform candidates") {
 		t.Errorf("uniform table, code %d:\n%s", code, out)
+	}
+}
+
+// The CSV's max_load_runs column holds what the JSON field of that name
+// holds: how many runs had each maximum load, as counts ("2:3 3:4"), not
+// the table's percentages, which at three digits cannot give the counts
+// back once there are more than a thousand runs.
+func TestSimCSVMaxLoadRuns(t *testing.T) {
+	row := &simRow{Rule: "goleft", Runs: 1 << 24, ShareAtLeast: []float64{1, 0.77, 0.22, 0.004},
+		MaxLoadRuns: map[string]int{"3": 1234567, "4": 1<<24 - 1234567}}
+	header, lines := simShareRows([]*simRow{row}, true)
+	col := slices.Index(header, "max_load_runs")
+	if got, want := lines[0][col], "3:1234567 4:15542649"; got != want {
+		t.Errorf("max_load_runs %q, want %q", got, want)
+	}
+	args := []string{"sim", "--rule", "goleft", "--log2", "8", "--runs", "9", "--quiet"}
+	_, js, _ := runCLI(append(args, "--format", "json")...)
+	var obj struct {
+		MaxLoadRuns map[string]int `json:"max_load_runs"`
+	}
+	if err := json.Unmarshal([]byte(js), &obj); err != nil {
+		t.Fatal(err)
+	}
+	_, csv, _ := runCLI(append(args, "--format", "csv")...)
+	first := strings.Split(strings.Split(csv, "\n")[1], ",")[col]
+	var loads []int
+	for l := range obj.MaxLoadRuns {
+		v, _ := strconv.Atoi(l)
+		loads = append(loads, v)
+	}
+	slices.Sort(loads)
+	var parts []string
+	for _, l := range loads {
+		parts = append(parts, fmt.Sprintf("%d:%d", l, obj.MaxLoadRuns[strconv.Itoa(l)]))
+	}
+	if want := strings.Join(parts, " "); first != want || len(loads) < 2 {
+		t.Errorf("csv max_load_runs %q, json %v", first, obj.MaxLoadRuns)
 	}
 }
