@@ -123,7 +123,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: --load %v: want a number > 0", errUsage, *load)
 	}
 	if *runs < 0 {
-		return fmt.Errorf("%w: --runs %d", errUsage, *runs)
+		return fmt.Errorf("%w: --runs %d: want 0 (the published schedule) to %d", errUsage, *runs, sim.MaxRuns)
 	}
 	sizes, err := simSizes(*sweep, *log2, *bins, set)
 	if err != nil {
@@ -305,7 +305,7 @@ func simSizes(sweep string, log2 int, bins uint64, set map[string]bool) ([]uint6
 		}
 		if set["bins"] {
 			if bins == 0 {
-				return nil, fmt.Errorf("%w: --bins 0", errUsage)
+				return nil, fmt.Errorf("%w: --bins 0: want at least 1 bin", errUsage)
 			}
 			return []uint64{bins}, nil
 		}

@@ -375,3 +375,20 @@ func TestSimCSVMaxLoadRuns(t *testing.T) {
 		t.Errorf("csv max_load_runs %q, json %v", first, obj.MaxLoadRuns)
 	}
 }
+
+// A refused number says what would have been taken, not only which flag.
+func TestSimFluidRefusalsSayWhatIsWanted(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "--runs", "-1"}, "--runs -1: want 0 (the published schedule) to 16777216"},
+		{[]string{"sim", "--bins", "0"}, "--bins 0: want at least 1 bin"},
+		{[]string{"fluid", "--capacity", "-1"}, "--capacity -1: want 0 (unbounded bins) or more"},
+	} {
+		code, _, errOut := runCLI(c.args...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: code %d, stderr %q; want %d and %q", c.args, code, errOut, exitUsage, c.want)
+		}
+	}
+}
