@@ -71,6 +71,9 @@ type simRow struct {
 	keysFlag string // --keys as given: "product" whatever k each size picks
 }
 
+// load is the row's m/n.
+func (r *simRow) load() float64 { return float64(r.Balls) / float64(r.Bins) }
+
 // source says where a row's candidates came from, for the tables' titles.
 func (r *simRow) source(label string) string {
 	if r.Keys == "" {
@@ -541,9 +544,13 @@ func simSweepTable(w io.Writer, rows []*simRow) error {
 	// All of a key file's keys at every size: a load per size, and no
 	// pooling of shares across loads.
 	pool := sameLoad(rows, func(r *simRow) (uint64, uint64) { return r.Balls, r.Bins })
-	load := func(r *simRow) float64 { return float64(r.Balls) / float64(r.Bins) }
+	load := (*simRow).load
 	if pool {
-		fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %.4g·n, seed %d, %s)\n\n", load(rows[0]), rows[0].Seed, rows[0].source(rows[0].keysFlag))
+		// The load of the largest size, whose limit the pooled table
+		// shows: m = round(load·n) strays from the load asked by up to
+		// half a ball per bin at the smallest sizes (3 balls in 2 bins
+		// for --load 1.3), and least at the largest.
+		fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %.4g·n, seed %d, %s)\n\n", load(rows[len(rows)-1]), rows[0].Seed, rows[0].source(rows[0].keysFlag))
 	} else {
 		fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %d balls at every size, seed %d, %s)\n\n", rows[0].Balls, rows[0].Seed, rows[0].source(rows[0].keysFlag))
 	}
@@ -630,12 +637,14 @@ func leadingZeros(n uint64) int {
 }
 
 // simChart draws the shares (pooled over sizes when there are several) as
-// points and the fluid limit as lines, one colour per rule.
+// points and the fluid limit as lines, one colour per rule. Pooled, the
+// title's load and each rule's limit are those of the largest size, as in
+// the sweep's table (simSweepTable).
 func simChart(rows []*simRow, pooled bool) *plot.Chart {
-	r0 := rows[0]
-	title := fmt.Sprintf("n = %s, m = %.4g·n", fmtBins(r0.Bins), float64(r0.Balls)/float64(r0.Bins))
+	r0, rl := rows[0], rows[len(rows)-1]
+	title := fmt.Sprintf("n = %s, m = %.4g·n", fmtBins(r0.Bins), r0.load())
 	if pooled {
-		title = fmt.Sprintf("n = %s to %s, m = %.4g·n", fmtBins(r0.Bins), fmtBins(rows[len(rows)-1].Bins), float64(r0.Balls)/float64(r0.Bins))
+		title = fmt.Sprintf("n = %s to %s, m = %.4g·n", fmtBins(r0.Bins), fmtBins(rl.Bins), rl.load())
 	}
 	c := &plot.Chart{Title: title, XLabel: "load k", YLabel: "share of bins with load ≥ k", LogY: true}
 	seen := map[string]int{}
@@ -645,18 +654,20 @@ func simChart(rows []*simRow, pooled bool) *plot.Chart {
 		}
 		seen[r.Rule] = len(seen)
 		h := r.res.Hist.Clone()
+		last := r // the rule's row at the largest size
 		for _, o := range rows {
 			if o != r && o.Rule == r.Rule {
 				h.Merge(o.res.Hist)
+				last = o
 			}
 		}
 		col := plot.Palette[seen[r.Rule]%len(plot.Palette)]
 		simS := h.ShareAtLeast()
 		c.Series = append(c.Series, plot.Series{Name: r.Rule + " sim", X: ks(len(simS)), Y: simS, Style: plot.Points, Color: col})
-		if r.fluid == nil {
+		if last.fluid == nil {
 			continue
 		}
-		fl := r.fluid.ShareAtLeast
+		fl := last.fluid.ShareAtLeast
 		// The limit two levels past the simulation (or down to 1e-300):
 		// far enough to show where the tail goes, near enough that the
 		// axis still separates the simulated points.

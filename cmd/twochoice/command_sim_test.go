@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/bucket/fluid"
 	"github.com/twochoice/twochoice/bucket/sim"
 )
@@ -389,6 +391,49 @@ func TestSimFluidRefusalsSayWhatIsWanted(t *testing.T) {
 		code, _, errOut := runCLI(c.args...)
 		if code != exitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: code %d, stderr %q; want %d and %q", c.args, code, errOut, exitUsage, c.want)
+		}
+	}
+}
+
+// --load 1.3 over a sweep from 2 bins throws round(2.6) = 3 balls into 2
+// (1.5 per bin) and 1331 into 1024 (1.2998): close enough to pool, but
+// the pooled table's limit is the largest size's, and its header and the
+// chart's title and limit must be of that same load. They were of the
+// smallest size's: "m = 1.5·n" over a table of the limit at 1.3, and a
+// chart whose line was the limit at 1.5 (0.777 at k = 1 for one choice)
+// beside the table's 0.727.
+func TestSimSweepPooledLoadIsTheLargestSizes(t *testing.T) {
+	code, out, errOut := runCLI("sim", "--quiet", "--sweep", "1:10:9", "--load", "1.3", "--rule", "one", "--runs", "2")
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, "(m = 1.3·n,") || !strings.Contains(out, fmtShare(1-math.Exp(-1331.0/1024))) {
+		t.Errorf("pooled sweep table: want m = 1.3·n and the limit at 1331/1024 (%s):\n%s", fmtShare(1-math.Exp(-1331.0/1024)), out)
+	}
+	limits := map[fluid.Params]*fluid.Result{}
+	var rows []*simRow
+	for _, n := range []uint64{2, 1024} {
+		balls, err := simBalls(1.3, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.Run(context.Background(), sim.Config{Rule: bucket.OneChoice, Bins: n, Balls: balls, Runs: 2, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		row, err := newSimRow(context.Background(), res, limits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, row)
+	}
+	c := simChart(rows, true)
+	if !strings.Contains(c.Title, "m = 1.3·n") {
+		t.Errorf("chart title %q, want m = 1.3·n", c.Title)
+	}
+	for _, s := range c.Series {
+		if s.Name == "one fluid" && s.Y[1] != rows[1].fluid.ShareAtLeast[1] {
+			t.Errorf("chart's limit at k = 1 is %v, the table's (largest size's) %v", s.Y[1], rows[1].fluid.ShareAtLeast[1])
 		}
 	}
 }
