@@ -38,8 +38,10 @@ func (h *Histogram) Counts() []uint64 {
 	return trim(c)
 }
 
+// trim drops c's trailing zero counts, all of them: counts of no bucket
+// trim to none, as a histogram that counted nothing has.
 func trim(c []uint64) []uint64 {
-	for len(c) > 1 && c[len(c)-1] == 0 {
+	for len(c) > 0 && c[len(c)-1] == 0 {
 		c = c[:len(c)-1]
 	}
 	return c

@@ -54,3 +54,34 @@ func TestHistogram(t *testing.T) {
 		t.Fatal("empty histogram")
 	}
 }
+
+// A histogram that counted no bucket is empty whether or not zero counts
+// were added to it: its shares are none (not a share of 0 at load 0) and
+// it equals a fresh one, as "trailing zero counts do not matter" says.
+func TestHistogramZeroCountsAreEmpty(t *testing.T) {
+	fresh := NewHistogram(2)
+	zeros := NewHistogram(2)
+	zeros.Add(0, 3, 0)
+	zeros.Add(1, 0, 0)
+	if !zeros.Equal(fresh) || !fresh.Equal(zeros) {
+		t.Errorf("zero counts %v do not equal an empty histogram", zeros.Parts)
+	}
+	if s := zeros.ShareAtLeast(); len(s) != 0 {
+		t.Errorf("ShareAtLeast of no bucket = %v, want none", s)
+	}
+	for j, s := range zeros.PartShareAtLeast() {
+		if len(s) != 0 {
+			t.Errorf("PartShareAtLeast[%d] of no bucket = %v, want none", j, s)
+		}
+	}
+	if c := zeros.Counts(); len(c) != 0 || zeros.MaxLoad() != 0 || zeros.Buckets() != 0 {
+		t.Errorf("Counts %v, MaxLoad %d, Buckets %d", c, zeros.MaxLoad(), zeros.Buckets())
+	}
+	// Buckets all empty are counted: load 0 has share 1.
+	idle := NewHistogram(1)
+	idle.Add(0, 0, 4)
+	idle.Add(0, 2, 0)
+	if s := idle.ShareAtLeast(); !slices.Equal(s, []float64{1}) {
+		t.Errorf("four empty buckets: ShareAtLeast = %v, want [1]", s)
+	}
+}
