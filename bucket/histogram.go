@@ -117,8 +117,14 @@ func shareAtLeast(c []uint64) []float64 {
 	return s
 }
 
-// Merge adds o's counts to h. Both must have the same number of parts.
+// Merge adds o's counts to h, part by part. Histograms of one rule and d
+// have the same number of parts; otherwise h gets as many parts as the
+// larger of the two, a part that one of them lacks counting no bucket (so
+// Counts, and every share over all parts, is still the sum of both).
 func (h *Histogram) Merge(o *Histogram) {
+	for len(h.Parts) < len(o.Parts) {
+		h.Parts = append(h.Parts, nil)
+	}
 	for j, p := range o.Parts {
 		for k, v := range p {
 			if v != 0 {

@@ -85,3 +85,29 @@ func TestHistogramZeroCountsAreEmpty(t *testing.T) {
 		t.Errorf("four empty buckets: ShareAtLeast = %v, want [1]", s)
 	}
 }
+
+// Merge of histograms with different part counts sums part by part, a
+// part one of them lacks counting no bucket: it panicked (index out of
+// range) when o had more parts than h.
+func TestHistogramMergeDifferentParts(t *testing.T) {
+	one := NewHistogram(1)
+	one.Add(0, 1, 3)
+	two := NewHistogram(2)
+	two.Add(0, 0, 1)
+	two.Add(1, 2, 5)
+	want := &Histogram{Parts: [][]uint64{{1, 3}, {0, 0, 5}}}
+	for _, c := range []struct{ h, o *Histogram }{{one, two}, {two, one}} {
+		h := c.h.Clone()
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%d parts merging %d: panic %v", len(c.h.Parts), len(c.o.Parts), r)
+				}
+			}()
+			h.Merge(c.o)
+		}()
+		if !h.Equal(want) || h.Buckets() != 9 || h.Balls() != 13 {
+			t.Errorf("%d parts merging %d: %v, want %v", len(c.h.Parts), len(c.o.Parts), h.Parts, want.Parts)
+		}
+	}
+}
