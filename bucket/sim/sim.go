@@ -46,7 +46,8 @@ type Config struct {
 	// Bins is n, from the number of parts up to MaxLevelsBins (levels) or
 	// MaxArrayBins (array).
 	Bins uint64
-	// Balls is m; 0 means m = n. Any m works: m = c·n for any c > 0.
+	// Balls is m; 0 means m = n. Any m works, m = c·n for any c > 0, up to
+	// a mean load of MaxMeanLoad (m/n rounded down).
 	Balls uint64
 	// Runs is the number of independent runs, up to MaxRuns; 0 means 1.
 	Runs int

@@ -89,7 +89,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		d        = fs.Int("d", 2, "number of choices (one choice always has 1)")
 		log2     = fs.Int("log2", 20, "n = 2^log2 bins")
 		bins     = fs.Uint64("bins", 0, "number of bins (instead of --log2)")
-		load     = fs.Float64("load", 1, "balls per bin, m/n (any value > 0); with a key file, all its keys when not given")
+		load     = fs.Float64("load", 1, "balls per bin, m/n (any value > 0 up to 2^20); with a key file, all its keys when not given")
 		runs     = fs.Int("runs", 0, "runs per rule and size, up to 2^24; 0: the published schedule (400 up to 2^20, down to 6 at 2^30, 2 beyond)")
 		seed     = fs.Uint64("seed", 1, "seed: run r of a rule and size replays from (seed, r)")
 		keysFlag = fs.String("keys", "", "key-driven runs: seq, random, product, product:K, or a key file (one key a line, or a TSV with the key first; Zstandard files decompressed)")

@@ -437,3 +437,15 @@ func TestSimSweepPooledLoadIsTheLargestSizes(t *testing.T) {
 		}
 	}
 }
+
+// --help gave --load as "any value > 0", but sim refuses a mean load past
+// sim.MaxMeanLoad (2^20): the help says so, and the bound holds.
+func TestSimHelpLoadBound(t *testing.T) {
+	code, out, _ := runCLI("sim", "--help")
+	if code != 0 || !strings.Contains(out, "any value > 0 up to 2^20") || sim.MaxMeanLoad != 1<<20 {
+		t.Errorf("code %d; --help does not give --load's bound 2^20 (sim.MaxMeanLoad %d):\n%s", code, sim.MaxMeanLoad, out)
+	}
+	if code, _, errOut := runCLI("sim", "--quiet", "--bins", "1", "--rule", "one", "--runs", "1", "--load", strconv.Itoa(sim.MaxMeanLoad+1)); code != exitUsage {
+		t.Errorf("--load 2^20+1: code %d, want a usage error (%q)", code, errOut)
+	}
+}
