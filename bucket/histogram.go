@@ -38,8 +38,10 @@ func (h *Histogram) Counts() []uint64 {
 	return trim(c)
 }
 
+// trim drops c's trailing zero counts, all of them: counts of no bucket
+// trim to none, as a histogram that counted nothing has.
 func trim(c []uint64) []uint64 {
-	for len(c) > 1 && c[len(c)-1] == 0 {
+	for len(c) > 0 && c[len(c)-1] == 0 {
 		c = c[:len(c)-1]
 	}
 	return c
@@ -115,8 +117,14 @@ func shareAtLeast(c []uint64) []float64 {
 	return s
 }
 
-// Merge adds o's counts to h. Both must have the same number of parts.
+// Merge adds o's counts to h, part by part. Histograms of one rule and d
+// have the same number of parts; otherwise h gets as many parts as the
+// larger of the two, a part that one of them lacks counting no bucket (so
+// Counts, and every share over all parts, is still the sum of both).
 func (h *Histogram) Merge(o *Histogram) {
+	for len(h.Parts) < len(o.Parts) {
+		h.Parts = append(h.Parts, nil)
+	}
 	for j, p := range o.Parts {
 		for k, v := range p {
 			if v != 0 {
@@ -142,18 +150,9 @@ func (h *Histogram) Equal(o *Histogram) bool {
 		return false
 	}
 	for j := range h.Parts {
-		if !slices.Equal(trimAll(h.Parts[j]), trimAll(o.Parts[j])) {
+		if !slices.Equal(trim(h.Parts[j]), trim(o.Parts[j])) {
 			return false
 		}
 	}
 	return true
-}
-
-// trimAll returns c without its trailing zeros, all of them (trim keeps
-// one, for the share of load 0).
-func trimAll(c []uint64) []uint64 {
-	for len(c) > 0 && c[len(c)-1] == 0 {
-		c = c[:len(c)-1]
-	}
-	return c
 }

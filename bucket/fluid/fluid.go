@@ -104,10 +104,21 @@ func SolveContext(ctx context.Context, p Params) (*Result, error) {
 	}
 	s := newSystem(p)
 	s.ctx = ctx
-	if err := s.run(math.Log(p.Load)); err != nil {
+	if err := s.run(logPositive(p.Load)); err != nil {
 		return nil, err
 	}
 	return s.result(), nil
+}
+
+// logPositive is ln x for x > 0, subnormals included: math.Log does not
+// normalise a subnormal argument on amd64 (golang/go#56600) and gives about
+// -709.09, ln 2^-1023, for all of them (ln 1e-316 is -727.6).
+func logPositive(x float64) float64 {
+	if x >= 0x1p-1022 {
+		return math.Log(x)
+	}
+	frac, exp := math.Frexp(x)
+	return math.Log(frac) + float64(exp)*math.Ln2
 }
 
 // OverflowAt returns the fraction of keys that overflow bins of capacity C

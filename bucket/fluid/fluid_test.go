@@ -343,3 +343,43 @@ func TestLevelStartsBelowTheLevelUnder(t *testing.T) {
 		}
 	}
 }
+
+// At a load so small that it, or the start time load·10^-6, is a
+// subnormal float64, the solver still integrates from the right start to
+// the right end: the first level holds every ball (s_1 = t to first
+// order), so the mean load is the load (d-choice) and go-left's left part
+// holds all of it (twice the load per bin with d = 2). math.Log does not
+// normalise subnormals on amd64 (golang/go#56600: ln 1e-316 came out as
+// -709.09, not -727.6), so these gave a mean load of 2.2e-308, the
+// smallest normal float64, at every load below it, and 'twochoice fluid
+// --load 1e-320 --rule goleft' said the left part held 111254931503446.55%
+// of the balls.
+func TestSubnormalLoads(t *testing.T) {
+	for _, load := range []float64{1e-303, 3e-306, 1e-310, 1e-316, 1e-320} {
+		for _, c := range []struct {
+			p    bucket.Placement
+			part float64 // part 0's mean load over the load
+		}{{bucket.DChoice, 1}, {bucket.OneChoice, 1}, {bucket.GoLeft, 2}} {
+			d := 2
+			if c.p == bucket.OneChoice {
+				d = 1
+			}
+			r, err := Solve(Params{Placement: c.p, D: d, Load: load})
+			if err != nil {
+				t.Fatalf("%v at load %g: %v", c.p, load, err)
+			}
+			// A subnormal carries fewer digits: 1e-320 is 2024 steps of
+			// 5e-324, so allow 1e-3 there, 1e-9 on normal floats.
+			tol := 1e-9
+			if load < 0x1p-1022 {
+				tol = 1e-3
+			}
+			if got, want := r.PartLoad[0], c.part*load; math.Abs(got-want) > tol*want {
+				t.Errorf("%v at load %g: part 0's mean load %g, want %g", c.p, load, got, want)
+			}
+			if len(r.ShareAtLeast) != 1 {
+				t.Errorf("%v at load %g: shares %v, all but s_0 under the floor", c.p, load, r.ShareAtLeast)
+			}
+		}
+	}
+}

@@ -263,9 +263,10 @@ const tol = 1e-10
 
 // run integrates from a small start time to τ = tauEnd.
 func (s *system) run(tauEnd float64) error {
-	// Start where the first level is still linear in t to 12 digits.
-	t0 := math.Min(1e-12, math.Exp(tauEnd)*1e-6)
-	s.tau = math.Log(t0)
+	// Start where the first level is still linear in t to 12 digits, in
+	// log time: t = load·10^-6 underflows to a subnormal or to 0 (τ = -Inf)
+	// below a load of about 1e-302.
+	s.tau = math.Min(math.Log(1e-12), tauEnd+math.Log(1e-6))
 	s.activate()
 	h := 1e-3
 	for s.tau < tauEnd {

@@ -77,6 +77,18 @@ func ParseKeys(s string, read func(path string) ([]string, error)) (*Keys, error
 	return &Keys{Kind: FileKeys, Lines: lines, Name: s}, nil
 }
 
+// Label names the source for output as a run of m balls uses it: Name,
+// but "product:K" for ProductKeys, with the k that m balls make it pick
+// when K is 0 (plain "product" picks a different k at each size).
+func (ks *Keys) Label(m uint64) string {
+	if ks.Kind == ProductKeys {
+		if k, err := productK(ks.K, m); err == nil {
+			return fmt.Sprintf("product:%d", k)
+		}
+	}
+	return ks.Name
+}
+
 // ProductKey returns key i of the product set {0, …, k-1}^8: byte j of the
 // key is digit j of i written in base k. i must be below k^8.
 func ProductKey(k int, i uint64) uint64 {

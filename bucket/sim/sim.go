@@ -47,8 +47,8 @@ type Config struct {
 	// MaxArrayBins (array).
 	Bins uint64
 	// Balls is m; 0 means m = n, or with FileKeys one ball per key of the
-	// file. m = c·n for any load factor c > 0 up to MaxMeanLoad (2^20
-	// balls per bin).
+	// file. Any m works, m = c·n for any c > 0, up to a mean load of
+	// MaxMeanLoad (2^20 balls per bin; m/n rounded down).
 	Balls uint64
 	// Runs is the number of independent runs, up to MaxRuns; 0 means 1.
 	Runs int
@@ -134,7 +134,11 @@ func (c Config) resolve() (Config, error) {
 		}
 	case Array:
 		if c.Bins > MaxArrayBins {
-			return c, fmt.Errorf("%w: %d bins, over the array engine's 2^31 (the levels engine goes to 2^40)", ErrConfig, c.Bins)
+			// Point to the levels engine only for a run it can take.
+			if c.Keys == nil && levelsRule(c.Rule) {
+				return c, fmt.Errorf("%w: %d bins, over the array engine's 2^31 (the levels engine goes to 2^40)", ErrConfig, c.Bins)
+			}
+			return c, fmt.Errorf("%w: %d bins, over the array engine's 2^31, the only engine that runs %s", ErrConfig, c.Bins, arrayOnly(c))
 		}
 		if _, err := c.Rule.Generator(c.Bins, c.D); err != nil {
 			return c, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -151,6 +155,15 @@ func (c Config) resolve() (Config, error) {
 		return c, fmt.Errorf("%w: engine %v", ErrConfig, c.Engine)
 	}
 	return c, nil
+}
+
+// arrayOnly says why c needs the array engine: key-driven runs, or a rule
+// whose candidates are not uniform per part.
+func arrayOnly(c Config) string {
+	if c.Keys != nil {
+		return "key-driven runs"
+	}
+	return c.Rule.String()
 }
 
 // Check returns the error Run would return for c before its first run, or

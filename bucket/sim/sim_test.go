@@ -382,3 +382,36 @@ func TestFileKeysBallsDefault(t *testing.T) {
 		t.Errorf("Balls 0 with seq keys: %v, %v; want m = n = 4", res.Config.Balls, err)
 	}
 }
+
+// Past the array engine's 2^31 bins the refusal points to the levels
+// engine only for a run the levels engine takes: double hashing and
+// key-driven runs were told "the levels engine goes to 2^40", and a user
+// who followed it with --engine levels was refused again.
+func TestArrayBoundNamesAnEngineThatCanRun(t *testing.T) {
+	for _, tc := range []struct {
+		c      Config
+		levels bool // whether the message may point to the levels engine
+	}{
+		{Config{Rule: bucket.DChoice, Bins: 1 << 32, Engine: Array}, true},
+		{Config{Rule: bucket.GoLeft, Bins: 1 << 32, Engine: Array}, true},
+		{Config{Rule: bucket.DoubleHash, Bins: 1 << 32}, false},
+		{Config{Rule: bucket.DChoice, Bins: 1 << 32, Keys: &Keys{Kind: SeqKeys, Name: "seq"}}, false},
+	} {
+		err := tc.c.Check()
+		if !errors.Is(err, ErrConfig) {
+			t.Fatalf("%v with %d bins: err %v", tc.c.Rule, tc.c.Bins, err)
+		}
+		if got := strings.Contains(err.Error(), "levels engine"); got != tc.levels {
+			t.Errorf("%v with %d bins (keys %v): %q", tc.c.Rule, tc.c.Bins, tc.c.Keys != nil, err)
+		}
+		if tc.levels {
+			continue
+		}
+		// The advice, when given, must hold.
+		lc := tc.c
+		lc.Engine = Levels
+		if lc.Check() == nil {
+			t.Errorf("%v: the levels engine takes it after all", tc.c.Rule)
+		}
+	}
+}

@@ -81,7 +81,7 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *capacity < 0 {
-		return fmt.Errorf("%w: --capacity %d", errUsage, *capacity)
+		return fmt.Errorf("%w: --capacity %d: want 0 (unbounded bins) or more", errUsage, *capacity)
 	}
 	// The sizing table solves at loads u·C; refuse a capacity that takes
 	// the last of them past the solver's bound here, in terms of the flag

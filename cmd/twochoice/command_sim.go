@@ -60,9 +60,26 @@ type simRow struct {
 	MaxLoadRuns      map[string]int `json:"max_load_runs"`
 	NsPerBall        float64        `json:"ns_per_ball"`
 	Seconds          float64        `json:"seconds"`
+	// Keys and Hash name the key source (sim.Keys.Label: "product:K" with
+	// the k of this size) and the hash family of a key-driven run; a run
+	// with uniform candidates has neither, and the issue's object.
+	Keys string `json:"keys,omitempty"`
+	Hash string `json:"hash,omitempty"`
 
-	res   *sim.Result
-	fluid *fluid.Result
+	res      *sim.Result
+	fluid    *fluid.Result
+	keysFlag string // --keys as given: "product" whatever k each size picks
+}
+
+// load is the row's m/n.
+func (r *simRow) load() float64 { return float64(r.Balls) / float64(r.Bins) }
+
+// source says where a row's candidates came from, for the tables' titles.
+func (r *simRow) source(label string) string {
+	if r.Keys == "" {
+		return "uniform candidates"
+	}
+	return fmt.Sprintf("keys %s hashed by %s", label, r.Hash)
 }
 
 func runSim(args []string, stdout, stderr io.Writer) error {
@@ -72,7 +89,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		d        = fs.Int("d", 2, "number of choices (one choice always has 1)")
 		log2     = fs.Int("log2", 20, "n = 2^log2 bins")
 		bins     = fs.Uint64("bins", 0, "number of bins (instead of --log2)")
-		load     = fs.Float64("load", 1, "balls per bin, m/n (any value > 0, up to 2^20); with a key file, all its keys when not given")
+		load     = fs.Float64("load", 1, "balls per bin, m/n (any value > 0 up to 2^20); with a key file, all its keys when not given")
 		runs     = fs.Int("runs", 0, "runs per rule and size, up to 2^24; 0: the published schedule (400 up to 2^20, down to 6 at 2^30, 2 beyond)")
 		seed     = fs.Uint64("seed", 1, "seed: run r of a rule and size replays from (seed, r)")
 		keysFlag = fs.String("keys", "", "key-driven runs: seq, random, product, product:K, or a key file (one key a line, or a TSV with the key first; Zstandard files decompressed)")
@@ -109,7 +126,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: --load %v: want a number > 0", errUsage, *load)
 	}
 	if *runs < 0 {
-		return fmt.Errorf("%w: --runs %d", errUsage, *runs)
+		return fmt.Errorf("%w: --runs %d: want 0 (the published schedule) to %d", errUsage, *runs, sim.MaxRuns)
 	}
 	sizes, err := simSizes(*sweep, *log2, *bins, set)
 	if err != nil {
@@ -291,7 +308,7 @@ func simSizes(sweep string, log2 int, bins uint64, set map[string]bool) ([]uint6
 		}
 		if set["bins"] {
 			if bins == 0 {
-				return nil, fmt.Errorf("%w: --bins 0", errUsage)
+				return nil, fmt.Errorf("%w: --bins 0: want at least 1 bin", errUsage)
 			}
 			return []uint64{bins}, nil
 		}
@@ -362,6 +379,9 @@ func newSimRow(ctx context.Context, res *sim.Result, limits map[fluid.Params]*fl
 		Engine: c.Engine.String(), ShareAtLeast: res.ShareAtLeast(), PartShareAtLeast: res.PartShareAtLeast(),
 		MaxLoadRuns: map[string]int{}, NsPerBall: round3(res.NsPerBall()), Seconds: round3(res.Wall.Seconds()), res: res,
 	}
+	if c.Keys != nil {
+		row.Keys, row.Hash, row.keysFlag = c.Keys.Label(c.Balls), c.Hash.String(), c.Keys.Name
+	}
 	for l, n := range res.MaxLoadRuns() {
 		row.MaxLoadRuns[strconv.Itoa(l)] = n
 	}
@@ -389,7 +409,7 @@ func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 // per rule for the table (rows must then share one size).
 func simShareRows(rows []*simRow, long bool) ([]string, [][]string) {
 	if long {
-		header := []string{"rule", "d", "bins", "balls", "runs", "seed", "engine", "k", "share_sim", "share_fluid", "max_load_runs"}
+		header := []string{"rule", "d", "bins", "balls", "runs", "seed", "engine", "k", "share_sim", "share_fluid", "max_load_runs", "keys", "hash"}
 		// As many k per size as the table has: up to one past the
 		// largest load any rule reached, where the limit still shows.
 		top := map[uint64]int{}
@@ -401,11 +421,11 @@ func simShareRows(rows []*simRow, long bool) ([]string, [][]string) {
 			for k := 1; k <= top[r.Bins]; k++ {
 				ml := ""
 				if k == 1 {
-					ml = fmtMaxLoads(r.MaxLoadRuns, r.Runs)
+					ml = fmtMaxLoadCounts(r.MaxLoadRuns)
 				}
 				out = append(out, []string{r.Rule, strconv.Itoa(r.D), strconv.FormatUint(r.Bins, 10), strconv.FormatUint(r.Balls, 10),
 					strconv.Itoa(r.Runs), strconv.FormatUint(r.Seed, 10), r.Engine, strconv.Itoa(k),
-					strconv.FormatFloat(at(r.ShareAtLeast, k), 'g', -1, 64), limitCSV(r.fluid, k), ml})
+					strconv.FormatFloat(at(r.ShareAtLeast, k), 'g', -1, 64), limitCSV(r.fluid, k), ml, r.Keys, r.Hash})
 			}
 		}
 		return header, out
@@ -450,8 +470,19 @@ func at(s []float64, k int) float64 {
 	return 0
 }
 
-// fmtMaxLoads prints "3:65% 4:35%".
+// fmtMaxLoads prints "3:65% 4:35%", the table's share of runs at each
+// maximum load.
 func fmtMaxLoads(m map[string]int, runs int) string {
+	return joinMaxLoads(m, func(n int) string { return pct(n, runs) })
+}
+
+// fmtMaxLoadCounts prints "3:13 4:7", the runs at each maximum load, for
+// the CSV's max_load_runs: the counts of the JSON field of that name.
+func fmtMaxLoadCounts(m map[string]int) string {
+	return joinMaxLoads(m, strconv.Itoa)
+}
+
+func joinMaxLoads(m map[string]int, value func(runs int) string) string {
 	var loads []int
 	for l := range m {
 		v, _ := strconv.Atoi(l)
@@ -460,7 +491,7 @@ func fmtMaxLoads(m map[string]int, runs int) string {
 	slices.Sort(loads)
 	var parts []string
 	for _, l := range loads {
-		parts = append(parts, fmt.Sprintf("%d:%s", l, pct(m[strconv.Itoa(l)], runs)))
+		parts = append(parts, fmt.Sprintf("%d:%s", l, value(m[strconv.Itoa(l)])))
 	}
 	return strings.Join(parts, " ")
 }
@@ -479,7 +510,7 @@ func simTable(w io.Writer, rows []*simRow, sweeping bool) error {
 		return simSweepTable(w, rows)
 	}
 	r0 := rows[0]
-	fmt.Fprintf(w, "n = %d bins, m = %d balls (%.4g per bin), seed %d\n", r0.Bins, r0.Balls, float64(r0.Balls)/float64(r0.Bins), r0.Seed)
+	fmt.Fprintf(w, "n = %d bins, m = %d balls (%.4g per bin), seed %d, %s\n", r0.Bins, r0.Balls, float64(r0.Balls)/float64(r0.Bins), r0.Seed, r0.source(r0.Keys))
 	fmt.Fprintf(w, "share of bins with load ≥ k: sim is the mean over the runs, fluid the limit as n → ∞\n\n")
 	header, table := simShareRows(rows, false)
 	if err := cli.WriteTable(w, header, table); err != nil {
@@ -513,11 +544,15 @@ func simSweepTable(w io.Writer, rows []*simRow) error {
 	// All of a key file's keys at every size: a load per size, and no
 	// pooling of shares across loads.
 	pool := sameLoad(rows, func(r *simRow) (uint64, uint64) { return r.Balls, r.Bins })
-	load := func(r *simRow) float64 { return float64(r.Balls) / float64(r.Bins) }
+	load := (*simRow).load
 	if pool {
-		fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %.4g·n, seed %d)\n\n", load(rows[0]), rows[0].Seed)
+		// The load of the largest size, whose limit the pooled table
+		// shows: m = round(load·n) strays from the load asked by up to
+		// half a ball per bin at the smallest sizes (3 balls in 2 bins
+		// for --load 1.3), and least at the largest.
+		fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %.4g·n, seed %d, %s)\n\n", load(rows[len(rows)-1]), rows[0].Seed, rows[0].source(rows[0].keysFlag))
 	} else {
-		fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %d balls at every size, seed %d)\n\n", rows[0].Balls, rows[0].Seed)
+		fmt.Fprintf(w, "runs with each maximum load, per size and rule (m = %d balls at every size, seed %d, %s)\n\n", rows[0].Balls, rows[0].Seed, rows[0].source(rows[0].keysFlag))
 	}
 	header := []string{"bins"}
 	if !pool {
@@ -602,12 +637,14 @@ func leadingZeros(n uint64) int {
 }
 
 // simChart draws the shares (pooled over sizes when there are several) as
-// points and the fluid limit as lines, one colour per rule.
+// points and the fluid limit as lines, one colour per rule. Pooled, the
+// title's load and each rule's limit are those of the largest size, as in
+// the sweep's table (simSweepTable).
 func simChart(rows []*simRow, pooled bool) *plot.Chart {
-	r0 := rows[0]
-	title := fmt.Sprintf("n = %s, m = %.4g·n", fmtBins(r0.Bins), float64(r0.Balls)/float64(r0.Bins))
+	r0, rl := rows[0], rows[len(rows)-1]
+	title := fmt.Sprintf("n = %s, m = %.4g·n", fmtBins(r0.Bins), r0.load())
 	if pooled {
-		title = fmt.Sprintf("n = %s to %s, m = %.4g·n", fmtBins(r0.Bins), fmtBins(rows[len(rows)-1].Bins), float64(r0.Balls)/float64(r0.Bins))
+		title = fmt.Sprintf("n = %s to %s, m = %.4g·n", fmtBins(r0.Bins), fmtBins(rl.Bins), rl.load())
 	}
 	c := &plot.Chart{Title: title, XLabel: "load k", YLabel: "share of bins with load ≥ k", LogY: true}
 	seen := map[string]int{}
@@ -617,18 +654,20 @@ func simChart(rows []*simRow, pooled bool) *plot.Chart {
 		}
 		seen[r.Rule] = len(seen)
 		h := r.res.Hist.Clone()
+		last := r // the rule's row at the largest size
 		for _, o := range rows {
 			if o != r && o.Rule == r.Rule {
 				h.Merge(o.res.Hist)
+				last = o
 			}
 		}
 		col := plot.Palette[seen[r.Rule]%len(plot.Palette)]
 		simS := h.ShareAtLeast()
 		c.Series = append(c.Series, plot.Series{Name: r.Rule + " sim", X: ks(len(simS)), Y: simS, Style: plot.Points, Color: col})
-		if r.fluid == nil {
+		if last.fluid == nil {
 			continue
 		}
-		fl := r.fluid.ShareAtLeast
+		fl := last.fluid.ShareAtLeast
 		// The limit two levels past the simulation (or down to 1e-300):
 		// far enough to show where the tail goes, near enough that the
 		// axis still separates the simulated points.

@@ -3,13 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/bucket/fluid"
 	"github.com/twochoice/twochoice/bucket/sim"
 )
@@ -90,7 +94,7 @@ func TestSimSweep(t *testing.T) {
 		t.Fatalf("sweep table, code %d:\n%s", code, out)
 	}
 	code, out, _ = runCLI("sim", "--rule", "double", "--log2", "12", "--runs", "2", "--format", "csv")
-	if code != 0 || !strings.HasPrefix(out, "rule,d,bins,balls,runs,seed,engine,k,share_sim,share_fluid,max_load_runs\ndouble,2,4096,4096,2,1,array,1,") {
+	if code != 0 || !strings.HasPrefix(out, "rule,d,bins,balls,runs,seed,engine,k,share_sim,share_fluid,max_load_runs,keys,hash\ndouble,2,4096,4096,2,1,array,1,") {
 		t.Fatalf("csv, code %d:\n%s", code, out)
 	}
 }
@@ -296,5 +300,152 @@ func TestSimHelpLoadWithKeyFile(t *testing.T) {
 	code, out, _ := runCLI("sim", "--help")
 	if code != 0 || !strings.Contains(out, "with a key file, all its keys") {
 		t.Errorf("code %d; --help does not say --load's default with a key file:\n%s", code, out)
+	}
+}
+
+// A key-driven run's output names its key source and hash family in every
+// format: without them the numbers cannot be told apart from a uniform
+// run's, nor replayed (the same --seed under --hash xxhash gives other
+// numbers). The product set is named with the k its size used.
+func TestSimRecordsKeySource(t *testing.T) {
+	args := []string{"sim", "--rule", "goleft", "--log2", "12", "--runs", "1", "--keys", "product", "--hash", "tabulation", "--quiet"}
+	code, out, errOut := runCLI(append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(out), &obj); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if obj["keys"] != "product:3" || obj["hash"] != "tabulation" {
+		t.Errorf("json: keys %v, hash %v; want product:3 (3^8 ≥ 4096 keys) and tabulation", obj["keys"], obj["hash"])
+	}
+	code, out, _ = runCLI(append(args, "--format", "csv")...)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || !strings.HasSuffix(lines[0], ",keys,hash") || !strings.HasSuffix(lines[1], ",product:3,tabulation") {
+		t.Errorf("csv, code %d:\n%s", code, out)
+	}
+	code, out, _ = runCLI(args...)
+	if code != 0 || !strings.Contains(out, "keys product:3 hashed by tabulation") {
+		t.Errorf("table, code %d:\n%s", code, out)
+	}
+	code, out, _ = runCLI("sim", "--rule", "dchoice", "--sweep", "10:12:2", "--runs", "1", "--keys", "seq", "--quiet")
+	if code != 0 || !strings.Contains(out, "keys seq hashed by xxhash") {
+		t.Errorf("sweep table, code %d:\n%s", code, out)
+	}
+	// Uniform runs keep the issue's JSON object (TestSimJSON) and say so
+	// in the table.
+	code, out, _ = runCLI("sim", "--rule", "dchoice", "--log2", "10", "--runs", "1", "--quiet")
+	if code != 0 || !strings.Contains(out, "uniform candidates") {
+		t.Errorf("uniform table, code %d:\n%s", code, out)
+	}
+}
+
+// The CSV's max_load_runs column holds what the JSON field of that name
+// holds: how many runs had each maximum load, as counts ("2:3 3:4"), not
+// the table's percentages, which at three digits cannot give the counts
+// back once there are more than a thousand runs.
+func TestSimCSVMaxLoadRuns(t *testing.T) {
+	row := &simRow{Rule: "goleft", Runs: 1 << 24, ShareAtLeast: []float64{1, 0.77, 0.22, 0.004},
+		MaxLoadRuns: map[string]int{"3": 1234567, "4": 1<<24 - 1234567}}
+	header, lines := simShareRows([]*simRow{row}, true)
+	col := slices.Index(header, "max_load_runs")
+	if got, want := lines[0][col], "3:1234567 4:15542649"; got != want {
+		t.Errorf("max_load_runs %q, want %q", got, want)
+	}
+	args := []string{"sim", "--rule", "goleft", "--log2", "8", "--runs", "9", "--quiet"}
+	_, js, _ := runCLI(append(args, "--format", "json")...)
+	var obj struct {
+		MaxLoadRuns map[string]int `json:"max_load_runs"`
+	}
+	if err := json.Unmarshal([]byte(js), &obj); err != nil {
+		t.Fatal(err)
+	}
+	_, csv, _ := runCLI(append(args, "--format", "csv")...)
+	first := strings.Split(strings.Split(csv, "\n")[1], ",")[col]
+	var loads []int
+	for l := range obj.MaxLoadRuns {
+		v, _ := strconv.Atoi(l)
+		loads = append(loads, v)
+	}
+	slices.Sort(loads)
+	var parts []string
+	for _, l := range loads {
+		parts = append(parts, fmt.Sprintf("%d:%d", l, obj.MaxLoadRuns[strconv.Itoa(l)]))
+	}
+	if want := strings.Join(parts, " "); first != want || len(loads) < 2 {
+		t.Errorf("csv max_load_runs %q, json %v", first, obj.MaxLoadRuns)
+	}
+}
+
+// A refused number says what would have been taken, not only which flag.
+func TestSimFluidRefusalsSayWhatIsWanted(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "--runs", "-1"}, "--runs -1: want 0 (the published schedule) to 16777216"},
+		{[]string{"sim", "--bins", "0"}, "--bins 0: want at least 1 bin"},
+		{[]string{"fluid", "--capacity", "-1"}, "--capacity -1: want 0 (unbounded bins) or more"},
+	} {
+		code, _, errOut := runCLI(c.args...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: code %d, stderr %q; want %d and %q", c.args, code, errOut, exitUsage, c.want)
+		}
+	}
+}
+
+// --load 1.3 over a sweep from 2 bins throws round(2.6) = 3 balls into 2
+// (1.5 per bin) and 1331 into 1024 (1.2998): close enough to pool, but
+// the pooled table's limit is the largest size's, and its header and the
+// chart's title and limit must be of that same load. They were of the
+// smallest size's: "m = 1.5·n" over a table of the limit at 1.3, and a
+// chart whose line was the limit at 1.5 (0.777 at k = 1 for one choice)
+// beside the table's 0.727.
+func TestSimSweepPooledLoadIsTheLargestSizes(t *testing.T) {
+	code, out, errOut := runCLI("sim", "--quiet", "--sweep", "1:10:9", "--load", "1.3", "--rule", "one", "--runs", "2")
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, "(m = 1.3·n,") || !strings.Contains(out, fmtShare(1-math.Exp(-1331.0/1024))) {
+		t.Errorf("pooled sweep table: want m = 1.3·n and the limit at 1331/1024 (%s):\n%s", fmtShare(1-math.Exp(-1331.0/1024)), out)
+	}
+	limits := map[fluid.Params]*fluid.Result{}
+	var rows []*simRow
+	for _, n := range []uint64{2, 1024} {
+		balls, err := simBalls(1.3, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.Run(context.Background(), sim.Config{Rule: bucket.OneChoice, Bins: n, Balls: balls, Runs: 2, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		row, err := newSimRow(context.Background(), res, limits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, row)
+	}
+	c := simChart(rows, true)
+	if !strings.Contains(c.Title, "m = 1.3·n") {
+		t.Errorf("chart title %q, want m = 1.3·n", c.Title)
+	}
+	for _, s := range c.Series {
+		if s.Name == "one fluid" && s.Y[1] != rows[1].fluid.ShareAtLeast[1] {
+			t.Errorf("chart's limit at k = 1 is %v, the table's (largest size's) %v", s.Y[1], rows[1].fluid.ShareAtLeast[1])
+		}
+	}
+}
+
+// --help gave --load as "any value > 0", but sim refuses a mean load past
+// sim.MaxMeanLoad (2^20): the help says so, and the bound holds.
+func TestSimHelpLoadBound(t *testing.T) {
+	code, out, _ := runCLI("sim", "--help")
+	if code != 0 || !strings.Contains(out, "any value > 0 up to 2^20") || sim.MaxMeanLoad != 1<<20 {
+		t.Errorf("code %d; --help does not give --load's bound 2^20 (sim.MaxMeanLoad %d):\n%s", code, sim.MaxMeanLoad, out)
+	}
+	if code, _, errOut := runCLI("sim", "--quiet", "--bins", "1", "--rule", "one", "--runs", "1", "--load", strconv.Itoa(sim.MaxMeanLoad+1)); code != exitUsage {
+		t.Errorf("--load 2^20+1: code %d, want a usage error (%q)", code, errOut)
 	}
 }
