@@ -154,17 +154,27 @@ func (s *Store[K, V]) grow(t *table[K, V]) {
 	s.prep = nil
 	s.tabs.Store(&tables[K, V]{cur: nt, old: t})
 	s.next = 0
-	var c [hashfn.MaxChoices]uint64
 	// Move the old stash first, all at once: it is small (bounded), and
-	// then the rest of the move only has buckets to visit. Each key is
-	// copied before it is removed, so a lookup always finds it.
-	for _, e := range t.stash.entries() {
+	// then the rest of the move only has buckets to visit. Every key is
+	// copied before the old stash is emptied, so a lookup always finds it:
+	// in the old stash until then, in the new table after.
+	//
+	// The old table's stash hints stay as they are: with its stash empty
+	// no lookup reads them (get checks the stash's size first), and the
+	// table goes when the move ends. Lowering them key by key needed each
+	// key's hash again, and a key that is not equal to itself (a float
+	// NaN, which, as in a Go map, hashes at random each time and is never
+	// found) then lowered a random bucket's hint: the real keys stashed
+	// under that bucket were hidden from lookups until the loop reached
+	// them. Such a key cannot be deleted from a Go map either, hence the
+	// stash is emptied whole rather than key by key.
+	moved := t.stash.entries()
+	for _, e := range moved {
 		h := s.hash(e.key)
 		nt.insert(e.key, e.val, h, tagOf(h))
-		t.stash.remove(e.key)
-		t.bucket(t.candidates(h, &c)[0]).sync.addHint(-1)
-		t.entries--
 	}
+	t.stash.clear()
+	t.entries -= int64(len(moved))
 	// Enough buckets per write that the move ends before the new table
 	// can reach its own threshold, even if every write adds a key; and at
 	// least minStep, so that the move is over soon (while it lasts, a write

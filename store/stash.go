@@ -47,6 +47,15 @@ func (s *stash[K, V]) remove(k K) {
 	s.mu.Unlock()
 }
 
+// clear empties the stash, keys not equal to themselves (NaNs) included,
+// which delete cannot remove.
+func (s *stash[K, V]) clear() {
+	s.mu.Lock()
+	s.m = nil
+	s.size.Store(0)
+	s.mu.Unlock()
+}
+
 func (s *stash[K, V]) len() int { return int(s.size.Load()) }
 
 // entries copies the stash under its read lock.
