@@ -132,6 +132,29 @@ func nextSize(o *Options, n uint64) uint64 {
 	return next
 }
 
+// growTo returns the size a table of n buckets that holds entries keys
+// grows to: nextSize, one step of 3/2, unless the table is so far past
+// its threshold that one step would leave the new table past its own, as
+// after All or Save kept it from growing while keys poured into the stash.
+// Then it is the first size on the growth path at which the entries fill
+// two thirds of the threshold, as after one step from the threshold: one
+// growth takes the table where it needs to be, where steps of 3/2 would
+// take one growth per Set of a new key, each moving the whole stash again.
+func growTo(o *Options, n uint64, entries int64) uint64 {
+	next := nextSize(o, n)
+	if maxE, _ := thresholds(o, next); maxE >= entries {
+		return next
+	}
+	for {
+		maxE, _ := thresholds(o, next)
+		after := nextSize(o, next)
+		if 2*maxE >= 3*entries || after == next {
+			return next
+		}
+		next = after
+	}
+}
+
 // needsGrowth reports whether t has passed a threshold.
 func (t *table[K, V]) needsGrowth() bool {
 	return t.entries > t.maxEntries || t.stash.len() > t.stashBound
@@ -141,7 +164,7 @@ func (t *table[K, V]) needsGrowth() bool {
 // The caller holds s.mu and no growth is under way.
 func (s *Store[K, V]) grow(t *table[K, V]) {
 	n := uint64(int(t.n))
-	next := nextSize(&s.opts, n)
+	next := growTo(&s.opts, n, t.entries)
 	if next == n {
 		return
 	}
