@@ -12,9 +12,11 @@ import (
 // A table grows when its entries pass maxUtilization × n × BucketSize or
 // its stash passes stashBound. The new table has about growthNum/growthDen
 // times as many buckets (rounded up to a size the rule accepts, see
-// sizeAtLeast), and the keys move to it incrementally: every write moves
-// the old slots that may hold its key, if any, plus s.step more visits to
-// old buckets (at least minStep; see movePasses for the order), so no
+// sizeAtLeast; more when a pin left it far past its threshold, see
+// growTo), and the keys move to it incrementally: every write moves
+// the old slots that may hold its key, if any (and its key, if it is in
+// the old stash), plus s.step more visits to the old stash's keys and
+// then to old buckets (at least minStep; see movePasses for the order), so no
 // caller ever waits for a whole rehash, and the move is done well before
 // the new table can fill up. While keys move, a lookup
 // checks the old table first and then the new one: keys only ever move
@@ -132,6 +134,29 @@ func nextSize(o *Options, n uint64) uint64 {
 	return next
 }
 
+// growTo returns the size a table of n buckets that holds entries keys
+// grows to: nextSize, one step of 3/2, unless the table is so far past
+// its threshold that one step would leave the new table past its own, as
+// after All or Save kept it from growing while keys poured into the stash.
+// Then it is the first size on the growth path at which the entries fill
+// two thirds of the threshold, as after one step from the threshold: one
+// growth takes the table where it needs to be, where steps of 3/2 would
+// take one growth per Set of a new key, each moving the whole stash again.
+func growTo(o *Options, n uint64, entries int64) uint64 {
+	next := nextSize(o, n)
+	if maxE, _ := thresholds(o, next); maxE >= entries {
+		return next
+	}
+	for {
+		maxE, _ := thresholds(o, next)
+		after := nextSize(o, next)
+		if 2*maxE >= 3*entries || after == next {
+			return next
+		}
+		next = after
+	}
+}
+
 // needsGrowth reports whether t has passed a threshold.
 func (t *table[K, V]) needsGrowth() bool {
 	return t.entries > t.maxEntries || t.stash.len() > t.stashBound
@@ -141,7 +166,7 @@ func (t *table[K, V]) needsGrowth() bool {
 // The caller holds s.mu and no growth is under way.
 func (s *Store[K, V]) grow(t *table[K, V]) {
 	n := uint64(int(t.n))
-	next := nextSize(&s.opts, n)
+	next := growTo(&s.opts, n, t.entries)
 	if next == n {
 		return
 	}
@@ -154,23 +179,47 @@ func (s *Store[K, V]) grow(t *table[K, V]) {
 	s.prep = nil
 	s.tabs.Store(&tables[K, V]{cur: nt, old: t})
 	s.next = 0
-	var c [hashfn.MaxChoices]uint64
-	// Move the old stash first, all at once: it is small (bounded), and
-	// then the rest of the move only has buckets to visit. Each key is
-	// copied before it is removed, so a lookup always finds it.
-	for _, e := range t.stash.entries() {
-		h := s.hash(e.key)
-		nt.insert(e.key, e.val, h, tagOf(h))
-		t.stash.remove(e.key)
-		t.bucket(t.candidates(h, &c)[0]).sync.addHint(-1)
-		t.entries--
+	// The old stash moves with the buckets, a few keys per write: after
+	// All or Save kept the table from growing it may hold most of the
+	// keys, and moving them all here made this one Set wait for them
+	// (85 ms for 200,000 keys). A key stays in the old stash until it is
+	// moved: copied to the new table, then removed, so a lookup finds it
+	// in one or the other (see moveStashed). The list of keys to move is
+	// a copy, taken now: no key joins the old stash during the move.
+	//
+	// The old table's stash hints stay as they are: they still cover every
+	// key left in its stash, and the table goes when the move ends.
+	// Lowering them key by key needed each key's hash again, and a key
+	// that is not equal to itself (a float NaN, which, as in a Go map,
+	// hashes at random each time and is never found) then lowered a
+	// random bucket's hint: the real keys stashed under that bucket were
+	// hidden from lookups. Such a key cannot be deleted from a Go map
+	// either: those are moved now, and the old stash rebuilt without them.
+	s.moving, s.snext = t.stash.entries(), 0
+	nans := 0
+	for x := range s.moving {
+		if e := &s.moving[x]; e.key != e.key {
+			h := s.hash(e.key)
+			nt.insert(e.key, e.val, h, tagOf(h))
+			nans++
+		} else if nans > 0 {
+			s.moving[x-nans] = *e
+		}
 	}
-	// Enough buckets per write that the move ends before the new table
-	// can reach its own threshold, even if every write adds a key; and at
-	// least minStep, so that the move is over soon (while it lasts, a write
-	// also checks the old table, and both tables take memory).
+	if nans > 0 {
+		clear(s.moving[len(s.moving)-nans:])
+		s.moving = s.moving[:len(s.moving)-nans]
+		t.stash.reset(s.moving)
+		t.entries -= int64(nans)
+	}
+	// Enough visits (to old buckets or stashed keys) per write that the
+	// move ends before the new table can reach its own threshold, even if
+	// every write adds a key; and at least minStep, so that the move is
+	// over soon (while it lasts, a write also checks the old table, and
+	// both tables take memory).
+	visits := movePasses*int64(n) + int64(len(s.moving))
 	room := max(nt.maxEntries-t.entries-nt.entries, 1)
-	s.step = max(int((movePasses*int64(n)+room-1)/room)+1, minStep)
+	s.step = max(int((visits+room-1)/room)+1, minStep)
 	s.grows++
 }
 
@@ -220,23 +269,45 @@ func passMask(c ctrl, p int) uint64 {
 	return c.full() &^ (differ << 7)
 }
 
-// migrateFor, during a growth, makes sure the key with hash h is not left
-// in the old table (it moves the old slots whose tag matches the key's),
-// then makes s.step more visits, and ends the growth when none are left.
-// The caller holds s.mu. It returns the tables as they are afterwards.
-func (s *Store[K, V]) migrateFor(st *tables[K, V], h uint64) *tables[K, V] {
+// migrateFor, during a growth, makes sure key k with hash h is not left
+// in the old table (it moves the old slots whose tag matches the key's,
+// and k if it is in the old stash), then makes s.step more visits, and
+// ends the growth when none are left. The caller holds s.mu. It returns
+// the tables as they are afterwards.
+func (s *Store[K, V]) migrateFor(st *tables[K, V], k K, h uint64) *tables[K, V] {
 	var (
 		c  [hashfn.MaxChoices]uint64
 		mv mover[K, V]
 	)
 	tag := tagOf(h)
-	for _, i := range st.old.candidates(h, &c) {
+	cs := st.old.candidates(h, &c)
+	for _, i := range cs {
 		if m := ctrl(st.old.bucket(i).ctrl.Load()).match(tag); m != 0 {
 			mv.take(s, st, i, m)
 		}
 	}
 	mv.flush(s, st)
+	// The stash is moved first, usually within the first write; while it
+	// lasts, the old table's hints, never lowered during the move (grow),
+	// tell whether k may be in it.
+	if s.snext < len(s.moving) && st.old.bucket(cs[0]).sync.hint() != 0 {
+		s.moveStashed(st, k)
+	}
 	return s.advance(st, s.step)
+}
+
+// moveStashed moves k from the old stash to the new table, if it is
+// still in the old stash: copied first, then removed, so that a lookup
+// finds it in one or the other. The caller holds s.mu.
+func (s *Store[K, V]) moveStashed(st *tables[K, V], k K) {
+	v, ok := st.old.stash.peek(k)
+	if !ok {
+		return // moved already, by a write of k
+	}
+	h := s.hash(k)
+	st.cur.insert(k, v, h, tagOf(h))
+	st.old.stash.remove(k)
+	st.old.entries--
 }
 
 // advance makes up to k more visits and ends the growth if that was the
@@ -256,6 +327,11 @@ func (s *Store[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 		prefetchBuckets(st.old, lo, hi)
 		x += int(hi - lo)
 	}
+	// The old stash's keys first, one visit each.
+	for ; k > 0 && s.snext < len(s.moving); k-- {
+		s.moveStashed(st, s.moving[s.snext].key)
+		s.snext++
+	}
 	pass, i := s.next/n, uint64(s.next%n) // s.next = pass·n + i (moveOrder)
 	for ; k > 0 && s.next < visits; k-- {
 		b := st.old.bucket(i)
@@ -268,9 +344,10 @@ func (s *Store[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 		}
 	}
 	mv.flush(s, st)
-	if s.next < visits {
+	if s.next < visits || s.snext < len(s.moving) {
 		return st
 	}
+	s.moving, s.snext = nil, 0
 	done := &tables[K, V]{cur: st.cur}
 	s.tabs.Store(done)
 	return done

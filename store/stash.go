@@ -47,6 +47,25 @@ func (s *stash[K, V]) remove(k K) {
 	s.mu.Unlock()
 }
 
+// peek is get for writers.
+func (s *stash[K, V]) peek(k K) (V, bool) {
+	v, ok := s.m[k]
+	return v, ok
+}
+
+// reset makes es the stash's contents: a growth drops keys not equal to
+// themselves (NaNs) this way, which delete cannot remove.
+func (s *stash[K, V]) reset(es []slot[K, V]) {
+	m := make(map[K]V, len(es))
+	for _, e := range es {
+		m[e.key] = e.val
+	}
+	s.mu.Lock()
+	s.m = m
+	s.size.Store(int64(len(m)))
+	s.mu.Unlock()
+}
+
 func (s *stash[K, V]) len() int { return int(s.size.Load()) }
 
 // entries copies the stash under its read lock.

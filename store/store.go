@@ -46,10 +46,14 @@ type Store[K comparable, V any] struct {
 	// mu serializes writers (Set, Delete, Clear, growth steps) and guards
 	// the fields below. Get never takes it.
 	mu   sync.Mutex
-	next int          // during a growth: visits to old buckets made (see movePasses)
-	step int          // during a growth: old buckets to move per write
-	pins int          // visitors (All, Load) that need the table not to grow
-	prep *table[K, V] // the next table, being allocated (chunk.go)
+	next int // during a growth: visits to old buckets made (see movePasses)
+	// During a growth: the keys of the old stash when it began, to move
+	// (grow), and how many of them the move has visited.
+	moving []slot[K, V]
+	snext  int
+	step   int          // during a growth: old buckets to move per write
+	pins   int          // visitors (All, Load) that need the table not to grow
+	prep   *table[K, V] // the next table, being allocated (chunk.go)
 
 	sets, deletes, grows uint64
 
@@ -196,7 +200,7 @@ func (s *Store[K, V]) Set(k K, v V) {
 	// that migrateFor does first, instead of following it.
 	st.cur.prefetchCandidates(h)
 	if st.old != nil {
-		st = s.migrateFor(st, h)
+		st = s.migrateFor(st, k, h)
 	}
 	if s.view.Load() != nil {
 		s.cowTouch(st.cur, h)
@@ -227,7 +231,7 @@ func (s *Store[K, V]) Delete(k K) bool {
 	s.mu.Lock()
 	st := s.tabs.Load()
 	if st.old != nil {
-		st = s.migrateFor(st, h)
+		st = s.migrateFor(st, k, h)
 	}
 	if s.view.Load() != nil {
 		s.cowTouch(st.cur, h)
@@ -258,6 +262,7 @@ func (s *Store[K, V]) Clear() {
 	s.tabs.Store(&tables[K, V]{cur: s.emptyTable()})
 	s.count.Store(0)
 	s.next, s.step = 0, 0
+	s.moving, s.snext = nil, 0
 	s.prep = nil
 	s.mu.Unlock()
 }
