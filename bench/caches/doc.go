@@ -60,10 +60,11 @@
 // every Set, which is what a hit ratio measures. Hit-ratio runs set Sync;
 // throughput runs leave it off and measure the caches as users run them.
 //
-// The Wait matters: on the OLTP trace ristretto's hit ratio is 27.8% at
-// 1,000 entries and 56.4% at 15,000 with it, and without it 18-19% and
-// 39-41%, varying by several points between runs, because Sets still in
-// the buffer miss and a full buffer drops them.
+// The Wait matters: on the OLTP trace ristretto's hit ratio is 23 to 24%
+// at 1,000 entries and 55 to 57% at 15,000 with it (three replays and the
+// README's results table), and was 18-19% and 39-41% without it when the
+// Wait came in, varying by several points between runs, because Sets
+// still in the buffer miss and a full buffer drops them.
 //
 // Even with Sync, two peers are not exactly reproducible: otter seeds its
 // frequency sketch's hash at random for each cache and admits a few
