@@ -1,0 +1,56 @@
+package store
+
+import (
+	"testing"
+
+	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/internal/testkeys"
+)
+
+// TestGet2TagFalsePositives: get2 reads a candidate's slots only when its
+// tags match. A key in the second candidate whose first candidate holds
+// another key with the same tag must still be found: get2 must go on to
+// the second candidate after a false match in the first, not stop at the
+// first candidate whose tags matched. The test checks that the store holds
+// keys in each candidate and keys behind a false match, so that it
+// exercises each path, for each candidate scheme (parts, independent,
+// double hashing).
+func TestGet2TagFalsePositives(t *testing.T) {
+	for _, o := range []Options{
+		{Seed: 1, Placement: bucket.GoLeft},
+		{Seed: 2, Placement: bucket.DChoice},
+		{Seed: 3, Placement: bucket.DoubleHash},
+	} {
+		s := newTestStore[string, int](t, o)
+		keys := testkeys.Synthetic(20000, 3)
+		for i, k := range keys {
+			s.Set(k, i)
+		}
+		tb := s.tabs.Load().cur
+		if tb.d != 2 || tb.lay.words == 0 {
+			t.Fatalf("options %+v: want the optimistic two-choice path", o)
+		}
+		var in0, in1, falsePos int
+		for i, k := range keys {
+			h := s.hash(k)
+			tag := tagOf(h)
+			c0, c1 := tb.cand2(h)
+			switch {
+			case tb.bucket(c0).find(k, tag) >= 0:
+				in0++
+			case tb.bucket(c1).find(k, tag) >= 0:
+				in1++
+				if ctrl(tb.bucket(c0).ctrl.Load()).match(tag) != 0 {
+					falsePos++
+				}
+			}
+			if v, ok := s.Get(k); !ok || v != i {
+				t.Fatalf("options %+v: Get(%q) = %d, %v; want %d, true", o, k, v, ok, i)
+			}
+		}
+		if in0 == 0 || in1 == 0 || falsePos == 0 {
+			t.Fatalf("options %+v: keys in the first candidate %d, in the second %d, of those behind a false tag match %d: want some of each",
+				o, in0, in1, falsePos)
+		}
+	}
+}
