@@ -275,9 +275,17 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 	t := s.tabs.Load().cur
 	var c [hashfn.MaxChoices]uint64
 	cs := t.cands(h, &c)
-	// Fetch every cache line a Set of a new key reads first, at once, so
-	// that their misses overlap instead of following one another.
-	prefetchSet(t, cs, s.sk.block(h))
+	sp := s.sk.spots(h)
+	// Load, before the first locked instruction (which waits for every
+	// load before it), a word of each cache line a Set of a new key needs:
+	// the candidates' control words and policy words and the key's sketch
+	// block. The loads do not depend on one another, so their cache misses
+	// overlap instead of following one another.
+	touched := sp[0].w.Load()
+	for _, i := range cs {
+		touched ^= t.bucket(i).ctrl.Load() ^ t.meta[i].acc[0].Load()
+	}
+	keep(touched)
 	// An update locks only the bucket that holds the key: found without
 	// a lock first, then found again under the lock (a key only enters a
 	// bucket under the locks of all its candidates, so while this one is
@@ -302,7 +310,6 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 	// came before. Counted before taking the locks, to hold them for less
 	// time (if k came in meanwhile, the count is one too many, which a
 	// frequency estimate does not mind).
-	sp := s.sk.spots(h)
 	f := s.sk.add(&sp) - 1
 	// The tick counts the insert for the eviction clock and for Stats
 	// (Sets, Evictions; counters.go): the one atomic add of an insert's

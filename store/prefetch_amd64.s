@@ -18,21 +18,3 @@ loop:
 	JLS loop
 done:
 	RET
-
-// func prefetch5(a, b, c, d, e unsafe.Pointer)
-// PREFETCHW the lines of a and c, PREFETCHT0 those of b, d and e. The Go
-// assembler has no PREFETCHW mnemonic: 0F 0D /1 is PREFETCHW m8, and
-// 08 the ModRM byte for (AX). CPUs without PREFETCHW (Intel before
-// Broadwell) run it as a NOP.
-TEXT ·prefetch5(SB), NOSPLIT|NOFRAME, $0-40
-	MOVQ a+0(FP), AX
-	BYTE $0x0f; BYTE $0x0d; BYTE $0x08 // PREFETCHW (AX)
-	MOVQ b+8(FP), AX
-	PREFETCHT0 (AX)
-	MOVQ c+16(FP), AX
-	BYTE $0x0f; BYTE $0x0d; BYTE $0x08 // PREFETCHW (AX)
-	MOVQ d+24(FP), AX
-	PREFETCHT0 (AX)
-	MOVQ e+32(FP), AX
-	PREFETCHT0 (AX)
-	RET

@@ -66,11 +66,6 @@ type spot struct {
 	shift uint
 }
 
-// block returns the first word of the key's block, for prefetching it.
-func (s *sketch) block(h uint64) *atomic.Uint64 {
-	return &s.words[(hashfn.Mix(h^sketchSalt)&s.blocks)*blockWords]
-}
-
 // spots returns the key's 4 counters. The key's hash is mixed again, so
 // the counters do not follow the bits that pick its buckets and tag.
 func (s *sketch) spots(h uint64) [sketchRows]spot {
