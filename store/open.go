@@ -23,9 +23,10 @@ import (
 // the zero Hash is xxhash and the zero Placement one choice, so these two
 // can only be checked when set to something else), and a contradiction is
 // ErrOptionsMismatch. Clock and DefaultTTL are not in the file: they are
-// taken from opts (a DefaultTTL needs a bounded snapshot). Entries whose expiry has passed are left out. Open
-// decodes the file on the calling goroutine and places the entries on a
-// second one, so it keeps two cores busy where it has them.
+// taken from opts (a DefaultTTL needs a bounded snapshot). Entries whose
+// expiry has passed are left out. Open decodes the file on the calling
+// goroutine and places the entries on a second one, so it keeps two cores
+// busy where it has them.
 //
 // One exception to "the same buckets": a table much larger than its
 // entries need (more than 4 times, and over 64 MiB; a store's table never

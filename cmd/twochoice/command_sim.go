@@ -510,7 +510,7 @@ func simTable(w io.Writer, rows []*simRow, sweeping bool) error {
 		return simSweepTable(w, rows)
 	}
 	r0 := rows[0]
-	fmt.Fprintf(w, "n = %d bins, m = %d balls (%.4g per bin), seed %d, %s\n", r0.Bins, r0.Balls, float64(r0.Balls)/float64(r0.Bins), r0.Seed, r0.source(r0.Keys))
+	fmt.Fprintf(w, "n = %d bins, m = %d balls (%.4g per bin), seed %d, %s\n", r0.Bins, r0.Balls, r0.load(), r0.Seed, r0.source(r0.Keys))
 	fmt.Fprintf(w, "share of bins with load ≥ k: sim is the mean over the runs, fluid the limit as n → ∞\n\n")
 	header, table := simShareRows(rows, false)
 	if err := cli.WriteTable(w, header, table); err != nil {
