@@ -190,7 +190,9 @@
 //   - While a snapshot runs the table does not grow, so a long Save under
 //     heavy inserts leaves a large stash until the next Set of a new key
 //     after it (updates and deletes do not grow the table). That Set grows
-//     the table straight to the size its entries need, allocating it whole
-//     (about 25 ms for 200,000 keys); the stash then moves a few keys per
-//     write, like the buckets.
+//     the table straight to the size its entries need, into a table
+//     prepared a chunk per write during the snapshot; it copies the list
+//     of stashed keys to move (a median of about 7 ms for 200,000 keys,
+//     against 11–13 ms when it allocated the table itself), and the stash
+//     then moves a few keys per write, like the buckets.
 package store

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"math"
 	"math/bits"
 
 	"github.com/twochoice/twochoice/bucket"
@@ -155,6 +156,21 @@ func growTo(o *Options, n uint64, entries int64) uint64 {
 		}
 		next = after
 	}
+}
+
+// growLimit returns the most entries for which growTo(o, n, entries)
+// returns next, a size growTo returned for n: the next size's own
+// threshold, or, further along the growth path, the entries that fill two
+// thirds of next's threshold (no limit at the largest size).
+func growLimit(o *Options, n, next uint64) int64 {
+	maxE, _ := thresholds(o, next)
+	switch {
+	case nextSize(o, next) == next:
+		return math.MaxInt64
+	case next == nextSize(o, n):
+		return maxE
+	}
+	return 2 * maxE / 3
 }
 
 // needsGrowth reports whether t has passed a threshold.

@@ -1,11 +1,14 @@
 package store
 
 import (
+	"fmt"
 	"iter"
 	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/twochoice/twochoice/bucket"
 )
 
 // TestGrowthKeepsStashedKeysVisibleBesideNaN grows a table whose stash
@@ -108,6 +111,82 @@ func TestGrowthAfterLongPinSizesForTheEntries(t *testing.T) {
 	}
 	if after := s.Stats(); after.Grows != before.Grows+1 {
 		t.Errorf("%d growths in the 1,001 Sets after the pin, want 1 (%+v)", after.Grows-before.Grows, after)
+	}
+}
+
+// During a long pin the next table is prepared at the size the growth
+// after it will pick, a chunk per write, so that the Set that grows the
+// table allocates nothing big: before, the prepared table had the size of
+// one step, the growth wanted a bigger one, and that Set allocated the
+// whole of it (about 25 ms for 200,000 keys).
+func TestLongPinPreparesTheSizeTheGrowthPicks(t *testing.T) {
+	for _, o := range []Options{
+		{Seed: 11},
+		{Seed: 12, Placement: bucket.DoubleHash},
+		{Seed: 13, Placement: bucket.DChoice, Choices: 3, BucketSize: 4},
+	} {
+		s := newTestStore[int, int](t, o)
+		for i := range 1000 {
+			s.Set(i, i)
+		}
+		next, stop := iter.Pull2(s.All())
+		next()
+		for i := 1000; i < 100_000; i++ {
+			s.Set(i, i)
+		}
+		stop()
+		cur := s.tabs.Load().cur
+		want := growTo(&s.opts, cur.n, cur.entries)
+		p := s.prep
+		if p == nil || p.n != want || p.ready != len(p.chunks) {
+			got := "none"
+			if p != nil {
+				got = fmt.Sprintf("%d buckets, %d of %d chunks", p.n, p.ready, len(p.chunks))
+			}
+			t.Errorf("%+v: after the pin the prepared table is %s; the growth wants %d buckets, whole", s.opts, got, want)
+			continue
+		}
+		s.Set(-1, -1) // the growth
+		if st := s.tabs.Load(); st.cur != p {
+			t.Errorf("%+v: the growth did not take the prepared table (%d buckets, want %d)", s.opts, st.cur.n, want)
+		}
+		if err := s.checkInvariants(); err != nil {
+			t.Fatalf("%+v: %v", s.opts, err)
+		}
+	}
+}
+
+// growLimit is the most entries for which growTo keeps its answer.
+func TestGrowLimit(t *testing.T) {
+	for _, o := range []Options{
+		{Seed: 1},
+		{Seed: 1, Placement: bucket.DoubleHash},
+		{Seed: 1, Placement: bucket.DChoice, Choices: 3, BucketSize: 4},
+		{Seed: 1, Placement: bucket.OneChoice, Choices: 1},
+	} {
+		o, err := o.resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []uint64{4, 6, 97, 1000, 1 << 20} {
+			n = sizeAtLeast(&o, n)
+			maxE, _ := thresholds(&o, n)
+			for e := maxE; e < 40*maxE; e = e*5/4 + 1 {
+				next := growTo(&o, n, e)
+				lim := growLimit(&o, n, next)
+				if lim < e {
+					t.Fatalf("%+v n=%d: growTo(%d) = %d but its limit is %d", o, n, e, next, lim)
+				}
+				if got := growTo(&o, n, lim); got != next {
+					t.Fatalf("%+v n=%d: growTo(limit %d) = %d, want %d", o, n, lim, got, next)
+				}
+				if lim < math.MaxInt64 {
+					if got := growTo(&o, n, lim+1); got == next {
+						t.Fatalf("%+v n=%d: growTo(limit+1 = %d) = %d still", o, n, lim+1, got)
+					}
+				}
+			}
+		}
 	}
 }
 

@@ -54,6 +54,7 @@ type Store[K comparable, V any] struct {
 	step   int          // during a growth: old buckets to move per write
 	pins   int          // visitors (All, Load) that need the table not to grow
 	prep   *table[K, V] // the next table, being allocated (chunk.go)
+	prepTo int64        // the most entries for which growTo still picks prep's size
 
 	sets, deletes, grows uint64
 
