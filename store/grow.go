@@ -145,16 +145,17 @@ func nextSize(o *Options, n uint64) uint64 {
 // take one growth per Set of a new key, each moving the whole stash again.
 func growTo(o *Options, n uint64, entries int64) uint64 {
 	next := nextSize(o, n)
-	if maxE, _ := thresholds(o, next); maxE >= entries {
+	maxE, _ := thresholds(o, next)
+	if maxE >= entries {
 		return next
 	}
 	for {
-		maxE, _ := thresholds(o, next)
 		after := nextSize(o, next)
 		if 2*maxE >= 3*entries || after == next {
 			return next
 		}
 		next = after
+		maxE, _ = thresholds(o, next)
 	}
 }
 
