@@ -213,7 +213,7 @@ func TestRandomAndProductKeys(t *testing.T) {
 }
 
 // Product keys hashed by simple tabulation still have the limit's shares
-// on average, but one run's shares stray from them 8 to 15 times further
+// on average, but one run's shares stray from them 7.6 to 14.9 times further
 // than under xxhash (see ProductKeys): the tolerance here is z standard
 // errors of the mean of the runs' own shares, not checkShares' binomial
 // error of independent bins, which these runs would fail. A defect in how
