@@ -150,9 +150,19 @@ func checkTypes[K comparable, V any](m *snapshot.Meta) error {
 		if whole := c.file.String(); !strings.HasPrefix(d, whole) {
 			d += fmt.Sprintf(" (the file: %s; here: %s)", whole, c.here)
 		}
-		return fmt.Errorf("%w: %s type %s has another shape than the file's: %s", ErrTypeMismatch, c.what, c.name, d)
+		return fmt.Errorf("%w: %s type %s has another shape than the file's: %s", ErrTypeMismatch, c.what, c.name, cutShape(d))
 	}
 	return nil
+}
+
+// cutShape cuts the account of a difference in shapes to at most 4000
+// bytes: a doctored file may describe a type of megabytes.
+func cutShape(s string) string {
+	const most = 4000
+	if len(s) <= most {
+		return s
+	}
+	return strings.ToValidUTF8(s[:most], "") + fmt.Sprintf("… (%d bytes)", len(s))
 }
 
 // snapshotOptions returns the options recorded in m, checked against the

@@ -438,3 +438,30 @@ func rewriteMetaRaw(t *testing.T, p string, build func(m *snapshot.Meta) any) {
 		t.Fatal(err)
 	}
 }
+
+// A doctored shape (deeply nested, huge, or missing parts) is a type
+// mismatch with a message of bounded length, never a panic.
+func TestOpenDoctoredShape(t *testing.T) {
+	p := saveTyped(t, map[string]int{"a": 1})
+	deep := &snapshot.TypeDesc{Kind: "int"}
+	for range 400 {
+		deep = &snapshot.TypeDesc{Kind: "slice", Elem: deep}
+	}
+	wide := &snapshot.TypeDesc{Kind: "struct"}
+	for i := range 20_000 {
+		wide.Fields = append(wide.Fields, snapshot.FieldDesc{Name: fmt.Sprint("F", i), Type: snapshot.TypeDesc{Kind: "string"}})
+	}
+	for name, d := range map[string]*snapshot.TypeDesc{
+		"deep":           deep,
+		"wide":           wide,
+		"slice, no elem": {Kind: "slice"},
+		"map, no key":    {Kind: "map", Elem: &snapshot.TypeDesc{Kind: "int"}},
+		"empty":          {},
+	} {
+		bad := editedCopy(t, p, func(m *snapshot.Meta) { m.ValueDesc = d })
+		_, err := Open[string, int](bad, nil)
+		if !errors.Is(err, ErrTypeMismatch) || len(err.Error()) > 4500 {
+			t.Errorf("%s: %.300v (%d bytes); want ErrTypeMismatch, briefly", name, err, len(fmt.Sprint(err)))
+		}
+	}
+}

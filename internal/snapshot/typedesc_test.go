@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -132,11 +133,16 @@ func randomType(r *rand.Rand, depth int) reflect.Type {
 	return reflect.StructOf(fields)
 }
 
+var descSeed = flag.Uint64("snapshot.seed", 0, "seed for TestDescribeProperty (0: a fresh one, printed)")
+
 // Property: two random types have equal descriptions exactly when they
 // are the same type, and a description survives msgpack unchanged.
 func TestDescribeProperty(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	seed := *descSeed
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	t.Logf("seed %d (replay with -snapshot.seed %d)", seed, seed)
 	r := rand.New(rand.NewPCG(seed, 1))
 	for range 2000 {
 		t1, t2 := randomType(r, 3), randomType(r, 3)
