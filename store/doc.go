@@ -117,7 +117,9 @@
 // [Store.Save] writes the store to a file and [Open] restores it, into a
 // table of the same size with every key in the bucket it was in, so the
 // restored store's load report equals the saved one (the format is in
-// internal/snapshot and the README). A snapshot is the store at one
+// internal/snapshot and the README). The file records the names and the
+// shapes of the key and value types, and Open restores it only into types
+// of the same names and shapes (ErrTypeMismatch; see Open). A snapshot is the store at one
 // instant, taken without stopping it, by copy-on-write per bucket: at the
 // snapshot instant every bucket is marked uncopied; the walker then claims
 // one bucket at a time (a compare-and-swap on the bucket's state) and

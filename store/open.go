@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -40,6 +41,19 @@ import (
 // claims (a cache's table follows from MaxEntries, at most
 // MaxCacheEntries, as in New).
 //
+// K and V must be the types the snapshot was saved from: the same names
+// (reflect's String, without the package path) and the same shapes, as
+// the file records them (internal/snapshot's TypeDesc: kinds, named
+// types' names, element, key and pointer types, array lengths, and the
+// fields msgpack writes, in order, with their names and codec or json
+// tags). Another shape of the same name, such as another program's
+// main.Item, or a struct whose fields changed since the save, is
+// ErrTypeMismatch, saying what differs, before any record is read;
+// msgpack would otherwise have decoded the records into it as it could,
+// with zero, truncated or converted values. The same shape under the same
+// name restores, from whatever package path. Snapshots saved before
+// shapes were recorded are checked by name alone.
+//
 // Errors wrap ErrNotFound, ErrNotSnapshot, ErrCorrupt, ErrNewerVersion,
 // ErrTypeMismatch, ErrOptionsMismatch, ErrLocked, ErrRead (the file
 // cannot be opened or read), or ErrOptions for a negative
@@ -53,9 +67,8 @@ func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error)
 	}
 	defer r.Close()
 	m := r.Meta()
-	if kt, vt := typeName[K](), typeName[V](); m.KeyType != kt || m.ValueType != vt {
-		return nil, fmt.Errorf("snapshot %s: %w: the file holds %s → %s, asked for %s → %s",
-			path, ErrTypeMismatch, m.KeyType, m.ValueType, kt, vt)
+	if err := checkTypes[K, V](&m); err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
 	o, err := snapshotOptions(&m, opts)
 	if err != nil {
@@ -108,6 +121,48 @@ func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error)
 		s.count.Store(t.entries)
 	}
 	return s, nil
+}
+
+// checkTypes checks that the snapshot m holds keys K and values V: of
+// the same names and, where the file records them, the same shapes
+// (snapshot.TypeDesc). A file written before shapes were recorded is
+// checked by name alone.
+func checkTypes[K comparable, V any](m *snapshot.Meta) error {
+	if kt, vt := typeName[K](), typeName[V](); m.KeyType != kt || m.ValueType != vt {
+		return fmt.Errorf("%w: the file holds %s → %s, asked for %s → %s", ErrTypeMismatch, m.KeyType, m.ValueType, kt, vt)
+	}
+	for _, c := range [2]struct {
+		what, name string
+		file, here *snapshot.TypeDesc
+	}{
+		{"key", m.KeyType, m.KeyDesc, snapshot.Describe(reflect.TypeFor[K]())},
+		{"value", m.ValueType, m.ValueDesc, snapshot.Describe(reflect.TypeFor[V]())},
+	} {
+		if c.file == nil {
+			continue
+		}
+		d := snapshot.Diff(c.file, c.here)
+		if d == "" {
+			continue
+		}
+		// Both whole shapes, unless the difference is at the top, where
+		// Diff has given them already.
+		if whole := c.file.String(); !strings.HasPrefix(d, whole) {
+			d += fmt.Sprintf(" (the file: %s; here: %s)", whole, c.here)
+		}
+		return fmt.Errorf("%w: %s type %s has another shape than the file's: %s", ErrTypeMismatch, c.what, c.name, cutShape(d))
+	}
+	return nil
+}
+
+// cutShape cuts the account of a difference in shapes to at most 4000
+// bytes: a doctored file may describe a type of megabytes.
+func cutShape(s string) string {
+	const most = 4000
+	if len(s) <= most {
+		return s
+	}
+	return strings.ToValidUTF8(s[:most], "") + fmt.Sprintf("… (%d bytes)", len(s))
 }
 
 // snapshotOptions returns the options recorded in m, checked against the

@@ -26,7 +26,9 @@ var (
 	ErrCorrupt = snapshot.ErrCorrupt
 	// ErrNewerVersion: the file was written by a newer format version.
 	ErrNewerVersion = snapshot.ErrNewerVersion
-	// ErrTypeMismatch: the snapshot's key or value type is not K or V.
+	// ErrTypeMismatch: the snapshot's key or value type is not K or V:
+	// another name, or the same name and another shape (fields, element
+	// types, kinds; see Open).
 	ErrTypeMismatch = snapshot.ErrTypeMismatch
 	// ErrOptionsMismatch: options given to Open contradict the snapshot.
 	ErrOptionsMismatch = snapshot.ErrOptionsMismatch
@@ -238,6 +240,8 @@ func (s *Store[K, V]) writeView(ctx context.Context, v *cowView[K, V], progress 
 	m := snapshot.Meta{
 		KeyType:    typeName[K](),
 		ValueType:  typeName[V](),
+		KeyDesc:    snapshot.Describe(reflect.TypeFor[K]()),
+		ValueDesc:  snapshot.Describe(reflect.TypeFor[V]()),
 		Placement:  o.Placement.String(),
 		Choices:    o.Choices,
 		BucketSize: o.BucketSize,

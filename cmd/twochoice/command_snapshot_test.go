@@ -95,7 +95,7 @@ func TestLoadInspectRoundTrip(t *testing.T) {
 		t.Fatalf("load table: code %d\n%s", code, out)
 	}
 	code, out, _ = runCLI("inspect", "--quiet", snap)
-	for _, want := range []string{"format version 1", "key type string, value type uint64", "bucket/fluid", "20000 entries"} {
+	for _, want := range []string{"format version 1", "key type string, value type uint64", "key shape string\nvalue shape uint64\n", "bucket/fluid", "20000 entries"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("inspect table lacks %q (code %d):\n%s", want, code, out)
 		}
@@ -179,6 +179,11 @@ func TestInspectOtherTypes(t *testing.T) {
 		if code != 0 || json.Unmarshal([]byte(out), &sum) != nil || sum.Entries != 5000 {
 			t.Fatalf("%s: code %d, stderr %q, out %s", name, code, errOut, out)
 		}
+	}
+	// The table shows the shapes that Open checks.
+	code, out, _ := runCLI("inspect", "--quiet", filepath.Join(dir, "struct.snap"))
+	if want := "key shape [8]uint8\nvalue shape main.rec struct { Name string; N int }\n"; code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("inspect table lacks %q (code %d):\n%s", want, code, out)
 	}
 }
 

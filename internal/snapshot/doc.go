@@ -13,9 +13,18 @@
 //     version as 4 big-endian bytes, and "meta" = the [Meta] record encoded
 //     with msgpack (github.com/hashicorp/go-msgpack/v2): key and value type
 //     names, placement, choices, bucket size, hash family, seed, table size,
-//     entry and stash counts, creation time, the bucket load histogram, and
-//     a checksum of the entries. The "meta" key is written last, in the last
+//     entry and stash counts, creation time, the bucket load histogram, a
+//     checksum of the entries, and the shapes of the key and value types
+//     ([TypeDesc], typedesc.go). The "meta" key is written last, in the last
 //     transaction: a file without it is incomplete.
+//
+// The shapes were added to version 1 without a new version number: they
+// are two optional keys of the metadata map (key_desc, value_desc), and
+// the records are unchanged. Readers built before them skip keys they do
+// not know, and read a newer file as they always did, checking the type
+// names alone; a version 2 would have made every new file unreadable to
+// them, for a check they do not make. Files written before them have no
+// shapes, and readers then compare the names alone.
 //   - "entries" holds one record per entry, under an 8-byte big-endian
 //     sequence number (so records come back in the order they were saved,
 //     and bbolt appends instead of splitting pages). A record is the

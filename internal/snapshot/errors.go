@@ -14,7 +14,9 @@ var (
 	ErrCorrupt = errors.New("store: snapshot corrupt")
 	// ErrNewerVersion: the file was written by a newer format version.
 	ErrNewerVersion = errors.New("store: snapshot from a newer format version")
-	// ErrTypeMismatch: the snapshot's key or value type is not the one asked for.
+	// ErrTypeMismatch: the snapshot's key or value type is not the one
+	// asked for: another name, or the same name and another shape
+	// (TypeDesc).
 	ErrTypeMismatch = errors.New("store: snapshot key or value type mismatch")
 	// ErrOptionsMismatch: options given to Open contradict the snapshot.
 	ErrOptionsMismatch = errors.New("store: options contradict the snapshot")

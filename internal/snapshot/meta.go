@@ -46,6 +46,11 @@ type Meta struct {
 	Histogram [][]uint64 `codec:"histogram" json:"histogram"`
 	// Checksum is xxHash64 over the records (see the package doc).
 	Checksum uint64 `codec:"checksum" json:"checksum"`
+	// KeyDesc and ValueDesc describe the shapes of the key and value
+	// types (typedesc.go). Files written before they were recorded have
+	// neither, and readers then compare KeyType and ValueType alone.
+	KeyDesc   *TypeDesc `codec:"key_desc,omitempty" json:"key_desc,omitempty"`
+	ValueDesc *TypeDesc `codec:"value_desc,omitempty" json:"value_desc,omitempty"`
 }
 
 // CreatedTime returns Created as a time.Time.
