@@ -41,9 +41,9 @@ import (
 //     exported fields, embedded ones (whose fields it inlines), and the
 //     codec's _struct field (whose tag sets options such as toarray),
 //     less those tagged "-" (codec:"-", or json:"-" without a codec key);
-//     each
-//     with its name, whether it is embedded, and its tag for the encoder
-//     (the codec key, or the json key that the codec falls back to);
+//     each with its name, whether it is embedded, and its tag for the
+//     encoder (the codec key, or the json key that the codec falls back
+//     to);
 //     unexported fields are not saved, and are left out;
 //   - interfaces, functions, channels and unsafe pointers: their kind and
 //     name only (reflect's String, "interface {}" for any). msgpack writes
