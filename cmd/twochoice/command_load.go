@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/internal/cli"
 	"github.com/twochoice/twochoice/store"
@@ -102,30 +101,15 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 }
 
 // loadKeys sets every key of the file, with its line number as the value.
-// It reads the file with workload.ScanKeyFile, as every command reads key
-// files: Zstandard files are decompressed, and a binary file or an
-// overlong line is an error. So is a file without a key (empty, or blank
-// lines only), as it is to sim and serve (workload.ReadKeyFile): its
-// snapshot would be of an empty store, most likely from the wrong file.
+// It reads the file with scanKeyFile, as serve does: Ctrl-C stops it, and
+// a file without a key is an error (its snapshot would be of an empty
+// store, most likely from the wrong file).
 func loadKeys(ctx context.Context, s *store.Store[string, uint64], path string, stderr io.Writer, quiet bool) error {
 	bar := cli.NewProgress(stderr, "load", quiet)
 	defer bar.Done()
-	done := ctx.Done()
-	n := 0
-	err := workload.ScanKeyFile(path, func(frac float64) {
+	return scanKeyFile(ctx, path, func(frac float64) {
 		bar.Update(frac, fmt.Sprintf("%d keys", s.Len()))
-	}, func(line int, key []byte) error {
-		select {
-		case <-done:
-			return ctx.Err()
-		default:
-		}
+	}, func(line int, key []byte) {
 		s.Set(string(key), uint64(line))
-		n++
-		return nil
 	})
-	if err == nil && n == 0 {
-		err = fmt.Errorf("%w: %s", workload.ErrEmpty, path)
-	}
-	return err
 }

@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/internal/cli"
 	"github.com/twochoice/twochoice/internal/serve"
@@ -36,7 +35,9 @@ choices, bucket size, hash and seed then come from the file), and serves
 the store's debug page: its configuration, counters, and
 bucket load histogram next to the fluid limit, overall and per part,
 refreshed on request. A synthetic workload keeps running against the store
-so that the numbers move. Ctrl-C (SIGINT) or SIGTERM stops it cleanly.
+so that the numbers move. Ctrl-C (SIGINT) or SIGTERM stops it cleanly;
+before it serves, while it reads and loads the keys, it stops it with
+"interrupted" and exit status 1, as it does the other commands.
 
 Pages: / (the index), /NAME (the store), /NAME.json (the same as JSON),
 /NAME.snapshot (a snapshot of the store, saved on request), /debug/vars
@@ -120,6 +121,14 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 			Threads: *threads, Rate: *rate, Seed: *wseed},
 	}
 
+	// Catch Ctrl-C (and SIGTERM) from here on: while the keys are read
+	// and loaded it stops the command as it stops the others' long work,
+	// with "interrupted" and exit status 1; once serving, it shuts the
+	// server down cleanly. It is caught before the "serving" line is
+	// printed, so that a script that signals on reading it gets a clean
+	// shutdown.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	start := time.Now()
 	var bar *cli.Progress
 	if *snapPath != "" {
@@ -135,28 +144,27 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		bar = cli.NewProgress(stderr, "starting", true)
 	} else {
 		bar = cli.NewProgress(stderr, "reading keys", *quiet)
-		keys, err := workload.ReadKeyFile(*keysPath, func(f float64) { bar.Update(f, "") })
+		var keys []string
+		err := scanKeyFile(ctx, *keysPath, func(f float64) { bar.Update(f, "") }, func(_ int, key []byte) {
+			keys = append(keys, string(key))
+		})
 		bar.Done()
 		if err != nil {
 			ln.Close()
-			return err
+			return interrupted(ctx, err)
 		}
 		bar = cli.NewProgress(stderr, "loading   ", *quiet)
 		cfg.Keys = keys
 		cfg.Progress = func(f float64) { bar.Update(f, "") }
 	}
-	srv, err := serve.Start(cfg)
+	srv, err := serve.Start(ctx, cfg)
 	bar.Done()
 	if errors.Is(err, serve.ErrConfig) {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if err != nil {
-		return err
+		return interrupted(ctx, err)
 	}
-	// Catch Ctrl-C before saying we are serving: a script that signals on
-	// reading the line must get a clean shutdown.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	o = srv.Store.Options()
 	fmt.Fprintf(stderr, "loaded %d keys from %s in %s: %s, d = %d, buckets of %d, %s, seed %d\n",
 		srv.Loaded, source, time.Since(start).Round(time.Millisecond), o.Placement, o.Choices, o.BucketSize, o.Hash, o.Seed)

@@ -9,7 +9,7 @@
 //   - A key file has one key a line, or a TSV whose first column is the
 //     key (the format of the load command); blank lines are skipped, and a
 //     file compressed with Zstandard is read as it is decompressed. It is
-//     read by workload.ReadKeyFile, as every command reads key files. A
+//     read by workload.ScanKeyFile, as every command reads key files. A
 //     key's value in the store is its line number.
 //   - The workload is a stream of requests for the loaded keys, drawn by a
 //     generator of package bench/workload (Zipf or uniform over the keys'

@@ -62,7 +62,11 @@ type Server struct {
 }
 
 // Start loads the keys, listens, and starts serving and the workload.
-func Start(c Config) (srv *Server, err error) {
+// ctx stops the load of the keys, which can take seconds: Start returns
+// ctx's error, having served nothing, if ctx is done before it starts
+// serving. It has no effect once Start has returned (Shutdown stops the
+// server).
+func Start(ctx context.Context, c Config) (srv *Server, err error) {
 	if c.Listener != nil {
 		defer func() {
 			if err != nil {
@@ -91,13 +95,21 @@ func Start(c Config) (srv *Server, err error) {
 		}
 		for i, k := range c.Keys {
 			s.Set(k, uint64(i))
-			if c.Progress != nil && i%65536 == 0 {
-				c.Progress(float64(i) / float64(len(c.Keys)))
+			if i%65536 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				if c.Progress != nil {
+					c.Progress(float64(i) / float64(len(c.Keys)))
+				}
 			}
 		}
 		if c.Progress != nil {
 			c.Progress(1)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // stopped during the load, or before Start (a store given)
 	}
 	h := storehttp.NewHandler(&storehttp.Options{Snapshots: c.Snapshots})
 	if err := h.Add(c.Name, s); err != nil {

@@ -39,13 +39,13 @@ func TestConfigErrors(t *testing.T) {
 		"many threads":  {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform", Threads: MaxThreads + 1}},
 	} {
 		c.Addr = "127.0.0.1:0"
-		if _, err := Start(c); !errors.Is(err, ErrConfig) {
+		if _, err := Start(context.Background(), c); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 	// A taken port is an error too, though not a configuration one.
 	s := start(t, Config{Name: "s", Keys: keys(3), Workload: Workload{Kind: "none"}})
-	if _, err := Start(Config{Addr: s.Addr().String(), Name: "s", Keys: keys(3), Workload: Workload{Kind: "none"}}); err == nil || errors.Is(err, ErrConfig) {
+	if _, err := Start(context.Background(), Config{Addr: s.Addr().String(), Name: "s", Keys: keys(3), Workload: Workload{Kind: "none"}}); err == nil || errors.Is(err, ErrConfig) {
 		t.Errorf("taken port: %v", err)
 	}
 }
@@ -55,7 +55,7 @@ func start(t *testing.T, c Config) *Server {
 	if c.Addr == "" {
 		c.Addr = "127.0.0.1:0"
 	}
-	s, err := Start(c)
+	s, err := Start(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestServeAndWorkload(t *testing.T) {
 
 // Loaded counts the keys loaded, whatever the workload deletes after.
 func TestLoadedBeforeWorkload(t *testing.T) {
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Name: "s", Keys: []string{"a", "b", "c", "b"},
+	srv, err := Start(context.Background(), Config{Addr: "127.0.0.1:0", Name: "s", Keys: []string{"a", "b", "c", "b"},
 		Workload: Workload{Kind: "uniform", Threads: 1, Deletes: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -161,11 +161,38 @@ func TestStartListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Start(Config{Listener: ln2, Name: "s"}); !errors.Is(err, ErrConfig) {
+	if _, err := Start(context.Background(), Config{Listener: ln2, Name: "s"}); !errors.Is(err, ErrConfig) {
 		t.Fatalf("no keys: %v", err)
 	}
 	if _, err := ln2.Accept(); !errors.Is(err, net.ErrClosed) {
 		t.Errorf("the listener of a failed Start: %v", err)
+	}
+}
+
+// Start gives up with ctx's error while it loads the keys (the serve
+// command's Ctrl-C), serving nothing: the listener is closed.
+func TestStartCancelled(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	loaded := 0.0
+	c := Config{Listener: ln, Name: "s", Keys: keys(200_000), Workload: Workload{Kind: "none"},
+		Progress: func(f float64) {
+			loaded = f
+			if f > 0 {
+				cancel() // part way through
+			}
+		}}
+	if _, err := Start(ctx, c); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Start cancelled during the load: %v", err)
+	}
+	if loaded == 0 || loaded == 1 {
+		t.Errorf("the load reached %v before it stopped; want it stopped part way", loaded)
+	}
+	if _, err := ln.Accept(); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("the listener of a cancelled Start: %v", err)
 	}
 }
 

@@ -37,12 +37,15 @@
 //	GET /NAME.snapshot   a snapshot file, for stores that can save one (see Saver),
 //	                     when Options.Snapshots is set
 //
-// HEAD is answered like GET, without the body (except for snapshots);
-// other methods get 405 Method Not Allowed, an unknown store 404 Not
-// Found, a bad ?refresh 400 Bad Request. Responses say Cache-Control:
-// no-store; pages carry a Server-Timing header with the time spent
-// getting the view and rendering, and a Content-Security-Policy that lets
-// them load nothing at all: no script, no font, no image but inline SVG.
+// HEAD is answered with the status and headers GET would get and no
+// body (except for snapshots, 405): the handler writes none itself, so a
+// middleware or a ResponseRecorder sees none either. Other methods get
+// 405 Method Not Allowed, an unknown store 404 Not Found, a bad ?refresh
+// 400 Bad Request. Pages and JSON carry their Content-Length, HEAD's
+// too. Responses say Cache-Control: no-store; pages carry a
+// Server-Timing header with the time spent getting the view and
+// rendering, and a Content-Security-Policy that lets them load nothing at
+// all: no script, no font, no image but inline SVG.
 //
 // # JSON
 //

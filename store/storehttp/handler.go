@@ -145,6 +145,9 @@ const (
 // by the request's path relative to where the handler is mounted (see
 // the package documentation).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodHead {
+		w = headWriter{w} // no body, whatever the answer
+	}
 	rel := strings.TrimPrefix(r.URL.Path, "/")
 	if strings.Contains(rel, "/") {
 		http.Error(w, "storehttp: no such page", http.StatusNotFound)
@@ -191,8 +194,8 @@ const (
 )
 
 // allowed answers 405 for a method the route does not serve. HEAD is
-// served as GET, with no body, except for snapshots, which would be
-// written only to be thrown away.
+// served as GET, with no body (headWriter), except for snapshots, which
+// would be written only to be thrown away.
 func allowed(w http.ResponseWriter, r *http.Request, kind route) bool {
 	allow := "GET, HEAD"
 	if kind == snapshotRoute {
@@ -205,6 +208,25 @@ func allowed(w http.ResponseWriter, r *http.Request, kind route) bool {
 	http.Error(w, fmt.Sprintf("storehttp: method %s not allowed (%s)", r.Method, allow), http.StatusMethodNotAllowed)
 	return false
 }
+
+// headWriter answers a HEAD request: the handler runs as for GET, setting
+// the same status and headers, and headWriter drops the body. Leaving the
+// body to net/http's server, which discards it for HEAD, would send it
+// through whatever else serves or wraps the handler (a middleware,
+// another server, httptest.ResponseRecorder).
+type headWriter struct{ http.ResponseWriter }
+
+// Write sends the status and headers, as the first Write of a body would
+// (an empty Write does that, and nothing more), and drops p.
+func (h headWriter) Write(p []byte) (int, error) {
+	if _, err := h.ResponseWriter.Write(nil); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (h headWriter) Unwrap() http.ResponseWriter { return h.ResponseWriter }
 
 // noStore marks a response as live data that no cache should keep.
 func noStore(w http.ResponseWriter) {

@@ -596,3 +596,33 @@ func TestViewsExpire(t *testing.T) {
 		time.Sleep(2 * maxAge)
 	}
 }
+
+// HEAD is answered with the status and headers of GET and no body, by
+// the handler itself: it used to write the body and rely on net/http to
+// drop it, so a recorder, a middleware or another server got the page.
+// Errors on a route that takes HEAD have no body either.
+func TestHead(t *testing.T) {
+	h := NewHandler(&Options{MaxAge: time.Hour}) // one view, so GET and HEAD show the same
+	h.Add("s", newStore(t, store.Options{Seed: 1}, 100))
+	for _, p := range []string{"/", "/s", "/s?refresh=5", "/s.json", "/nosuch", "/nosuch.json", "/s?refresh=x", "/s/extra"} {
+		get, head := serve(h, "GET", p), serve(h, "HEAD", p)
+		if head.Body.Len() != 0 {
+			t.Errorf("HEAD %s: a body of %d bytes", p, head.Body.Len())
+		}
+		if head.Code != get.Code {
+			t.Errorf("HEAD %s: code %d, GET's %d", p, head.Code, get.Code)
+		}
+		for _, k := range []string{"Content-Type", "Content-Length", "Cache-Control", "Content-Security-Policy"} {
+			if g, hd := get.Header().Get(k), head.Header().Get(k); g != hd {
+				t.Errorf("HEAD %s: %s %q, GET's %q", p, k, hd, g)
+			}
+		}
+		if get.Code == 200 && get.Header().Get("Content-Length") != strconv.Itoa(get.Body.Len()) {
+			t.Errorf("GET %s: Content-Length %q for a body of %d bytes", p, get.Header().Get("Content-Length"), get.Body.Len())
+		}
+	}
+	// Snapshots take no HEAD, and say so without a body.
+	if rec := serve(h, "HEAD", "/s.snapshot"); rec.Code != http.StatusMethodNotAllowed || rec.Body.Len() != 0 {
+		t.Errorf("HEAD /s.snapshot: code %d, a body of %d bytes", rec.Code, rec.Body.Len())
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/twochoice/twochoice/store"
@@ -69,5 +70,6 @@ func serveJSON(w http.ResponseWriter, src *source) {
 	}
 	noStore(w)
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(doc))) // for HEAD too, which has no body
 	w.Write(doc)
 }

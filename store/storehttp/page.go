@@ -119,6 +119,7 @@ func writeHTML(w http.ResponseWriter, page []byte, view, render time.Duration) {
 	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
 	hd.Set("Server-Timing", fmt.Sprintf("view;dur=%.2f, render;dur=%.2f",
 		float64(view.Microseconds())/1000, float64(render.Microseconds())/1000))
+	hd.Set("Content-Length", strconv.Itoa(len(page))) // for HEAD too, which has no body
 	w.Write(page)
 }
 

@@ -1,0 +1,71 @@
+//go:build unix
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Ctrl-C while serve reads its keys stops it as it stops the other
+// commands' long work: "twochoice serve: interrupted", exit status 1.
+// serve used to catch the signal only once it served, and was killed by
+// it without a word. The keys come through a named pipe that the test
+// fills without end, so the read cannot finish by itself: serve is
+// reading when it is signalled (it has opened the pipe), and only the
+// signal can stop it. No timing is guessed.
+func TestServeInterruptedReading(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the command as a process of its own")
+	}
+	fifo := filepath.Join(t.TempDir(), "keys.txt")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	interruptCommand(t, "Ctrl-C while serve reads its keys",
+		[]string{"serve", "--keys", fifo, "--addr", "127.0.0.1:0", "--quiet"}, feedKeys(t, fifo))
+}
+
+// feedKeys is a ready function for interruptCommand: it returns once the
+// command has opened the named pipe fifo for reading, and leaves a
+// goroutine writing keys into it until the command closes its end.
+func feedKeys(t *testing.T, fifo string) func(done <-chan error) {
+	return func(done <-chan error) {
+		var f *os.File
+		for {
+			// Opening a pipe for writing without blocking fails with
+			// ENXIO until a reader has it open.
+			var err error
+			if f, err = os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				break
+			}
+			if !errors.Is(err, syscall.ENXIO) {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-done:
+				t.Fatalf("serve ended before it opened its key file: %v", err)
+			case <-time.After(time.Millisecond):
+			}
+		}
+		go func() {
+			defer f.Close()
+			var b []byte
+			for i := 0; ; i++ {
+				b = b[:0]
+				for j := range 1000 {
+					b = fmt.Appendf(b, "key-%d-%d\n", i, j)
+				}
+				// EPIPE once the command has exited and closed its end.
+				if _, err := f.Write(b); err != nil {
+					return
+				}
+			}
+		}()
+	}
+}
