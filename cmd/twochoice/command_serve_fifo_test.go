@@ -31,6 +31,21 @@ func TestServeInterruptedReading(t *testing.T) {
 		[]string{"serve", "--keys", fifo, "--addr", "127.0.0.1:0", "--quiet"}, feedKeys(t, fifo))
 }
 
+// TestSimInterruptedReading is the same for sim --keys FILE: a Ctrl-C
+// while it reads the file says "interrupted" (it once came before sim
+// caught the signal, which then killed it silently).
+func TestSimInterruptedReading(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the command as a process of its own")
+	}
+	fifo := filepath.Join(t.TempDir(), "keys.txt")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	interruptCommand(t, "Ctrl-C while sim reads its keys",
+		[]string{"sim", "--keys", fifo, "--log2", "12", "--quiet"}, feedKeys(t, fifo))
+}
+
 // feedKeys is a ready function for interruptCommand: it returns once the
 // command has opened the named pipe fifo for reading, and leaves a
 // goroutine writing keys into it until the command closes its end.

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/bucket/fluid"
 	"github.com/twochoice/twochoice/bucket/sim"
@@ -132,16 +131,25 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Ctrl-C is caught from here on: reading a big key file takes a while
+	// too, and a Ctrl-C during it says "interrupted" like one during the
+	// runs.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	var keys *sim.Keys
 	if *keysFlag != "" {
 		// A key file is read as every command reads one (load, serve,
 		// bench's keys:FILE): the same file, the same keys.
-		keys, err = sim.ParseKeys(*keysFlag, func(p string) ([]string, error) { return workload.ReadKeyFile(p, nil) })
+		keys, err = sim.ParseKeys(*keysFlag, func(p string) ([]string, error) {
+			var lines []string
+			err := scanKeyFile(ctx, p, nil, func(_ int, key []byte) { lines = append(lines, string(key)) })
+			return lines, err
+		})
 		if err != nil {
 			if strings.HasPrefix(*keysFlag, "product:") {
 				return fmt.Errorf("%w: %v", errUsage, err)
 			}
-			return err
+			return interrupted(ctx, err)
 		}
 		if keys.Kind == sim.FileKeys && !set["load"] {
 			*load = 0 // all the file's keys
@@ -184,8 +192,6 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 			return simErr(err)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	bar := cli.NewProgress(stderr, "sim", *quiet)
 	var work uint64
 	for _, c := range cfgs {
