@@ -88,15 +88,7 @@ func TestGrowthKeepsStashedKeysVisibleBesideNaN(t *testing.T) {
 // waits for a whole rehash.
 func TestGrowthAfterLongPinSizesForTheEntries(t *testing.T) {
 	s := newTestStore[int, int](t, Options{Seed: 9})
-	for i := range 1000 {
-		s.Set(i, i)
-	}
-	next, stop := iter.Pull2(s.All())
-	next()
-	for i := 1000; i < 100_000; i++ {
-		s.Set(i, i)
-	}
-	stop()
+	fillDuringPin(s, 100_000)
 	before := s.Stats()
 	s.Set(-1, -1) // the growth
 	st := s.tabs.Load()
@@ -114,6 +106,20 @@ func TestGrowthAfterLongPinSizesForTheEntries(t *testing.T) {
 	}
 }
 
+// fillDuringPin sets keys 0 … 999, then the keys up to n while an All
+// holds the table from growing, and ends the All.
+func fillDuringPin(s *Store[int, int], n int) {
+	for i := range 1000 {
+		s.Set(i, i)
+	}
+	next, stop := iter.Pull2(s.All())
+	next()
+	for i := 1000; i < n; i++ {
+		s.Set(i, i)
+	}
+	stop()
+}
+
 // During a long pin the next table is prepared at the size the growth
 // after it will pick, a chunk per write, so that the Set that grows the
 // table allocates nothing big: before, the prepared table had the size of
@@ -126,15 +132,7 @@ func TestLongPinPreparesTheSizeTheGrowthPicks(t *testing.T) {
 		{Seed: 13, Placement: bucket.DChoice, Choices: 3, BucketSize: 4},
 	} {
 		s := newTestStore[int, int](t, o)
-		for i := range 1000 {
-			s.Set(i, i)
-		}
-		next, stop := iter.Pull2(s.All())
-		next()
-		for i := 1000; i < 100_000; i++ {
-			s.Set(i, i)
-		}
-		stop()
+		fillDuringPin(s, 100_000)
 		cur := s.tabs.Load().cur
 		want := growTo(&s.opts, cur.n, cur.entries)
 		p := s.prep

@@ -23,12 +23,7 @@ func TestServeInterruptedReading(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the command as a process of its own")
 	}
-	fifo := filepath.Join(t.TempDir(), "keys.txt")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	interruptCommand(t, "Ctrl-C while serve reads its keys",
-		[]string{"serve", "--keys", fifo, "--addr", "127.0.0.1:0", "--quiet"}, feedKeys(t, fifo))
+	interruptReadingKeys(t, "serve", "--addr", "127.0.0.1:0", "--quiet")
 }
 
 // TestSimInterruptedReading is the same for sim --keys FILE: a Ctrl-C
@@ -38,12 +33,18 @@ func TestSimInterruptedReading(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the command as a process of its own")
 	}
+	interruptReadingKeys(t, "sim", "--log2", "12", "--quiet")
+}
+
+// interruptReadingKeys runs command with --keys on a named pipe that
+// feedKeys fills without end, and the flags, and signals it while it reads.
+func interruptReadingKeys(t *testing.T, command string, flags ...string) {
 	fifo := filepath.Join(t.TempDir(), "keys.txt")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	interruptCommand(t, "Ctrl-C while sim reads its keys",
-		[]string{"sim", "--keys", fifo, "--log2", "12", "--quiet"}, feedKeys(t, fifo))
+	args := append([]string{command, "--keys", fifo}, flags...)
+	interruptCommand(t, "Ctrl-C while "+command+" reads its keys", args, feedKeys(t, fifo))
 }
 
 // feedKeys is a ready function for interruptCommand: it returns once the
