@@ -54,11 +54,13 @@ import (
 //     its name only, marked as a reference, where the recursion closes.
 //
 // Two descriptions match if they are equal in all of that: same fields in
-// the same order, with the same names, tags and types. That is stricter
-// than msgpack needs (it matches struct fields by name, so reordered or
-// added fields would decode), deliberately: a snapshot is restored into
-// the type it was saved from, and any other shape is refused rather than
-// guessed at.
+// the same order, with the same names, tags and types; names compare
+// without the package paths and local types' counters that reflect writes
+// inside a generic type's brackets (SameTypeName, typename.go). That is
+// stricter than msgpack needs (it matches struct fields by name, so
+// reordered or added fields would decode), deliberately: a snapshot is
+// restored into the type it was saved from, and any other shape is
+// refused rather than guessed at.
 
 // TypeDesc describes the shape of a Go type, as a snapshot records it for
 // its keys and values (see above).
@@ -252,7 +254,7 @@ func diff(a, b *TypeDesc, path []string) string {
 		}
 		return strings.Join(path, ", ") + ": " + what
 	}
-	if a.Kind != b.Kind || a.Name != b.Name || a.Ref != b.Ref || a.Len != b.Len ||
+	if a.Kind != b.Kind || !SameTypeName(a.Name, b.Name) || a.Ref != b.Ref || a.Len != b.Len ||
 		(a.Key == nil) != (b.Key == nil) || (a.Elem == nil) != (b.Elem == nil) {
 		return at(fmt.Sprintf("%s in the file, %s here", a, b))
 	}
