@@ -50,8 +50,17 @@ import (
 //     an interface's dynamic value and leaves out the others (Save refuses
 //     them as values; as struct fields they are not saved), so there is no
 //     structure to compare;
-//   - a type met again inside itself (type Node struct{ Next *Node }):
-//     its name only, marked as a reference, where the recursion closes.
+//   - a named array, slice, pointer, map or struct type met again, after
+//     its first description (depth first) or inside itself (type Node
+//     struct{ Next *Node }): its name only, marked as a reference. Each
+//     such type is described once, so a description grows with the
+//     type's declarations: described along every path through them, as
+//     the first files with shapes did (then only recursion made a
+//     reference), types that link to one another gave descriptions that
+//     grow as the factorial of their number (nine types that all point to
+//     one another: 23 MB), and nested ones exponentially in their depth.
+//     Diff reads those files' descriptions still: a reference here
+//     matches the whole description there.
 //
 // Two descriptions match if they are equal in all of that: same fields in
 // the same order, with the same names, tags and types; names compare
@@ -72,7 +81,8 @@ type TypeDesc struct {
 	// channels, unsafe pointers); empty for other unnamed types and for
 	// the predeclared ones, whose name is their kind.
 	Name string `codec:"name,omitempty" json:"name,omitempty"`
-	// Ref marks a type met again inside itself: the description stops
+	// Ref marks a named type described earlier in the same description
+	// (depth first), or met again inside itself: the description stops
 	// there, at its name.
 	Ref bool `codec:"ref,omitempty" json:"ref,omitempty"`
 	// Len is an array's length.
@@ -84,6 +94,11 @@ type TypeDesc struct {
 	Elem *TypeDesc `codec:"elem,omitempty" json:"elem,omitempty"`
 	// Fields are a struct's fields that the encoder sees.
 	Fields []FieldDesc `codec:"fields,omitempty" json:"fields,omitempty"`
+
+	// whole is, in a Ref that Describe made, the type's whole
+	// description, for Diff to compare with a file that has it there
+	// (one written while only recursion made a Ref). Not recorded.
+	whole *TypeDesc
 }
 
 // FieldDesc describes a struct field.
@@ -98,14 +113,15 @@ type FieldDesc struct {
 
 // Describe returns the description of t that a snapshot records.
 func Describe(t reflect.Type) *TypeDesc {
-	d := describe(t, nil)
+	d := describe(t, map[reflect.Type]*TypeDesc{})
 	return &d
 }
 
-// describe describes t; outer holds the named types being described
-// around it, to close recursion.
-func describe(t reflect.Type, outer []reflect.Type) TypeDesc {
-	d := TypeDesc{Kind: t.Kind().String()}
+// describe describes t; seen holds the named types of structure already
+// described (or being described, around t), each with where its whole
+// description is (or will be, once describe returns it).
+func describe(t reflect.Type, seen map[reflect.Type]*TypeDesc) (d TypeDesc) {
+	d = TypeDesc{Kind: t.Kind().String()}
 	if t.Name() != "" && t.Name() != d.Kind {
 		d.Name = t.String()
 	}
@@ -113,25 +129,27 @@ func describe(t reflect.Type, outer []reflect.Type) TypeDesc {
 	case reflect.Interface, reflect.Func, reflect.Chan, reflect.UnsafePointer:
 		d.Name = t.String()
 		return d
-	}
-	if t.Name() != "" {
-		for _, o := range outer {
-			if o == t {
-				d.Ref = true
-				return d
-			}
+	case reflect.Array, reflect.Slice, reflect.Pointer, reflect.Map, reflect.Struct:
+		if t.Name() == "" {
+			break
 		}
-		outer = append(outer, t)
+		if whole, ok := seen[t]; ok {
+			d.Ref, d.whole = true, whole
+			return d
+		}
+		whole := new(TypeDesc)
+		seen[t] = whole
+		defer func() { *whole = d }()
 	}
 	switch t.Kind() {
 	case reflect.Array:
 		d.Len = t.Len()
-		d.Elem = describePtr(t.Elem(), outer)
+		d.Elem = describePtr(t.Elem(), seen)
 	case reflect.Slice, reflect.Pointer:
-		d.Elem = describePtr(t.Elem(), outer)
+		d.Elem = describePtr(t.Elem(), seen)
 	case reflect.Map:
-		d.Key = describePtr(t.Key(), outer)
-		d.Elem = describePtr(t.Elem(), outer)
+		d.Key = describePtr(t.Key(), seen)
+		d.Elem = describePtr(t.Elem(), seen)
 	case reflect.Struct:
 		for i := range t.NumField() {
 			f := t.Field(i)
@@ -139,14 +157,14 @@ func describe(t reflect.Type, outer []reflect.Type) TypeDesc {
 			if (!f.IsExported() && !f.Anonymous && f.Name != "_struct") || key == "-" {
 				continue // not saved
 			}
-			d.Fields = append(d.Fields, FieldDesc{Name: f.Name, Embedded: f.Anonymous, Tag: tag, Type: describe(f.Type, outer)})
+			d.Fields = append(d.Fields, FieldDesc{Name: f.Name, Embedded: f.Anonymous, Tag: tag, Type: describe(f.Type, seen)})
 		}
 	}
 	return d
 }
 
-func describePtr(t reflect.Type, outer []reflect.Type) *TypeDesc {
-	d := describe(t, outer)
+func describePtr(t reflect.Type, seen map[reflect.Type]*TypeDesc) *TypeDesc {
+	d := describe(t, seen)
 	return &d
 }
 
@@ -248,6 +266,12 @@ func Diff(file, here *TypeDesc) string {
 // diff compares a and b, found at path (the fields and elements walked to
 // reach them).
 func diff(a, b *TypeDesc, path []string) string {
+	if b.Ref && !a.Ref && b.whole != nil {
+		// A file described the type again in whole (see Describe's
+		// references): compare with its whole description here. Each
+		// step of diff goes down the file's description, so this ends.
+		b = b.whole
+	}
 	at := func(what string) string {
 		if len(path) == 0 {
 			return what
