@@ -11,7 +11,10 @@ type rtInner struct{ I int }
 // RTEmbedded is exported: the codec cannot set an unexported embedded pointer.
 type RTEmbedded struct{ I int }
 
-type rtHidden struct{ a, b int }
+// rtHidden has unexported fields only: it saves as an empty map.
+type rtHidden struct {
+	a, b int //lint:ignore U1000 unexported fields, which the codec does not save
+}
 
 type rtTree struct {
 	Kids  []rtTree
