@@ -24,6 +24,9 @@ import (
 // SameTypeName reports whether the type names a and b (reflect's String)
 // are equal once the package paths and the local types' counters inside
 // them are removed (see above).
+//
+// A '/' in a struct tag inside the brackets is taken for a path's too, as
+// the same on both sides; a tag outside brackets is compared whole.
 func SameTypeName(a, b string) bool {
 	return a == b || comparableName(a) == comparableName(b)
 }
@@ -33,8 +36,8 @@ func SameTypeName(a, b string) bool {
 // becomes "models.Item") and every local type's counter ('·' and the
 // digits after it).
 func comparableName(name string) string {
-	if !strings.ContainsAny(name, "/·") {
-		return name
+	if !strings.Contains(name, "[") || !strings.ContainsAny(name, "/·") {
+		return name // no brackets, where reflect writes paths and counters
 	}
 	out := make([]byte, 0, len(name))
 	word := 0 // where the current word (a run between delimiters) starts in out

@@ -26,3 +26,10 @@ func TestSameTypeName(t *testing.T) {
 		}
 	}
 }
+
+// Outside brackets reflect writes no paths: a '/' there (in a tag) counts.
+func TestSameTypeNameTags(t *testing.T) {
+	if SameTypeName(`struct { X int "json:\"a/x\"" }`, `struct { X int "json:\"b/x\"" }`) {
+		t.Error("tags a/x and b/x compare equal")
+	}
+}
