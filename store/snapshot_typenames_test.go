@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -45,4 +46,35 @@ func TestOpenLocalTypeArgument(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Two types of one name in one value type (here two scopes' Item; two
+// packages named models would do the same): a reference by name would
+// not say which, so only the first of a name is referred to, and a field
+// whose type is the other one in the file and the first one here is
+// found.
+func TestOpenTwoTypesOfOneName(t *testing.T) {
+	type Item struct{ X int }
+	type first = Item
+	{
+		type Item struct{ Y string }
+		type V struct {
+			A first
+			B Item
+			C first
+		}
+		type saved = V
+		kv := map[string]saved{"v": {C: first{X: 1}}}
+		{
+			type V struct {
+				A first
+				B Item
+				C Item
+			}
+			_, err := crossOpen[string, saved, string, V](t, kv, "v")
+			if !errors.Is(err, ErrTypeMismatch) || !strings.Contains(err.Error(), "field C") {
+				t.Fatalf("field C of the other Item: %v, want ErrTypeMismatch at field C", err)
+			}
+		}
+	}
 }

@@ -52,7 +52,10 @@ import (
 //     structure to compare;
 //   - a named array, slice, pointer, map or struct type met again, after
 //     its first description (depth first) or inside itself (type Node
-//     struct{ Next *Node }): its name only, marked as a reference. Each
+//     struct{ Next *Node }): its name only, marked as a reference (after
+//     its first description only if it is the first type of its name
+//     described: another type of the same name is described again, so
+//     that a reference is never ambiguous but inside itself). Each
 //     such type is described once, so a description grows with the
 //     type's declarations: described along every path through them, as
 //     the first files with shapes did (then only recursion made a
@@ -113,14 +116,29 @@ type FieldDesc struct {
 
 // Describe returns the description of t that a snapshot records.
 func Describe(t reflect.Type) *TypeDesc {
-	d := describe(t, map[reflect.Type]*TypeDesc{})
+	d := describe(t, &described{whole: map[reflect.Type]*TypeDesc{}, first: map[string]reflect.Type{}, around: map[reflect.Type]bool{}})
 	return &d
 }
 
-// describe describes t; seen holds the named types of structure already
-// described (or being described, around t), each with where its whole
-// description is (or will be, once describe returns it).
-func describe(t reflect.Type, seen map[reflect.Type]*TypeDesc) (d TypeDesc) {
+// described holds, while Describe runs, the named types of structure
+// described so far.
+type described struct {
+	// whole is where each one's whole description is (or will be, once
+	// describe returns it).
+	whole map[reflect.Type]*TypeDesc
+	// first is the first type described under each name. Only it is
+	// referred to by name: another type of the same name (two packages
+	// named models, two functions' local Item) is described in whole
+	// each time, so that a reference always means the first description
+	// of its name, in the file as here.
+	first map[string]reflect.Type
+	// around holds the types being described around the current one: a
+	// type met inside itself is a reference whatever its name.
+	around map[reflect.Type]bool
+}
+
+// describe describes t.
+func describe(t reflect.Type, ds *described) (d TypeDesc) {
 	d = TypeDesc{Kind: t.Kind().String()}
 	if t.Name() != "" && t.Name() != d.Kind {
 		d.Name = t.String()
@@ -133,23 +151,31 @@ func describe(t reflect.Type, seen map[reflect.Type]*TypeDesc) (d TypeDesc) {
 		if t.Name() == "" {
 			break
 		}
-		if whole, ok := seen[t]; ok {
-			d.Ref, d.whole = true, whole
+		first, named := ds.first[d.Name]
+		if first == t || ds.around[t] {
+			d.Ref, d.whole = true, ds.whole[t]
 			return d
 		}
+		if !named {
+			ds.first[d.Name] = t
+		}
 		whole := new(TypeDesc)
-		seen[t] = whole
-		defer func() { *whole = d }()
+		ds.whole[t] = whole
+		ds.around[t] = true
+		defer func() {
+			*whole = d
+			delete(ds.around, t)
+		}()
 	}
 	switch t.Kind() {
 	case reflect.Array:
 		d.Len = t.Len()
-		d.Elem = describePtr(t.Elem(), seen)
+		d.Elem = describePtr(t.Elem(), ds)
 	case reflect.Slice, reflect.Pointer:
-		d.Elem = describePtr(t.Elem(), seen)
+		d.Elem = describePtr(t.Elem(), ds)
 	case reflect.Map:
-		d.Key = describePtr(t.Key(), seen)
-		d.Elem = describePtr(t.Elem(), seen)
+		d.Key = describePtr(t.Key(), ds)
+		d.Elem = describePtr(t.Elem(), ds)
 	case reflect.Struct:
 		for i := range t.NumField() {
 			f := t.Field(i)
@@ -157,14 +183,14 @@ func describe(t reflect.Type, seen map[reflect.Type]*TypeDesc) (d TypeDesc) {
 			if (!f.IsExported() && !f.Anonymous && f.Name != "_struct") || key == "-" {
 				continue // not saved
 			}
-			d.Fields = append(d.Fields, FieldDesc{Name: f.Name, Embedded: f.Anonymous, Tag: tag, Type: describe(f.Type, seen)})
+			d.Fields = append(d.Fields, FieldDesc{Name: f.Name, Embedded: f.Anonymous, Tag: tag, Type: describe(f.Type, ds)})
 		}
 	}
 	return d
 }
 
-func describePtr(t reflect.Type, seen map[reflect.Type]*TypeDesc) *TypeDesc {
-	d := describe(t, seen)
+func describePtr(t reflect.Type, ds *described) *TypeDesc {
+	d := describe(t, ds)
 	return &d
 }
 
