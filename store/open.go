@@ -42,7 +42,9 @@ import (
 // MaxCacheEntries, as in New).
 //
 // K and V must be the types the snapshot was saved from: the same names
-// (reflect's String, without the package path) and the same shapes, as
+// (reflect's String, without the package path; inside a generic type's
+// brackets, where reflect writes paths and the counters of types declared
+// in functions, without those either) and the same shapes, as
 // the file records them (internal/snapshot's TypeDesc: kinds, named
 // types' names, element, key and pointer types, array lengths, and the
 // fields msgpack writes, in order, with their names and codec or json
@@ -128,7 +130,7 @@ func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error)
 // (snapshot.TypeDesc). A file written before shapes were recorded is
 // checked by name alone.
 func checkTypes[K comparable, V any](m *snapshot.Meta) error {
-	if kt, vt := typeName[K](), typeName[V](); m.KeyType != kt || m.ValueType != vt {
+	if kt, vt := typeName[K](), typeName[V](); !snapshot.SameTypeName(m.KeyType, kt) || !snapshot.SameTypeName(m.ValueType, vt) {
 		return fmt.Errorf("%w: the file holds %s → %s, asked for %s → %s", ErrTypeMismatch, m.KeyType, m.ValueType, kt, vt)
 	}
 	for _, c := range [2]struct {

@@ -50,15 +50,29 @@ import (
 //     an interface's dynamic value and leaves out the others (Save refuses
 //     them as values; as struct fields they are not saved), so there is no
 //     structure to compare;
-//   - a type met again inside itself (type Node struct{ Next *Node }):
-//     its name only, marked as a reference, where the recursion closes.
+//   - a named array, slice, pointer, map or struct type met again, after
+//     its first description (depth first) or inside itself (type Node
+//     struct{ Next *Node }): its name only, marked as a reference (after
+//     its first description only if it is the first type of its name
+//     described: another type of the same name is described again, so
+//     that a reference is never ambiguous but inside itself). Each
+//     such type is described once, so a description grows with the
+//     type's declarations: described along every path through them, as
+//     the first files with shapes did (then only recursion made a
+//     reference), types that link to one another gave descriptions that
+//     grow as the factorial of their number (nine types that all point to
+//     one another: 23 MB), and nested ones exponentially in their depth.
+//     Diff reads those files' descriptions still: a reference here
+//     matches the whole description there.
 //
 // Two descriptions match if they are equal in all of that: same fields in
-// the same order, with the same names, tags and types. That is stricter
-// than msgpack needs (it matches struct fields by name, so reordered or
-// added fields would decode), deliberately: a snapshot is restored into
-// the type it was saved from, and any other shape is refused rather than
-// guessed at.
+// the same order, with the same names, tags and types; names compare
+// without the package paths and local types' counters that reflect writes
+// inside a generic type's brackets (SameTypeName, typename.go). That is
+// stricter than msgpack needs (it matches struct fields by name, so
+// reordered or added fields would decode), deliberately: a snapshot is
+// restored into the type it was saved from, and any other shape is
+// refused rather than guessed at.
 
 // TypeDesc describes the shape of a Go type, as a snapshot records it for
 // its keys and values (see above).
@@ -70,7 +84,8 @@ type TypeDesc struct {
 	// channels, unsafe pointers); empty for other unnamed types and for
 	// the predeclared ones, whose name is their kind.
 	Name string `codec:"name,omitempty" json:"name,omitempty"`
-	// Ref marks a type met again inside itself: the description stops
+	// Ref marks a named type described earlier in the same description
+	// (depth first), or met again inside itself: the description stops
 	// there, at its name.
 	Ref bool `codec:"ref,omitempty" json:"ref,omitempty"`
 	// Len is an array's length.
@@ -82,6 +97,11 @@ type TypeDesc struct {
 	Elem *TypeDesc `codec:"elem,omitempty" json:"elem,omitempty"`
 	// Fields are a struct's fields that the encoder sees.
 	Fields []FieldDesc `codec:"fields,omitempty" json:"fields,omitempty"`
+
+	// whole is, in a Ref that Describe made, the type's whole
+	// description, for Diff to compare with a file that has it there
+	// (one written while only recursion made a Ref). Not recorded.
+	whole *TypeDesc
 }
 
 // FieldDesc describes a struct field.
@@ -96,14 +116,30 @@ type FieldDesc struct {
 
 // Describe returns the description of t that a snapshot records.
 func Describe(t reflect.Type) *TypeDesc {
-	d := describe(t, nil)
+	d := describe(t, &described{whole: map[reflect.Type]*TypeDesc{}, first: map[string]reflect.Type{}, around: map[reflect.Type]bool{}})
 	return &d
 }
 
-// describe describes t; outer holds the named types being described
-// around it, to close recursion.
-func describe(t reflect.Type, outer []reflect.Type) TypeDesc {
-	d := TypeDesc{Kind: t.Kind().String()}
+// described holds, while Describe runs, the named types of structure
+// described so far.
+type described struct {
+	// whole is where each one's whole description is (or will be, once
+	// describe returns it).
+	whole map[reflect.Type]*TypeDesc
+	// first is the first type described under each name. Only it is
+	// referred to by name: another type of the same name (two packages
+	// named models, two functions' local Item) is described in whole
+	// each time, so that a reference always means the first description
+	// of its name, in the file as here.
+	first map[string]reflect.Type
+	// around holds the types being described around the current one: a
+	// type met inside itself is a reference whatever its name.
+	around map[reflect.Type]bool
+}
+
+// describe describes t.
+func describe(t reflect.Type, ds *described) (d TypeDesc) {
+	d = TypeDesc{Kind: t.Kind().String()}
 	if t.Name() != "" && t.Name() != d.Kind {
 		d.Name = t.String()
 	}
@@ -111,25 +147,35 @@ func describe(t reflect.Type, outer []reflect.Type) TypeDesc {
 	case reflect.Interface, reflect.Func, reflect.Chan, reflect.UnsafePointer:
 		d.Name = t.String()
 		return d
-	}
-	if t.Name() != "" {
-		for _, o := range outer {
-			if o == t {
-				d.Ref = true
-				return d
-			}
+	case reflect.Array, reflect.Slice, reflect.Pointer, reflect.Map, reflect.Struct:
+		if t.Name() == "" {
+			break
 		}
-		outer = append(outer, t)
+		first, named := ds.first[d.Name]
+		if first == t || ds.around[t] {
+			d.Ref, d.whole = true, ds.whole[t]
+			return d
+		}
+		if !named {
+			ds.first[d.Name] = t
+		}
+		whole := new(TypeDesc)
+		ds.whole[t] = whole
+		ds.around[t] = true
+		defer func() {
+			*whole = d
+			delete(ds.around, t)
+		}()
 	}
 	switch t.Kind() {
 	case reflect.Array:
 		d.Len = t.Len()
-		d.Elem = describePtr(t.Elem(), outer)
+		d.Elem = describePtr(t.Elem(), ds)
 	case reflect.Slice, reflect.Pointer:
-		d.Elem = describePtr(t.Elem(), outer)
+		d.Elem = describePtr(t.Elem(), ds)
 	case reflect.Map:
-		d.Key = describePtr(t.Key(), outer)
-		d.Elem = describePtr(t.Elem(), outer)
+		d.Key = describePtr(t.Key(), ds)
+		d.Elem = describePtr(t.Elem(), ds)
 	case reflect.Struct:
 		for i := range t.NumField() {
 			f := t.Field(i)
@@ -137,14 +183,14 @@ func describe(t reflect.Type, outer []reflect.Type) TypeDesc {
 			if (!f.IsExported() && !f.Anonymous && f.Name != "_struct") || key == "-" {
 				continue // not saved
 			}
-			d.Fields = append(d.Fields, FieldDesc{Name: f.Name, Embedded: f.Anonymous, Tag: tag, Type: describe(f.Type, outer)})
+			d.Fields = append(d.Fields, FieldDesc{Name: f.Name, Embedded: f.Anonymous, Tag: tag, Type: describe(f.Type, ds)})
 		}
 	}
 	return d
 }
 
-func describePtr(t reflect.Type, outer []reflect.Type) *TypeDesc {
-	d := describe(t, outer)
+func describePtr(t reflect.Type, ds *described) *TypeDesc {
+	d := describe(t, ds)
 	return &d
 }
 
@@ -246,13 +292,19 @@ func Diff(file, here *TypeDesc) string {
 // diff compares a and b, found at path (the fields and elements walked to
 // reach them).
 func diff(a, b *TypeDesc, path []string) string {
+	if b.Ref && !a.Ref && b.whole != nil {
+		// A file described the type again in whole (see Describe's
+		// references): compare with its whole description here. Each
+		// step of diff goes down the file's description, so this ends.
+		b = b.whole
+	}
 	at := func(what string) string {
 		if len(path) == 0 {
 			return what
 		}
 		return strings.Join(path, ", ") + ": " + what
 	}
-	if a.Kind != b.Kind || a.Name != b.Name || a.Ref != b.Ref || a.Len != b.Len ||
+	if a.Kind != b.Kind || !SameTypeName(a.Name, b.Name) || a.Ref != b.Ref || a.Len != b.Len ||
 		(a.Key == nil) != (b.Key == nil) || (a.Elem == nil) != (b.Elem == nil) {
 		return at(fmt.Sprintf("%s in the file, %s here", a, b))
 	}
