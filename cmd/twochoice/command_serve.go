@@ -144,10 +144,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		bar = cli.NewProgress(stderr, "starting", true)
 	} else {
 		bar = cli.NewProgress(stderr, "reading keys", *quiet)
-		var keys []string
-		err := scanKeyFile(ctx, *keysPath, func(f float64) { bar.Update(f, "") }, func(_ int, key []byte) {
-			keys = append(keys, string(key))
-		})
+		keys, err := readKeyFile(ctx, *keysPath, func(f float64) { bar.Update(f, "") })
 		bar.Done()
 		if err != nil {
 			ln.Close()

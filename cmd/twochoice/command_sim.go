@@ -140,11 +140,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	if *keysFlag != "" {
 		// A key file is read as every command reads one (load, serve,
 		// bench's keys:FILE): the same file, the same keys.
-		keys, err = sim.ParseKeys(*keysFlag, func(p string) ([]string, error) {
-			var lines []string
-			err := scanKeyFile(ctx, p, nil, func(_ int, key []byte) { lines = append(lines, string(key)) })
-			return lines, err
-		})
+		keys, err = sim.ParseKeys(*keysFlag, func(p string) ([]string, error) { return readKeyFile(ctx, p, nil) })
 		if err != nil {
 			if strings.HasPrefix(*keysFlag, "product:") {
 				return fmt.Errorf("%w: %v", errUsage, err)

@@ -32,3 +32,12 @@ func scanKeyFile(ctx context.Context, path string, progress func(frac float64), 
 	}
 	return err
 }
+
+// readKeyFile is scanKeyFile collecting the keys, as workload.ReadKeyFile
+// does for commands that Ctrl-C need not stop: serve and sim read their
+// keys through it.
+func readKeyFile(ctx context.Context, path string, progress func(frac float64)) ([]string, error) {
+	var keys []string
+	err := scanKeyFile(ctx, path, progress, func(_ int, key []byte) { keys = append(keys, string(key)) })
+	return keys, err
+}
