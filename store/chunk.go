@@ -65,10 +65,16 @@ func (s *Store[K, V]) prepare(t *table[K, V]) {
 		s.prep = nil
 	}
 	if s.prep == nil {
-		next := growTo(&s.opts, t.n, t.entries)
+		next := nextSize(&s.opts, t.n)
 		chunks := int64((next + chunkSize - 1) / chunkSize)
 		if next == t.n || t.maxEntries-t.entries > 2*chunks+64 {
 			return
+		}
+		// Within the threshold growTo is nextSize; past it only a pin
+		// keeps t from growing. Asked only then, so that an ordinary
+		// insert does not pay for growTo's thresholds.
+		if t.entries > t.maxEntries {
+			next = growTo(&s.opts, t.n, t.entries)
 		}
 		s.prep = newTable[K, V](&s.opts, next, s.lay, false)
 		s.prepTo = growLimit(&s.opts, t.n, next)
