@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/twochoice/twochoice/bench/workload"
 )
@@ -10,27 +11,63 @@ import (
 // scanKeyFile reads the key file at path as every command reads one
 // (workload.ScanKeyFile) and calls fn with each key and its line number,
 // for a command that Ctrl-C may stop: once ctx is done it returns ctx's
-// error before the next key, which interrupted turns into "interrupted".
-// A file without a key is an ErrEmpty error, as to workload.ReadKeyFile:
-// a store of nothing is most likely made from the wrong file. load and
-// serve read their keys through it.
+// error, which interrupted turns into "interrupted". A file without a key
+// is an ErrEmpty error, as to workload.ReadKeyFile: a store of nothing is
+// most likely made from the wrong file. load, serve and sim read their
+// keys through it.
+//
+// The file is read on a goroutine of its own, so that Ctrl-C is heard
+// even while a read blocks: on a pipe or a named pipe whose writer sends
+// nothing (or, for a named pipe, has not opened it yet, which blocks the
+// open itself), a read waits for data that may never come, and the signal
+// handler, which the command installed, keeps the signal from ending the
+// process. That goroutine is left blocked when ctx ends first; the command
+// returns and the process exits. A mutex makes the hand-over clean: fn and
+// progress run under it, and once scanKeyFile has returned they are not
+// called again, so the caller may use what fn built (or print over the
+// progress bar) without racing with the reader.
 func scanKeyFile(ctx context.Context, path string, progress func(frac float64), fn func(line int, key []byte)) error {
-	done := ctx.Done()
-	n := 0
-	err := workload.ScanKeyFile(path, progress, func(line int, key []byte) error {
-		select {
-		case <-done:
-			return ctx.Err()
-		default:
+	var (
+		mu      sync.Mutex
+		stopped bool
+		n       int
+	)
+	// locked runs f under mu unless scanKeyFile has returned.
+	locked := func(f func()) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return false
 		}
-		fn(line, key)
-		n++
-		return nil
-	})
-	if err == nil && n == 0 {
-		err = fmt.Errorf("%w: %s", workload.ErrEmpty, path)
+		f()
+		return true
 	}
-	return err
+	var report func(frac float64)
+	if progress != nil {
+		report = func(frac float64) { locked(func() { progress(frac) }) }
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- workload.ScanKeyFile(path, report, func(line int, key []byte) error {
+			if !locked(func() { fn(line, key); n++ }) {
+				return context.Canceled
+			}
+			return nil
+		})
+	}()
+	select {
+	case err := <-done:
+		// The reader has returned, so n is its final count.
+		if err == nil && n == 0 {
+			err = fmt.Errorf("%w: %s", workload.ErrEmpty, path)
+		}
+		return err
+	case <-ctx.Done():
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+		return ctx.Err()
+	}
 }
 
 // readKeyFile is scanKeyFile collecting the keys, as workload.ReadKeyFile
