@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-msgpack/v2/codec"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/twochoice/twochoice/internal/snapshot"
+	"github.com/twochoice/twochoice/internal/snapshot/snaptest"
 )
 
 // saveOpen saves s to a fresh file and opens it again.
@@ -208,35 +208,7 @@ func TestOpenBadTTLIsNotCorrupt(t *testing.T) {
 // or doctored file would have it.
 func rewriteMeta(t *testing.T, path string, change func(m *snapshot.Meta), version uint32) {
 	t.Helper()
-	db, err := bolt.Open(path, 0o644, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	h := &codec.MsgpackHandle{WriteExt: true}
-	err = db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte("meta"))
-		var m snapshot.Meta
-		if err := codec.NewDecoderBytes(b.Get([]byte("meta")), h).Decode(&m); err != nil {
-			return err
-		}
-		change(&m)
-		var enc []byte
-		if err := codec.NewEncoderBytes(&enc, h).Encode(&m); err != nil {
-			return err
-		}
-		if version != 0 {
-			var v [4]byte
-			binary.BigEndian.PutUint32(v[:], version)
-			if err := b.Put([]byte("version"), v[:]); err != nil {
-				return err
-			}
-		}
-		return b.Put([]byte("meta"), enc)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snaptest.RewriteMeta(t, path, change, version)
 }
 
 // Each kind of bad input gets its sentinel error and a message naming the
