@@ -2,10 +2,13 @@ package hashfn
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/twochoice/twochoice/internal/testkeys"
 )
 
 var sink uint64
@@ -141,6 +144,12 @@ func BenchmarkFill(b *testing.B) {
 //
 //	seeded-xxh16: XXH.Bytes vs xxhash.Sum64 on 16-byte keys (target ≤ 1.2)
 //	tab-uint64:   Tab.Uint64 vs XXH.Uint64 on the same 64-bit keys (target ≤ 1.5)
+//
+// and, on keys of mixed lengths (mixedKeys), XXH.String against
+// xxhash.Sum64String:
+//
+//	mixed-synthetic: the store benchmarks' keys, testkeys.Synthetic
+//	mixed-1to64:     random bytes of random lengths 1 to 64
 func BenchmarkRatio(b *testing.B) {
 	xx := NewXXH(0x5eed)
 	tb := NewTab(0x5eed)
@@ -182,6 +191,30 @@ func BenchmarkRatio(b *testing.B) {
 			return h
 		})
 	})
+	for _, m := range []struct {
+		name string
+		keys []string
+	}{
+		{"mixed-synthetic", mixedKeys(testkeys.Synthetic(1<<12, 1))},
+		{"mixed-1to64", mixedKeys(randomLengthKeys(1<<12, 64))},
+	} {
+		strs := m.keys
+		b.Run(m.name, func(b *testing.B) {
+			paired(b, func(n int) uint64 {
+				var h uint64
+				for i := 0; i < n; i++ {
+					h ^= xxhash.Sum64String(strs[i&(1<<12-1)])
+				}
+				return h
+			}, func(n int) uint64 {
+				var h uint64
+				for i := 0; i < n; i++ {
+					h ^= xx.String(strs[i&(1<<12-1)])
+				}
+				return h
+			})
+		})
+	}
 	b.Run("tab-uint64", func(b *testing.B) {
 		paired(b, func(n int) uint64 {
 			var h uint64
@@ -197,4 +230,34 @@ func BenchmarkRatio(b *testing.B) {
 			return h
 		})
 	})
+}
+
+// mixedKeys returns 4096 keys in a seeded random order. Real keys have
+// mixed lengths, so the branches on a key's length in the tail of xxHash
+// mispredict; the fixed-length benchmarks above let the predictor learn
+// them perfectly. Synthetic makes its four shapes in turn (i%4), a period
+// the predictor would learn too, hence the shuffle.
+func mixedKeys(keys []string) []string {
+	if len(keys) != 1<<12 {
+		panic("mixedKeys: want 4096 keys")
+	}
+	keys = append([]string(nil), keys...)
+	r := rand.New(rand.NewPCG(1, 2))
+	r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	return keys
+}
+
+// randomLengthKeys returns n keys of random bytes and random lengths from 1
+// to max, from a fixed seed.
+func randomLengthKeys(n, max int) []string {
+	r := rand.New(rand.NewPCG(3, 4))
+	keys := make([]string, n)
+	for i := range keys {
+		k := make([]byte, 1+r.IntN(max))
+		for j := range k {
+			k[j] = byte(r.Uint32())
+		}
+		keys[i] = string(k)
+	}
+	return keys
 }

@@ -49,17 +49,26 @@ func TestXXHKnownAnswers(t *testing.T) {
 	}
 }
 
-// Every length from 0 to 100 crosses each branch of the algorithm (tails of
-// 1 to 7 bytes, the 4-byte step, one and several 32-byte stripes).
+// Every length from 0 to 200 crosses each branch of the algorithm (each of
+// the 32 tails after the stripes: 0 to 3 words, the 4-byte step or not, 0
+// to 3 single bytes; no stripe, one and several), at every alignment of
+// the key within a word, for Bytes and String.
 func TestXXHMatchesDigestAllLengths(t *testing.T) {
-	buf := make([]byte, 100)
+	buf := make([]byte, 200+7)
 	for i := range buf {
 		buf[i] = byte(i*7 + 3)
 	}
-	for _, seed := range []uint64{0, 1, 42, ^uint64(0)} {
-		for n := 0; n <= len(buf); n++ {
-			if got, want := NewXXH(seed).Bytes(buf[:n]), digest(seed, buf[:n]); got != want {
-				t.Fatalf("seed %#x, %d bytes: %#x, want %#x", seed, n, got, want)
+	for _, seed := range []uint64{0, 1, 42, 0x9e3779b97f4a7c15, ^uint64(0)} {
+		for off := range 8 {
+			for n := 0; n <= 200; n++ {
+				k := buf[off : off+n]
+				want := digest(seed, k)
+				if got := NewXXH(seed).Bytes(k); got != want {
+					t.Fatalf("seed %#x, offset %d, %d bytes: Bytes %#x, want %#x", seed, off, n, got, want)
+				}
+				if got := NewXXH(seed).String(string(k)); got != want {
+					t.Fatalf("seed %#x, offset %d, %d bytes: String %#x, want %#x", seed, off, n, got, want)
+				}
 			}
 		}
 	}
