@@ -51,8 +51,14 @@ func newHasher[K comparable](f hashfn.Func) func(K) uint64 {
 	size := t.Size()
 	shape := shapeOf(t)
 	// One closure per family and shape, each calling the concrete family
-	// directly, so a Get pays one indirect call (to the closure) and the
-	// family's code is inlined into it.
+	// directly, so a Get pays one indirect call (to the closure) and a
+	// direct one. The family's method is inlined into the closure only
+	// where the compiler has its body: a generic closure is compiled in
+	// the package that instantiates the Store, and there, unless that
+	// package imports hashfn itself, XXH.String stays a call. Closures
+	// built in non-generic functions here, so that it inlines for every
+	// user, measured no faster (Get at 4,096 keys 2.013 against 2.029
+	// the RWMutex map's time, p = 0.44; stop 22), so this stays simple.
 	switch f := f.(type) {
 	case hashfn.XXH:
 		switch shape {
