@@ -35,3 +35,6 @@ func prefetchKey[K comparable](k *K, strKeys bool) {
 		}
 	}
 }
+
+// prefetch prefetches the sketch line that holds p's counter.
+func (p spot) prefetch() { prefetchRange(unsafe.Pointer(p.w), 8) }

@@ -8,3 +8,5 @@ package store
 func prefetchBuckets[K comparable, V any](t *table[K, V], lo, hi uint64) {}
 
 func prefetchKey[K comparable](k *K, strKeys bool) {}
+
+func (p spot) prefetch() {}
