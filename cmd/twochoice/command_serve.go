@@ -190,24 +190,11 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 // openSnapshot opens the snapshot at path for serve, or returns ctx's
 // error as soon as ctx is done (Ctrl-C). store.Open takes no context, and
 // takes seconds for millions of keys (5.7 s for 5,000,000), which a
-// Ctrl-C should not wait for: it is left to run in its goroutine, and
-// ends with the process, which exits on the error.
+// Ctrl-C should not wait for (untilDone).
 func openSnapshot(ctx context.Context, path string) (*store.Store[string, uint64], error) {
-	type opened struct {
-		s   *store.Store[string, uint64]
-		err error
-	}
-	c := make(chan opened, 1) // the goroutine never blocks, even when left
-	go func() {
-		s, err := store.Open[string, uint64](path, nil)
-		c <- opened{s, err}
-	}()
-	select {
-	case o := <-c:
-		return o.s, o.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return untilDone(ctx, func() (*store.Store[string, uint64], error) {
+		return store.Open[string, uint64](path, nil)
+	})
 }
 
 // nameOf makes a store name from a file name: its base up to the first

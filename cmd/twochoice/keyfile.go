@@ -16,21 +16,19 @@ import (
 // most likely made from the wrong file. load, serve and sim read their
 // keys through it.
 //
-// The file is read on a goroutine of its own, so that Ctrl-C is heard
-// even while a read blocks: on a pipe or a named pipe whose writer sends
-// nothing (or, for a named pipe, has not opened it yet, which blocks the
-// open itself), a read waits for data that may never come, and the signal
-// handler, which the command installed, keeps the signal from ending the
-// process. That goroutine is left blocked when ctx ends first; the command
-// returns and the process exits. A mutex makes the hand-over clean: fn and
-// progress run under it, and once scanKeyFile has returned they are not
-// called again, so the caller may use what fn built (or print over the
-// progress bar) without racing with the reader.
+// The file is read on a goroutine of its own (untilDone), so that Ctrl-C
+// is heard even while a read blocks: on a pipe or a named pipe whose
+// writer sends nothing (or, for a named pipe, has not opened it yet, which
+// blocks the open itself), a read waits for data that may never come, and
+// the signal handler, which the command installed, keeps the signal from
+// ending the process. A mutex makes the hand-over clean: fn and progress
+// run under it, and once scanKeyFile has returned they are not called
+// again, so the caller may use what fn built (or print over the progress
+// bar) without racing with the reader.
 func scanKeyFile(ctx context.Context, path string, progress func(frac float64), fn func(line int, key []byte)) error {
 	var (
 		mu      sync.Mutex
 		stopped bool
-		n       int
 	)
 	// locked runs f under mu unless scanKeyFile has returned.
 	locked := func(f func()) bool {
@@ -46,28 +44,26 @@ func scanKeyFile(ctx context.Context, path string, progress func(frac float64), 
 	if progress != nil {
 		report = func(frac float64) { locked(func() { progress(frac) }) }
 	}
-	done := make(chan error, 1)
-	go func() {
-		done <- workload.ScanKeyFile(path, report, func(line int, key []byte) error {
-			if !locked(func() { fn(line, key); n++ }) {
+	n, err := untilDone(ctx, func() (int, error) {
+		n := 0
+		err := workload.ScanKeyFile(path, report, func(line int, key []byte) error {
+			if !locked(func() { fn(line, key) }) {
 				return context.Canceled
 			}
+			n++
 			return nil
 		})
-	}()
-	select {
-	case err := <-done:
-		// The reader has returned, so n is its final count.
-		if err == nil && n == 0 {
-			err = fmt.Errorf("%w: %s", workload.ErrEmpty, path)
-		}
-		return err
-	case <-ctx.Done():
-		mu.Lock()
-		stopped = true
-		mu.Unlock()
-		return ctx.Err()
+		return n, err
+	})
+	// From here on fn and progress are not called: the reader, if it was
+	// left running, stops at its next key.
+	mu.Lock()
+	stopped = true
+	mu.Unlock()
+	if err == nil && n == 0 {
+		err = fmt.Errorf("%w: %s", workload.ErrEmpty, path)
 	}
+	return err
 }
 
 // readKeyFile is scanKeyFile collecting the keys, as workload.ReadKeyFile
