@@ -38,3 +38,24 @@ func prefetchKey[K comparable](k *K, strKeys bool) {
 
 // prefetch prefetches the sketch line that holds p's counter.
 func (p spot) prefetch() { prefetchRange(unsafe.Pointer(p.w), 8) }
+
+// prefetchBucket prefetches every line of bucket b.
+func prefetchBucket[K comparable, V any](b *bucketOf[K, V]) {
+	prefetchRange(unsafe.Pointer(b), unsafe.Sizeof(*b))
+}
+
+// bigTableBytes is the size of a table's buckets from which get2
+// prefetches all of both candidates' lines before it reads their control
+// words: the slot a key is in is on another line than the control word
+// (in three cases of four for string→int64), and in a table this big
+// that line is rarely in cache either, so reading it waited for a second
+// miss after the control word's. A prefetch costs a call and a few
+// instructions, which in a table that stays in cache is all loss: see
+// the README for both figures. The threshold sits between the measured
+// sizes (under 1 MiB and about 40 MiB), above a core's L2.
+const bigTableBytes = 8 << 20
+
+// bigTable reports whether a table of n buckets is at least bigTableBytes.
+func bigTable[K comparable, V any](n uint64) bool {
+	return n*uint64(unsafe.Sizeof(bucketOf[K, V]{})) >= bigTableBytes
+}

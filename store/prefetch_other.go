@@ -10,3 +10,7 @@ func prefetchBuckets[K comparable, V any](t *table[K, V], lo, hi uint64) {}
 func prefetchKey[K comparable](k *K, strKeys bool) {}
 
 func (p spot) prefetch() {}
+
+func prefetchBucket[K comparable, V any](b *bucketOf[K, V]) {}
+
+func bigTable[K comparable, V any](n uint64) bool { return false }

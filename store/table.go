@@ -35,6 +35,10 @@ type table[K comparable, V any] struct {
 
 	lay wordLayout // the slots' word layout: how they are read (layout.go)
 
+	// prefetch: a Get prefetches every line of both candidates, as the
+	// buckets are too many to be in cache (bigTable).
+	prefetch bool
+
 	stash   stash[K, V]
 	entries int64 // keys in the buckets and the stash; guarded by the store's mutex
 
@@ -79,6 +83,7 @@ func (t *table[K, V]) setup(o *Options, gen hashfn.Generator) {
 	t.scheme = gen.Scheme()
 	t.span = [2]uint64{n, n}
 	t.pow2 = n&(n-1) == 0
+	t.prefetch = bigTable[K, V](n)
 	if t.scheme == hashfn.Parts && t.d == 2 {
 		for k := range 2 {
 			lo, hi := gen.PartBounds(k)
@@ -185,6 +190,10 @@ func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool) {
 		c0, c1 = t.cand2Double(h)
 	}
 	b0, b1 := t.bucket(c0), t.bucket(c1)
+	if t.prefetch {
+		prefetchBucket(b0)
+		prefetchBucket(b1)
+	}
 	l := t.lay
 	if l.words == 0 {
 		if v, ok = b0.getLocked(k, tag); !ok {
