@@ -122,6 +122,22 @@ func sizeAtLeast(o *Options, n uint64) uint64 {
 	return min(n, hashfn.MaxBuckets)
 }
 
+// tableFor returns the size of the table a store reaches as entries keys
+// are set into it from empty: the first size on the growth path whose
+// threshold holds them. New starts an unbounded store at tableFor its
+// SizeHint, and a sparse restore at tableFor the snapshot's entries.
+func tableFor(o *Options, entries uint64) uint64 {
+	n := sizeAtLeast(o, initialBuckets*uint64(o.Choices))
+	for {
+		maxE, _ := thresholds(o, n)
+		next := nextSize(o, n)
+		if uint64(maxE) >= entries || next == n {
+			return n
+		}
+		n = next
+	}
+}
+
 // nextSize returns the size a table of n buckets grows to, or n when it
 // cannot grow (at hashfn.MaxBuckets: then the stash takes the overflow).
 func nextSize(o *Options, n uint64) uint64 {

@@ -30,6 +30,18 @@ type Options struct {
 	// at most MaxCacheEntries.
 	MaxEntries int
 
+	// SizeHint is how many entries an unbounded store is to hold before
+	// it first grows, as make's size hint is for a map: New allocates
+	// the table whose growth threshold holds SizeHint keys, the size the
+	// store would have grown to by then, and Clear goes back to it. A
+	// store filled to its hint then pays for no growth (the keys' moves
+	// from table to table), only for the memory up front. 0 means the
+	// smallest table. A cache's table is sized by MaxEntries, so New
+	// rejects SizeHint with MaxEntries > 0, and a hint above MaxSizeHint.
+	// Open ignores it: a restored store's table is the one its snapshot
+	// describes.
+	SizeHint int
+
 	// DefaultTTL is the time to live of an entry stored by Set in a
 	// bounded store: 0 means entries do not expire unless set with
 	// SetWithTTL. It needs MaxEntries > 0.
@@ -93,6 +105,12 @@ const (
 // capacities: under 2^32 up to 2^28 entries, not at 2^29.
 const MaxCacheEntries = 1 << 28
 
+// MaxSizeHint is the largest Options.SizeHint, 2^28: like a cache's
+// bound (MaxCacheEntries), a hint is memory allocated up front, and a
+// larger one is more likely a mistake than a plan; a store grows past
+// its hint as far as its keys take it.
+const MaxSizeHint = 1 << 28
+
 // resolve returns o with the defaults filled in, or an error that wraps
 // ErrOptions and says what is wrong.
 func (o Options) resolve() (Options, error) {
@@ -101,6 +119,12 @@ func (o Options) resolve() (Options, error) {
 		return o, fmt.Errorf("%w: MaxEntries %d is negative", ErrOptions, o.MaxEntries)
 	case o.DefaultTTL < 0:
 		return o, fmt.Errorf("%w: DefaultTTL %v is negative", ErrOptions, o.DefaultTTL)
+	case o.SizeHint < 0:
+		return o, fmt.Errorf("%w: SizeHint %d is negative", ErrOptions, o.SizeHint)
+	case o.SizeHint > MaxSizeHint:
+		return o, fmt.Errorf("%w: SizeHint %d is above MaxSizeHint (%d)", ErrOptions, o.SizeHint, MaxSizeHint)
+	case o.SizeHint > 0 && o.MaxEntries > 0:
+		return o, fmt.Errorf("%w: SizeHint is for unbounded stores (a cache's table is sized by MaxEntries)", ErrOptions)
 	case o.DefaultTTL > 0 && o.MaxEntries == 0:
 		return o, fmt.Errorf("%w: DefaultTTL needs a bounded store (MaxEntries > 0)", ErrOptions)
 	}

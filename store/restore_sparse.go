@@ -43,21 +43,6 @@ const sparseFactor = 4
 // place. A variable so that tests can lower it.
 var sparseFloor uint64 = 64 << 20
 
-// tableFor returns the size of the table a store reaches as entries keys
-// are set into it from empty: the first size on the growth path whose
-// threshold holds them.
-func tableFor(o *Options, entries uint64) uint64 {
-	n := sizeAtLeast(o, initialBuckets*uint64(o.Choices))
-	for {
-		maxE, _ := thresholds(o, n)
-		next := nextSize(o, n)
-		if uint64(maxE) >= entries || next == n {
-			return n
-		}
-		n = next
-	}
-}
-
 // isSparse reports whether the table m describes is to be restored
 // sparsely (see above).
 func isSparse[K comparable, V any](o *Options, m *snapshot.Meta) bool {

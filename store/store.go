@@ -111,12 +111,14 @@ func New[K comparable, V any](o Options) (*Store[K, V], error) {
 	return s, nil
 }
 
+// emptyTable returns the table New starts with: a cache's whole table,
+// or the first table on the growth path that holds Options.SizeHint keys
+// (the smallest one, with no hint).
 func (s *Store[K, V]) emptyTable() *table[K, V] {
 	if s.cache {
 		return newCacheTable[K, V](&s.opts, s.lay)
 	}
-	n := sizeAtLeast(&s.opts, initialBuckets*uint64(s.opts.Choices))
-	return newTable[K, V](&s.opts, n, s.lay, true)
+	return newTable[K, V](&s.opts, tableFor(&s.opts, uint64(s.opts.SizeHint)), s.lay, true)
 }
 
 // Options returns the options in use: defaults filled in and the seed
@@ -257,7 +259,8 @@ func (s *Store[K, V]) Len() int {
 }
 
 // Clear removes every entry and shrinks the table back to its initial
-// size. Counters (Stats) keep counting across a Clear.
+// size (the one Options.SizeHint asks for). Counters (Stats) keep
+// counting across a Clear.
 func (s *Store[K, V]) Clear() {
 	s.mu.Lock()
 	s.tabs.Store(&tables[K, V]{cur: s.emptyTable()})
