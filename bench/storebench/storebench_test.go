@@ -254,19 +254,9 @@ func getSetKeys() []string {
 // all 10M keys; the metric ns/key is what to compare.
 func BenchmarkSetGrowing(b *testing.B) {
 	keys := getSetKeys()
-	run := func(b *testing.B, insert func()) {
-		b.ReportAllocs()
-		for range b.N {
-			runtime.GC()
-			b.StartTimer()
-			insert()
-			b.StopTimer()
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(keys)), "ns/key")
-	}
 	b.Run("twochoice", func(b *testing.B) {
 		b.StopTimer()
-		run(b, func() {
+		timeFills(b, len(keys), func() {
 			s, _ := store.New[string, int64](store.Options{Seed: 1})
 			for i, k := range keys {
 				s.Set(k, int64(i))
@@ -275,7 +265,7 @@ func BenchmarkSetGrowing(b *testing.B) {
 	})
 	b.Run("map", func(b *testing.B) {
 		b.StopTimer()
-		run(b, func() {
+		timeFills(b, len(keys), func() {
 			m := make(map[string]int64)
 			for i, k := range keys {
 				m[k] = int64(i)
@@ -284,10 +274,49 @@ func BenchmarkSetGrowing(b *testing.B) {
 	})
 	b.Run("rwmap", func(b *testing.B) {
 		b.StopTimer()
-		run(b, func() {
+		timeFills(b, len(keys), func() {
 			m := &lockedMap{m: make(map[string]int64)}
 			for i, k := range keys {
 				m.Set(k, int64(i))
+			}
+		})
+	})
+}
+
+// timeFills times b.N calls of fill, each after a GC and with the timer
+// stopped between them, and reports ns/key for n keys a call.
+func timeFills(b *testing.B, n int, fill func()) {
+	b.ReportAllocs()
+	for range b.N {
+		runtime.GC()
+		b.StartTimer()
+		fill()
+		b.StopTimer()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/key")
+}
+
+// BenchmarkSetSized: the Sets of BenchmarkSetGrowing into a store created
+// with Options.SizeHint set to the number of keys, against a Go map made
+// with the same hint: what a user who knows the size ahead pays, with no
+// growth on either side. ns/key is what to compare.
+func BenchmarkSetSized(b *testing.B) {
+	keys := getSetKeys()
+	b.Run("twochoice", func(b *testing.B) {
+		b.StopTimer()
+		timeFills(b, len(keys), func() {
+			s, _ := store.New[string, int64](store.Options{Seed: 1, SizeHint: len(keys)})
+			for i, k := range keys {
+				s.Set(k, int64(i))
+			}
+		})
+	})
+	b.Run("map", func(b *testing.B) {
+		b.StopTimer()
+		timeFills(b, len(keys), func() {
+			m := make(map[string]int64, len(keys))
+			for i, k := range keys {
+				m[k] = int64(i)
 			}
 		})
 	})
