@@ -57,3 +57,49 @@ func TestGet2TagFalsePositives(t *testing.T) {
 		}
 	}
 }
+
+// TestGet2StashedKeysBehindNoTagMatch: get2 answers "absent" without
+// get2Rest when neither candidate has a tag match and the first
+// candidate's stash hint is 0. A stashed key's candidates were full, and
+// usually of other tags, so it is found only through the hint: every
+// stashed key must still be found, and keys never set must not be. The
+// table is pinned (as a running All loop pins it) so that it does not
+// grow and the keys set past its capacity go to the stash.
+func TestGet2StashedKeysBehindNoTagMatch(t *testing.T) {
+	if !optimisticReads {
+		t.Skip("purego build: slots are read under the bucket's lock, not by get2's optimistic path")
+	}
+	for _, o := range []Options{
+		{Seed: 1, Placement: bucket.GoLeft},
+		{Seed: 2, Placement: bucket.DChoice},
+		{Seed: 3, Placement: bucket.DoubleHash},
+	} {
+		s := newTestStore[string, int](t, o)
+		tb := s.pin()
+		keys := testkeys.Synthetic(2*int(tb.n)*tb.size, 4)
+		for i, k := range keys {
+			s.Set(k, i)
+		}
+		var noMatch int
+		for _, e := range tb.stash.entries() {
+			h := s.hash(e.key)
+			tag := tagOf(h)
+			c0, c1 := tb.cand2(h)
+			if ctrl(tb.bucket(c0).ctrl.Load()).match(tag)|ctrl(tb.bucket(c1).ctrl.Load()).match(tag) == 0 {
+				noMatch++
+			}
+		}
+		for i, k := range keys {
+			if v, ok := s.Get(k); !ok || v != i {
+				t.Fatalf("options %+v: Get(%q) = %d, %v; want %d, true", o, k, v, ok, i)
+			}
+			if v, ok := s.Get("absent:" + k); ok {
+				t.Fatalf("options %+v: Get of a key never set found %d", o, v)
+			}
+		}
+		s.unpin()
+		if noMatch == 0 {
+			t.Fatalf("options %+v: no stashed key has candidates without a tag match: the test misses the path", o)
+		}
+	}
+}

@@ -179,9 +179,14 @@ func (t *table[K, V]) getD(k K, h uint64, tag uint8) (v V, ok bool) {
 // count 10); reading the slot inline with the branch kept took none off.
 //
 // The slot is copied and checked against the sync word as readMatch does.
-// Anything else (no tag matched, a false tag match, a writer in the way)
-// goes to get2Rest, which carries on from the words loaded here and finds
-// what get2 found before this fast path.
+// A key with no tag match in either candidate and no stash hint on the
+// first, most Gets of absent keys, is answered here too, without
+// get2Rest's call: that took an absent-key Get at 4,096 keys from 1.780 ±
+// 2% to 1.681 ± 2% the RWMutex map's time (BenchmarkGetAbsentRatio, 20
+// runs each; present keys and 1M keys unchanged). Anything else (a tag
+// match that did not hold k, a stash hint, a writer in the way) goes to
+// get2Rest, which carries on from the words loaded here and finds what
+// get2 found before this fast path.
 func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool) {
 	var c0, c1 uint64
 	if t.scheme != hashfn.Double {
@@ -221,6 +226,13 @@ func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool) {
 		if b.sync.v.Load() == s && e.key == k {
 			return e.val, true
 		}
+	}
+	// m is 0 only when neither candidate has a tag match, the common case
+	// of an absent key. Then only the stash can hold k, and only if the
+	// first candidate's hint (in s0, loaded above) says a stashed key may
+	// be there; a key stashed all along keeps the hint up all along.
+	if m == 0 && hintOf(s0) == 0 {
+		return v, false
 	}
 	return t.get2Rest(k, tag, b0, b1, s0, s1, m0, m1)
 }

@@ -98,7 +98,7 @@ type settler interface{ settle() }
 
 func (c otterCache) settle() { c.c.CleanUp() }
 
-func settle(c cache) {
+func settle(c any) {
 	if s, ok := c.(settler); ok {
 		s.settle()
 	}
@@ -110,11 +110,14 @@ func settle(c cache) {
 // inside its own time: otherwise its maintenance goroutine would run
 // during the other cache's round, taking a core from it and charging it
 // with the work.
-func pairedOps(b *testing.B, g int, c, peer cache, w workload, op func(c cache, k string, i int) int64) {
+//
+// It is generic in the key type for the integer-key benchmarks
+// (intkeys_test.go); the string benchmarks instantiate it with string.
+func pairedOps[K comparable](b *testing.B, g int, c, peer kcache[K], w workloadOf[K], op func(c kcache[K], k K, i int) int64) {
 	const pairedChunk = 2048
 	runtime.GC()
 	type job struct {
-		c    cache
+		c    kcache[K]
 		from int
 	}
 	jobs := make([]chan job, g)
@@ -133,7 +136,7 @@ func pairedOps(b *testing.B, g int, c, peer cache, w workload, op func(c cache, 
 			sink.Add(sum)
 		}()
 	}
-	run := func(c cache, round int) time.Duration {
+	run := func(c kcache[K], round int) time.Duration {
 		t0 := time.Now()
 		done.Add(g)
 		for j := range jobs {

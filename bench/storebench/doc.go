@@ -3,7 +3,9 @@
 // only one goroutine writes, and otter v2. It lives outside the library so
 // that no peer enters the library's import graph. The benchmarks are in
 // storebench_test.go (the map: Get, Set into a growing table, latency,
-// memory) and cache_test.go (the bounded cache against otter,
-// BenchmarkCacheSetRatio and BenchmarkCacheGetRatio); the README gives the
-// commands and the figures.
+// memory), absent_test.go (Get of absent keys, BenchmarkGetAbsentRatio),
+// intkeys_test.go (uint64 keys with each hash family, BenchmarkIntGetRatio
+// and BenchmarkIntSetGrowingRatio) and cache_test.go (the bounded cache
+// against otter, BenchmarkCacheSetRatio and BenchmarkCacheGetRatio); the
+// README gives the commands and the figures.
 package storebench

@@ -15,9 +15,12 @@ import (
 )
 
 // cache is what the Get benchmarks need from each peer.
-type cache interface {
-	Get(k string) (int64, bool)
-	Set(k string, v int64)
+type cache = kcache[string]
+
+// kcache is cache for any key type (the integer-key benchmarks use uint64).
+type kcache[K comparable] interface {
+	Get(k K) (int64, bool)
+	Set(k K, v int64)
 }
 
 type twochoice struct{ s *store.Store[string, int64] }
@@ -71,8 +74,12 @@ var peers = []struct {
 // workload is the Get benchmarks' data: n real-looking keys and a Zipf
 // 1.0 access sequence over them (ranks shuffled onto keys, so the hot keys
 // are not the first inserted).
-type workload struct {
-	keys   []string
+type workload = workloadOf[string]
+
+// workloadOf is workload for any key type: keys, and an access sequence of
+// indices into them.
+type workloadOf[K any] struct {
+	keys   []K
 	access []int32
 }
 
