@@ -7,6 +7,23 @@ import (
 	"github.com/twochoice/twochoice/internal/testkeys"
 )
 
+// get2Options are the stores the get2 tests run: one of each candidate
+// scheme (parts, independent, double hashing), d = 2.
+var get2Options = []Options{
+	{Seed: 1, Placement: bucket.GoLeft},
+	{Seed: 2, Placement: bucket.DChoice},
+	{Seed: 3, Placement: bucket.DoubleHash},
+}
+
+// skipWithoutGet2 skips a test of get2's optimistic path in builds that
+// do not take it.
+func skipWithoutGet2(t *testing.T) {
+	t.Helper()
+	if !optimisticReads {
+		t.Skip("purego build: slots are read under the bucket's lock, not by get2's optimistic path")
+	}
+}
+
 // TestGet2TagFalsePositives: get2 reads a candidate's slots only when its
 // tags match. A key in the second candidate whose first candidate holds
 // another key with the same tag must still be found: get2 must go on to
@@ -16,14 +33,8 @@ import (
 // exercises each path, for each candidate scheme (parts, independent,
 // double hashing).
 func TestGet2TagFalsePositives(t *testing.T) {
-	if !optimisticReads {
-		t.Skip("purego build: slots are read under the bucket's lock, not by get2's optimistic path")
-	}
-	for _, o := range []Options{
-		{Seed: 1, Placement: bucket.GoLeft},
-		{Seed: 2, Placement: bucket.DChoice},
-		{Seed: 3, Placement: bucket.DoubleHash},
-	} {
+	skipWithoutGet2(t)
+	for _, o := range get2Options {
 		s := newTestStore[string, int](t, o)
 		keys := testkeys.Synthetic(20000, 3)
 		for i, k := range keys {
@@ -66,14 +77,8 @@ func TestGet2TagFalsePositives(t *testing.T) {
 // table is pinned (as a running All loop pins it) so that it does not
 // grow and the keys set past its capacity go to the stash.
 func TestGet2StashedKeysBehindNoTagMatch(t *testing.T) {
-	if !optimisticReads {
-		t.Skip("purego build: slots are read under the bucket's lock, not by get2's optimistic path")
-	}
-	for _, o := range []Options{
-		{Seed: 1, Placement: bucket.GoLeft},
-		{Seed: 2, Placement: bucket.DChoice},
-		{Seed: 3, Placement: bucket.DoubleHash},
-	} {
+	skipWithoutGet2(t)
+	for _, o := range get2Options {
 		s := newTestStore[string, int](t, o)
 		tb := s.pin()
 		keys := testkeys.Synthetic(2*int(tb.n)*tb.size, 4)
