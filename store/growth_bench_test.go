@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
-	"time"
 
+	"github.com/twochoice/twochoice/internal/pairedfill"
 	"github.com/twochoice/twochoice/internal/testkeys"
 )
 
@@ -63,7 +63,6 @@ func BenchmarkSetGrowingPaired(b *testing.B) {
 		n = 20_000
 	}
 	keys := testkeys.Synthetic(n, 5)
-	var ts, tm time.Duration
 	fillStore := func() {
 		s, _ := New[string, int64](Options{Seed: 1})
 		for i, k := range keys {
@@ -78,22 +77,5 @@ func BenchmarkSetGrowingPaired(b *testing.B) {
 		}
 		runtime.KeepAlive(m)
 	}
-	timed := func(f func()) time.Duration {
-		runtime.GC()
-		t0 := time.Now()
-		f()
-		return time.Since(t0)
-	}
-	for i := range b.N {
-		if i%2 == 0 {
-			ts += timed(fillStore)
-			tm += timed(fillMap)
-		} else {
-			tm += timed(fillMap)
-			ts += timed(fillStore)
-		}
-	}
-	b.ReportMetric(float64(ts.Nanoseconds())/float64(b.N*n), "ns/key")
-	b.ReportMetric(float64(tm.Nanoseconds())/float64(b.N*n), "map-ns/key")
-	b.ReportMetric(float64(ts)/float64(tm), "x-map")
+	pairedfill.Run(b, n, fillStore, fillMap)
 }

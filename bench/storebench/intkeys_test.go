@@ -6,9 +6,9 @@ import (
 	"runtime"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/twochoice/twochoice/hashfn"
+	"github.com/twochoice/twochoice/internal/pairedfill"
 	"github.com/twochoice/twochoice/store"
 )
 
@@ -153,25 +153,7 @@ func BenchmarkIntSetGrowingRatio(b *testing.B) {
 				}
 				runtime.KeepAlive(m)
 			}
-			timed := func(f func()) time.Duration {
-				runtime.GC()
-				t0 := time.Now()
-				f()
-				return time.Since(t0)
-			}
-			var ts, tm time.Duration
-			for i := range b.N {
-				if i%2 == 0 {
-					ts += timed(fillStore)
-					tm += timed(fillMap)
-				} else {
-					tm += timed(fillMap)
-					ts += timed(fillStore)
-				}
-			}
-			b.ReportMetric(float64(ts.Nanoseconds())/float64(b.N*n), "ns/key")
-			b.ReportMetric(float64(tm.Nanoseconds())/float64(b.N*n), "map-ns/key")
-			b.ReportMetric(float64(ts)/float64(tm), "x-map")
+			pairedfill.Run(b, n, fillStore, fillMap)
 		})
 	}
 }

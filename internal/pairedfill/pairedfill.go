@@ -1,0 +1,37 @@
+// Package pairedfill times a store's fill against a Go map's fill of the
+// same keys, for the growing-Set benchmarks of the store package and of
+// bench/storebench. On a shared machine, alternating the two fills keeps
+// their ratio steadier than two separate benchmarks' ns/op.
+package pairedfill
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+// Run calls fillStore and fillMap b.N times each, alternating which goes
+// first, each call timed on its own after a garbage collection, and
+// reports ns/key (the store's time per key, for n keys a fill),
+// map-ns/key (the map's) and x-map (the store's time over the map's).
+func Run(b *testing.B, n int, fillStore, fillMap func()) {
+	timed := func(f func()) time.Duration {
+		runtime.GC()
+		t0 := time.Now()
+		f()
+		return time.Since(t0)
+	}
+	var ts, tm time.Duration
+	for i := range b.N {
+		if i%2 == 0 {
+			ts += timed(fillStore)
+			tm += timed(fillMap)
+		} else {
+			tm += timed(fillMap)
+			ts += timed(fillStore)
+		}
+	}
+	b.ReportMetric(float64(ts.Nanoseconds())/float64(b.N*n), "ns/key")
+	b.ReportMetric(float64(tm.Nanoseconds())/float64(b.N*n), "map-ns/key")
+	b.ReportMetric(float64(ts)/float64(tm), "x-map")
+}
