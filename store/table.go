@@ -445,7 +445,7 @@ func (t *table[K, V]) delete(k K, h uint64, tag uint8) bool {
 func (t *table[K, V]) prefetchCandidates(h uint64) {
 	var c [hashfn.MaxChoices]uint64
 	for _, i := range t.candidates(h, &c) {
-		prefetchBuckets(t, i, i+1)
+		prefetchBucket(t.bucket(i))
 	}
 }
 
