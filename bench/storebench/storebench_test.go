@@ -292,8 +292,19 @@ func BenchmarkSetGrowing(b *testing.B) {
 
 // timeFills times b.N calls of fill, each after a GC and with the timer
 // stopped between them, and reports ns/key for n keys a call.
+//
+// One untimed fill comes first. The first fill in a process takes its
+// memory fresh from the operating system and pays a page fault for every
+// 4 KiB of it; later fills reuse the heap the earlier ones freed. Without
+// the warm-up, whichever sub-benchmark ran first paid those faults alone:
+// twochoice's 10M-key growing fill (about 1 GB allocated) measured 2.2 to
+// 2.4 times the map's when it ran first and the map after it in the same
+// process, against 1.8 with each fill alone in its own process, and 1.9
+// to 2.1 with both warmed up (stop 24).
 func timeFills(b *testing.B, n int, fill func()) {
 	b.ReportAllocs()
+	runtime.GC()
+	fill()
 	for range b.N {
 		runtime.GC()
 		b.StartTimer()
