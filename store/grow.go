@@ -386,11 +386,11 @@ func (s *Store[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 	return done
 }
 
-// moveBatch is the most keys a mover holds. insertBatch publishes a
-// batch's control words with atomic stores, each a full barrier that waits
-// for the batch's slot writes to reach the cache, so a bigger batch waits
-// less often; and its keys' cache misses (string bytes, candidates) have
-// more company to overlap with. Batches of 32 rather than 8, with the
+// moveBatch is the most keys a mover holds. The bigger the batch, the more
+// company its keys' cache misses (string bytes, candidates) have to
+// overlap with (and, when insertBatch still published the batch's control
+// words together with full barriers, the less often it waited for its
+// slot writes). Batches of 32 rather than 8, with the
 // key bytes fetched before hashing (flush), took a growing store's Set of
 // 2M keys from 2.5x the Go map's time to 1.7-2.3x
 // (BenchmarkSetGrowingPaired, two runs each on a noisy machine); at 10M

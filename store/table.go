@@ -285,9 +285,12 @@ func (t *table[K, V]) set(k K, v V, h uint64, tag uint8) bool {
 // picks, or in the stash when every candidate is full.
 func (t *table[K, V]) insert(k K, v V, h uint64, tag uint8) {
 	var c [hashfn.MaxChoices]uint64
-	cs := t.candidates(h, &c)
-	i := cs[t.choose(cs, h, nil)]
-	b := t.bucket(i)
+	t.place(t.candidates(h, &c), k, v, h, tag)
+}
+
+// place is insert given the key's candidates cs.
+func (t *table[K, V]) place(cs []uint64, k K, v V, h uint64, tag uint8) {
+	b := t.bucket(cs[t.choose(cs, h)])
 	if e := ctrl(b.ctrl.Load()).empty(t.capMask); e != 0 {
 		b.put(slotOf(e), k, v, tag, t.lay)
 	} else {
@@ -298,16 +301,11 @@ func (t *table[K, V]) insert(k K, v V, h uint64, tag uint8) {
 }
 
 // choose returns the index in cs of the candidate the rule picks, given
-// the candidates' control words (pending, if not nil, has the ones that
-// insertBatch changed but has not published).
-func (t *table[K, V]) choose(cs []uint64, h uint64, pending *batch) int {
+// the candidates' control words.
+func (t *table[K, V]) choose(cs []uint64, h uint64) int {
 	var loads [hashfn.MaxChoices]uint32
 	for j, i := range cs {
-		if pending != nil {
-			loads[j] = uint32(pending.ctrlOf(t, i).load())
-		} else {
-			loads[j] = t.load(i)
-		}
+		loads[j] = t.load(i)
 	}
 	switch t.d {
 	case 1:
@@ -322,8 +320,6 @@ func (t *table[K, V]) choose(cs []uint64, h uint64, pending *batch) int {
 	return t.rule.Choose(loads[:t.d], hashfn.Extend(h, coinExtension))
 }
 
-type ctrlReader interface{ ctrlAt(uint64) ctrl }
-
 // keep uses a value, so that the compiler keeps the loads that made it:
 // the loads that fetch cache lines ahead of their use (insertBatch,
 // mover.flush, setCache, the restorer) are otherwise dead.
@@ -331,47 +327,20 @@ type ctrlReader interface{ ctrlAt(uint64) ctrl }
 //go:noinline
 func keep(uint64) {}
 
-// batch collects the control words that insertBatch changed but has not
-// published yet.
-type batch struct {
-	idx  [moveBatch]uint64
-	ctrl [moveBatch]ctrl
-	n    int
-}
-
-func (p *batch) ctrlOf(t ctrlReader, i uint64) ctrl {
-	for j := range p.n {
-		if p.idx[j] == i {
-			return p.ctrl[j]
-		}
-	}
-	return t.ctrlAt(i)
-}
-
-func (p *batch) set(i uint64, c ctrl) {
-	for j := range p.n {
-		if p.idx[j] == i {
-			p.ctrl[j] = c
-			return
-		}
-	}
-	p.idx[p.n], p.ctrl[p.n] = i, c
-	p.n++
-}
-
-func (t *table[K, V]) ctrlAt(i uint64) ctrl { return ctrl(t.bucket(i).ctrl.Load()) }
-
-// insertBatch inserts up to moveBatch keys the table does not hold, with their
-// hashes, as insert would one after the other, but publishes the control
-// words only at the end. A growth moves keys with it: an atomic store is a
-// full barrier on common CPUs, so publishing each key's tag right after
-// writing its slot would make every slot write wait for its cache miss;
-// writing all slots first lets the misses overlap. Publishing late is safe
-// for the same reason put needs no lock: no reader reads a slot whose tag
-// it has not seen.
+// insertBatch inserts up to moveBatch keys the table does not hold, with
+// their hashes, as insert would one after the other, after loading all
+// their candidates' control words, so that those cache misses overlap. A
+// growth moves keys with it.
+//
+// Each key's control word is published right after its slot is written,
+// with storeRelease, as put does. insertBatch used to keep the new control
+// words in a list and publish them all at the end, from when publishing
+// was an atomic exchange, a full barrier on amd64 that would have made
+// each slot write wait for its cache miss; since storeRelease is a plain
+// store there (relaxed_amd64.go), the list only cost a scan of up to 32
+// entries for each candidate a key looked at, and an interface call.
 func (t *table[K, V]) insertBatch(es []slot[K, V], hs []uint64) {
 	var (
-		p     batch
 		cands [moveBatch][hashfn.MaxChoices]uint64
 		touch uint64
 	)
@@ -391,24 +360,8 @@ func (t *table[K, V]) insertBatch(es []slot[K, V], hs []uint64) {
 	keep(touch)
 	for x := range es {
 		h := hs[x]
-		cs := cands[x][:t.d]
-		i := cs[t.choose(cs, h, &p)]
-		cw := p.ctrlOf(t, i)
-		if e := cw.empty(t.capMask); e != 0 {
-			j := slotOf(e)
-			t.bucket(i).write(j, cw, es[x], t.lay)
-			p.set(i, cw.withSlot(j, tagOf(h)))
-		} else {
-			t.stash.put(es[x].key, es[x].val)
-			t.bucket(cs[0]).sync.addHint(+1)
-		}
+		t.place(cands[x][:t.d], es[x].key, es[x].val, h, tagOf(h))
 	}
-	// storeRelease, as in put: the holder of the store's mutex is the
-	// control words' only writer.
-	for j := range p.n {
-		storeRelease(&t.bucket(p.idx[j]).ctrl, uint64(p.ctrl[j]))
-	}
-	t.entries += int64(len(es))
 }
 
 // coinExtension is the Extend word whose top half breaks ties among more
