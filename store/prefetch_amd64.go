@@ -17,6 +17,11 @@ import "unsafe"
 //go:noescape
 func prefetchRange(p unsafe.Pointer, n uintptr)
 
+// havePrefetch says whether the prefetches here do anything; where they
+// do not (prefetch_other.go), a caller that must have lines on their way
+// loads a word of each instead.
+const havePrefetch = true
+
 // prefetchBuckets prefetches buckets lo to hi-1 of t, which lie in one
 // chunk.
 func prefetchBuckets[K comparable, V any](t *table[K, V], lo, hi uint64) {

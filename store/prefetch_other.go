@@ -5,6 +5,8 @@ package store
 // Prefetching does nothing where there is no assembly for it
 // (prefetch_amd64.go).
 
+const havePrefetch = false
+
 func prefetchBuckets[K comparable, V any](t *table[K, V], lo, hi uint64) {}
 
 func prefetchKey[K comparable](k *K, strKeys bool) {}
