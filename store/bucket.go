@@ -133,18 +133,12 @@ func (b *bucketOf[K, V]) find(k K, tag uint8) int {
 // writers) or the only goroutine that sees the table (the restorer).
 func (b *bucketOf[K, V]) put(j int, k K, v V, tag uint8, l wordLayout) {
 	c := ctrl(b.ctrl.Load())
-	b.write(j, c, slot[K, V]{key: k, val: v}, l)
-	storeRelease(&b.ctrl, uint64(c.withSlot(j, tag)))
-}
-
-// write fills empty slot j, whose bucket has control word c, without
-// publishing it (put and insertBatch publish).
-func (b *bucketOf[K, V]) write(j int, c ctrl, e slot[K, V], l wordLayout) {
-	if l.words > 0 && c.at(j) == emptyUsed {
+	if e := (slot[K, V]{key: k, val: v}); l.words > 0 && c.at(j) == emptyUsed {
 		storeSlot(&b.slots[j], &e, 0, l)
-		return
+	} else {
+		b.slots[j] = e
 	}
-	b.slots[j] = e
+	storeRelease(&b.ctrl, uint64(c.withSlot(j, tag)))
 }
 
 // update replaces the value in slot j under the exclusive lock.
