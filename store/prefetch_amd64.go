@@ -56,7 +56,7 @@ func prefetchBucket[K comparable, V any](b *bucketOf[K, V]) {
 // that line is rarely in cache either, so reading it waited for a second
 // miss after the control word's. A prefetch costs a call and a few
 // instructions, which in a table that stays in cache is all loss: see
-// the README for both figures. The threshold sits between the measured
+// store/PERFORMANCE.md for both figures. The threshold sits between the measured
 // sizes (under 1 MiB and about 40 MiB), above a core's L2.
 const bigTableBytes = 8 << 20
 
