@@ -29,6 +29,14 @@ import (
 // goroutine and places the entries on a second one, so it keeps two cores
 // busy where it has them.
 //
+// Options.SizeHint is honoured as New honours it: if the snapshot's
+// table is smaller than the one the hint asks for, the keys are set
+// afresh into a table of the hint's size, so a restored store that is to
+// take more keys does not grow on the way. Its load report is then that
+// of its keys set afresh, as below. A hint the snapshot's table already
+// meets changes nothing, and Clear goes back to the hint's size. A
+// SizeHint with a bounded snapshot is ErrOptionsMismatch.
+//
 // One exception to "the same buckets": a table much larger than its
 // entries need (more than 4 times, and over 64 MiB; a store's table never
 // shrinks, so a store that grew and then lost most of its keys is saved
@@ -59,9 +67,9 @@ import (
 // Errors wrap ErrNotFound, ErrNotSnapshot, ErrCorrupt, ErrNewerVersion,
 // ErrTypeMismatch, ErrOptionsMismatch, ErrLocked, ErrRead (the file
 // cannot be opened or read), or ErrOptions for a negative
-// opts.DefaultTTL, and name the file. Open
-// never returns a partly restored store: on any error it returns nil, and
-// the file is only read.
+// opts.DefaultTTL or an opts.SizeHint that New would refuse, and name
+// the file. Open never returns a partly restored store: on any error it
+// returns nil, and the file is only read.
 func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error) {
 	r, err := snapshot.Open(path, 0)
 	if err != nil {
@@ -76,6 +84,10 @@ func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
+	// New makes the smallest table, which Open replaces; the hint is
+	// the store's from here on, for Clear.
+	hint := o.SizeHint
+	o.SizeHint = 0
 	s, err := New[K, V](o)
 	if err != nil {
 		if errors.Is(err, ErrOptions) {
@@ -86,8 +98,18 @@ func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error)
 	if err := checkShape(&m, &s.opts); err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
+	s.opts.SizeHint = hint
 	var t *table[K, V]
-	sparse := !s.cache && isSparse[K, V](&s.opts, &m)
+	// afresh: the size of the table the keys are set into afresh (a
+	// sparse snapshot's, or one smaller than the hint asks for), or 0 to
+	// restore the file's table in place.
+	var afresh uint64
+	if !s.cache {
+		hinted := hint > 0 && tableFor(&s.opts, uint64(hint)) > m.Buckets
+		if hinted || isSparse[K, V](&s.opts, &m) {
+			afresh = tableFor(&s.opts, max(m.Entries, uint64(hint)))
+		}
+	}
 	switch {
 	case s.cache:
 		// A cache's table size follows from its options alone, and New
@@ -99,15 +121,16 @@ func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error)
 		if m.Stash != 0 {
 			return nil, fmt.Errorf("snapshot %s: %w: a cache has no stash, the file has %d entries in one", path, ErrCorrupt, m.Stash)
 		}
-	case sparse:
-		// Far larger than its entries: not allocated (restore_sparse.go).
-		if t, err = restoreSparse(s, r, &m); err != nil {
+	case afresh != 0:
+		// Far larger than its entries (not allocated), or smaller than
+		// the hint: set afresh (restore_sparse.go).
+		if t, err = restoreSparse(s, r, &m, afresh); err != nil {
 			return nil, err
 		}
 	default:
 		t = newTable[K, V](&s.opts, m.Buckets, s.lay, true)
 	}
-	if !sparse {
+	if afresh == 0 {
 		rs := restorer[K, V]{s: s, t: t, dec: snapshot.NewDecoder[K, V](), now: s.nowNanosAny()}
 		if err := rs.run(r); err != nil {
 			return nil, err // named by the restorer or the reader
@@ -196,7 +219,14 @@ func snapshotOptions(m *snapshot.Meta, given *Options) (Options, error) {
 		return Options{}, fmt.Errorf("%w: DefaultTTL %v is negative", ErrOptions, given.DefaultTTL)
 	case given.DefaultTTL > 0 && o.MaxEntries == 0:
 		return Options{}, fmt.Errorf("%w: DefaultTTL %v needs a bounded store, and the file holds an unbounded one", ErrOptionsMismatch, given.DefaultTTL)
+	case given.SizeHint < 0:
+		return Options{}, fmt.Errorf("%w: SizeHint %d is negative", ErrOptions, given.SizeHint)
+	case given.SizeHint > MaxSizeHint:
+		return Options{}, fmt.Errorf("%w: SizeHint %d is above MaxSizeHint (%d)", ErrOptions, given.SizeHint, MaxSizeHint)
+	case given.SizeHint > 0 && o.MaxEntries > 0:
+		return Options{}, fmt.Errorf("%w: SizeHint is for unbounded stores, and the file holds a cache of %d entries", ErrOptionsMismatch, o.MaxEntries)
 	}
+	o.SizeHint = given.SizeHint
 	var diff []string
 	check := func(name string, set bool, g, f any) {
 		if set && g != f {

@@ -38,8 +38,8 @@ type Options struct {
 	// from table to table), only for the memory up front. 0 means the
 	// smallest table. A cache's table is sized by MaxEntries, so New
 	// rejects SizeHint with MaxEntries > 0, and a hint above MaxSizeHint.
-	// Open ignores it: a restored store's table is the one its snapshot
-	// describes.
+	// Open honours it too: a snapshot whose table is smaller than the
+	// hint's is restored into the hint's table (see Open).
 	SizeHint int
 
 	// DefaultTTL is the time to live of an entry stored by Set in a

@@ -51,9 +51,10 @@ func isSparse[K comparable, V any](o *Options, m *snapshot.Meta) bool {
 }
 
 // restoreSparse reads every record of r, checks it against the table m
-// describes, and inserts it into a table sized for m.Entries, which it
-// returns. Errors name the file.
-func restoreSparse[K comparable, V any](s *Store[K, V], r *snapshot.Reader, m *snapshot.Meta) (*table[K, V], error) {
+// describes, and inserts it into a new table of size buckets (at least
+// tableFor m.Entries: Open asks for more when Options.SizeHint does),
+// which it returns. Errors name the file.
+func restoreSparse[K comparable, V any](s *Store[K, V], r *snapshot.Reader, m *snapshot.Meta, size uint64) (*table[K, V], error) {
 	path := r.Path()
 	o := &s.opts
 	// checkShape has checked that the rule accepts the size.
@@ -61,7 +62,7 @@ func restoreSparse[K comparable, V any](s *Store[K, V], r *snapshot.Reader, m *s
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w: table size %d: %v", path, ErrCorrupt, m.Buckets, err)
 	}
-	t := newTable[K, V](o, tableFor(o, m.Entries), s.lay, true)
+	t := newTable[K, V](o, size, s.lay, true)
 	dec := snapshot.NewDecoder[K, V]()
 	now := s.nowNanosAny()
 	loads := make(map[uint64]uint8) // the loads of the file's buckets that records name

@@ -116,3 +116,70 @@ func TestSizeHintOptions(t *testing.T) {
 		t.Errorf("SizeHint MaxSizeHint: %v", err)
 	}
 }
+
+// Open honours SizeHint as New does: a snapshot whose table is smaller
+// than the hint's is restored into the hint's table, every key with its
+// value, and the store then takes the hinted keys without growing; a hint
+// the snapshot's table meets restores the saved buckets as they were.
+func TestOpenSizeHint(t *testing.T) {
+	o := Options{Placement: bucket.GoLeft, Choices: 2, Seed: 11}
+	s := newTestStore[uint64, int](t, o)
+	ref := make(map[uint64]int)
+	key := func(i int) uint64 { return uint64(i)*0x9e3779b97f4a7c15 + 1 }
+	for i := range 3000 {
+		s.Set(key(i), i)
+		ref[key(i)] = i
+	}
+	saved := s.Load()
+	const hint = 40_000
+	r, path := saveOpen(t, s, &Options{SizeHint: hint})
+	if got, want := r.Load().Buckets, int(tableFor(&r.opts, hint)); got != want || got <= saved.Buckets {
+		t.Fatalf("restored with hint %d: %d buckets, want %d (saved: %d)", hint, got, want, saved.Buckets)
+	}
+	if r.Len() != len(ref) {
+		t.Fatalf("restored Len %d, want %d", r.Len(), len(ref))
+	}
+	for k, v := range ref {
+		if got, ok := r.Get(k); !ok || got != v {
+			t.Fatalf("restored Get(%#x) = %d, %v; want %d", k, got, ok, v)
+		}
+	}
+	for i := len(ref); i < hint; i++ {
+		r.Set(key(i), i)
+	}
+	if g := r.Stats().Grows; g != 0 {
+		t.Errorf("%d keys into a store restored with hint %d: %d growths, want 0", hint, hint, g)
+	}
+	r.Clear()
+	if got, want := r.Load().Buckets, int(tableFor(&r.opts, hint)); got != want {
+		t.Errorf("after Clear: %d buckets, want the hint's %d", got, want)
+	}
+
+	// A hint the saved table already meets: the saved buckets.
+	for _, small := range []int{0, 1, 3000} {
+		got, err := Open[uint64, int](path, &Options{SizeHint: small})
+		if err != nil {
+			t.Fatalf("Open with hint %d: %v", small, err)
+		}
+		sameReport(t, saved, got.Load())
+		if err := got.checkInvariants(); err != nil {
+			t.Errorf("restored with hint %d: %v", small, err)
+		}
+	}
+
+	// Hints New refuses, and a hint for a cache.
+	for _, c := range []struct {
+		hint int
+		want error
+	}{{-1, ErrOptions}, {MaxSizeHint + 1, ErrOptions}} {
+		if got, err := Open[uint64, int](path, &Options{SizeHint: c.hint}); !errors.Is(err, c.want) || got != nil {
+			t.Errorf("Open with hint %d: %v, %v; want %v", c.hint, got, err, c.want)
+		}
+	}
+	c := newTestStore[uint64, int](t, Options{MaxEntries: 100, Seed: 3})
+	c.Set(1, 1)
+	_, cpath := saveOpen(t, c, nil)
+	if got, err := Open[uint64, int](cpath, &Options{SizeHint: 10}); !errors.Is(err, ErrOptionsMismatch) || got != nil {
+		t.Errorf("Open of a cache with a hint: %v, %v; want ErrOptionsMismatch", got, err)
+	}
+}
