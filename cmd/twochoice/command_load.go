@@ -24,11 +24,14 @@ tab-separated file; empty keys are skipped; Zstandard files are
 decompressed; every command reads key files this way), stores each with
 its line number as the value (a key seen twice keeps its last line),
 prints the store's bucket load next to the fluid limit, and saves the
-store as a snapshot to SNAP (see "twochoice inspect"). Ctrl-C stops
-the read or abandons the save, leaving SNAP as it was.
+store as a snapshot to SNAP (see "twochoice inspect"). With
+--size-hint N the table starts at the size a store of N entries grows
+to, so the report shows how the keys spread over a table planned for N.
+Ctrl-C stops the read or abandons the save, leaving SNAP as it was.
 
 Examples:
   twochoice load --keys keys.txt --out keys.snap
+  twochoice load --keys keys.txt --out keys.snap --size-hint 1000000
   twochoice load --keys trace.tsv --placement dchoice --choices 3 --out t.snap --format json`
 
 func runLoad(args []string, stdout, stderr io.Writer) error {
@@ -37,6 +40,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		keysPath = fs.String("keys", "", "key file: one key per line, or TSV with the key first (required)")
 		out      = fs.String("out", "", "snapshot file to write (required)")
 		opts     = addStoreFlags(fs, 1, "hash seed")
+		sizeHint = fs.Int("size-hint", 0, "entries to size the table for up front, as make's hint sizes a map (0: start small and grow)")
 		quiet    = fs.Bool("quiet", false, "no progress bar")
 		format   = cli.Table
 	)
@@ -53,6 +57,8 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: --out is required", errUsage)
 	case *opts.seed == 0:
 		return fmt.Errorf("%w: --seed 0: want a seed > 0", errUsage)
+	case *sizeHint < 0 || *sizeHint > store.MaxSizeHint:
+		return fmt.Errorf("%w: --size-hint %d: want 0 to %d", errUsage, *sizeHint, store.MaxSizeHint)
 	}
 	if err := opts.check(fs); err != nil {
 		return err
@@ -64,6 +70,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	if o.Placement == bucket.OneChoice && o.Choices == store.DefaultChoices {
 		o.Choices = 1
 	}
+	o.SizeHint = *sizeHint
 	s, err := store.New[string, uint64](o)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)

@@ -189,3 +189,39 @@ func writeNumberedKeys(t *testing.T, dir string, n int) string {
 	}
 	return writeTestFile(t, dir, "keys.txt", b.Bytes())
 }
+
+// --size-hint sizes the table up front: the same keys over more buckets,
+// every key still stored; a hint out of range is a usage error.
+func TestLoadSizeHint(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	for i := range 2000 {
+		fmt.Fprintf(&b, "user:%d\n", i)
+	}
+	keys := writeTestFile(t, dir, "keys.txt", b.Bytes())
+	grown := loadSummary(t, keys)
+	snap := filepath.Join(dir, "h.snap")
+	code, out, errOut := runCLI("load", "--keys", keys, "--out", snap, "--format", "json", "--quiet", "--size-hint", "100000")
+	if code != 0 {
+		t.Fatalf("load --size-hint 100000: exit %d, stderr %q", code, errOut)
+	}
+	var sized map[string]any
+	if err := json.Unmarshal([]byte(out), &sized); err != nil {
+		t.Fatal(err)
+	}
+	if sized["entries"] != grown["entries"] || sized["entries"] != float64(2000) {
+		t.Errorf("entries %v with the hint, %v without; want 2000", sized["entries"], grown["entries"])
+	}
+	if gb, sb := grown["buckets"].(float64), sized["buckets"].(float64); sb < 20*gb {
+		t.Errorf("%v buckets with --size-hint 100000, %v without: want the hint's table", sb, gb)
+	}
+	for _, bad := range []string{"-1", "268435457", "x"} {
+		code, _, errOut := runCLI("load", "--keys", keys, "--out", filepath.Join(dir, "bad.snap"), "--size-hint", bad)
+		if code != exitUsage || !strings.Contains(errOut, "size-hint") {
+			t.Errorf("--size-hint %s: exit %d, stderr %q; want a usage error naming the flag", bad, code, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "bad.snap")); err == nil {
+			t.Errorf("--size-hint %s: a snapshot was written", bad)
+		}
+	}
+}
