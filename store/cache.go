@@ -266,7 +266,11 @@ func (t *table[K, V]) unlockBucket(i uint64) {
 
 // setCache is Set and SetWithTTL in cache mode; exp is the expiry (0:
 // never).
-func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
+//
+// With ifAbsent (GetOrSet) a live entry of k is left as it is: setCache
+// counts a hit, touches the entry as a Get would, and returns its value
+// and true. Otherwise it returns v and false.
+func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsent bool) (V, bool) {
 	hint := stripeHint()
 	st := s.tot.stripe(hint)
 	if exp != 0 && !s.ttl.Load() {
@@ -301,11 +305,17 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 		b := t.bucket(i)
 		b.sync.lock()
 		if j := b.find(k, tag); j >= 0 {
+			if ifAbsent {
+				if old, ok := s.liveLocked(t, i, j, hint); ok {
+					t.unlockBucket(i)
+					return old, true
+				}
+			}
 			s.cowTouchLocked(t, cs[x:x+1])
 			t.update(i, j, k, v, exp, s.ttl.Load(), s.ticks.now(hint), s.sk.gen.Load(), s.slack)
 			t.unlockBucket(i)
 			st.updates.Add(1)
-			return
+			return v, false
 		}
 		t.unlockBucket(i)
 	}
@@ -337,10 +347,19 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 	// insert, evicted nothing: counted as a fill for Stats.
 	for _, i := range cs {
 		if j := t.bucket(i).find(k, tag); j >= 0 {
+			if ifAbsent {
+				// Counted as a fill as well, as above: the tick has
+				// counted an insert.
+				if old, ok := s.liveLocked(t, i, j, hint); ok {
+					unlockAll(&lk, t)
+					st.fills.Add(1)
+					return old, true
+				}
+			}
 			t.update(i, j, k, v, exp, ttl, now, gen, s.slack)
 			unlockAll(&lk, t)
 			st.fills.Add(1)
-			return
+			return v, false
 		}
 	}
 	var loads [hashfn.MaxChoices]uint32
@@ -416,6 +435,23 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64) {
 	if raise {
 		s.sk.raise(s.hash(victimKey), min(victimHits+1, counterMax))
 	}
+	return v, false
+}
+
+// liveLocked is GetOrSet's look at k's entry, in slot j of bucket i, which
+// the caller has locked: unless the entry has expired, it counts a hit,
+// touches the entry as a Get would, and returns its value and true.
+func (s *Store[K, V]) liveLocked(t *table[K, V], i uint64, j int, hint uint64) (V, bool) {
+	m := &t.meta[i]
+	if s.ttl.Load() {
+		if exp := m.exp[j].Load(); exp != 0 && exp <= s.nowNanos() {
+			var zero V
+			return zero, false
+		}
+	}
+	t.touch(i, j, m.acc[j].Load(), s.ticks.now(hint), s.sk.gen.Load(), s.slack)
+	s.tot.hit(hint)
+	return t.bucket(i).slots[j].val, true
 }
 
 // update replaces the value in slot j of bucket i, which holds k; the
@@ -519,7 +555,7 @@ func (s *Store[K, V]) SetWithTTL(k K, v V, ttl time.Duration) {
 		exp = expiryAt(s.nowNanos(), ttl)
 	}
 	h := s.hash(k)
-	s.setCache(k, v, h, tagOf(h), exp)
+	s.setCache(k, v, h, tagOf(h), exp, false)
 }
 
 // entriesOf copies the entries of bucket i into dst, with their expiry in

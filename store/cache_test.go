@@ -245,7 +245,19 @@ func runCacheOps(t *testing.T, o Options, clk *fakeClock, ops []byte) {
 		switch {
 		case op < 6:
 			var exp int64
-			if op >= 4 {
+			if e, in := ref[k]; op == 3 && in && live(e) {
+				// GetOrSet of a live key: its value, and no change.
+				if got, loaded := s.GetOrSet(k, v); !loaded || got != e.v {
+					t.Fatalf("op %d: GetOrSet(%s) of a live key = %d, %v; want %d, true", i/3, k, got, loaded, e.v)
+				}
+				continue
+			}
+			if op == 3 {
+				// Absent or expired: GetOrSet stores, as Set does.
+				if got, loaded := s.GetOrSet(k, v); loaded || got != v {
+					t.Fatalf("op %d: GetOrSet(%s, %d) of an absent key = %d, %v; want %d, false", i/3, k, v, got, loaded, v)
+				}
+			} else if op >= 4 {
 				ttl := time.Duration(n%5+1) * time.Second
 				exp = clk.ns.Load() + int64(ttl)
 				s.SetWithTTL(k, v, ttl)

@@ -155,6 +155,21 @@ func ExampleStore_SetWithTTL() {
 	// Output: false 1 1
 }
 
+// GetOrSet stores a value only if the key has none, in one step: of
+// goroutines racing to fill the same key, one stores and the others get
+// its value.
+func ExampleStore_GetOrSet() {
+	s, err := store.New[string, int](store.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(s.GetOrSet("apple", 1))
+	fmt.Println(s.GetOrSet("apple", 2))
+	// Output:
+	// 1 false
+	// 1 true
+}
+
 // A store that will hold about a million keys can be sized for them up
 // front, as make's hint sizes a map: the Sets up to the hint then move no
 // keys from table to table.

@@ -82,9 +82,19 @@ func runOps(t *testing.T, o Options, ops []byte) {
 		k := fmt.Sprintf("key-%d", n%512)
 		v := uint32(n) | uint32(i)<<16
 		switch {
-		case op < 7:
+		case op < 6:
 			s.Set(k, v)
 			ref[k] = v
+		case op == 6:
+			got, loaded := s.GetOrSet(k, v)
+			want, wok := ref[k]
+			if !wok {
+				want = v
+				ref[k] = v
+			}
+			if loaded != wok || got != want {
+				t.Fatalf("op %d: GetOrSet(%q, %d) = %d, %v; want %d, %v", i/3, k, v, got, loaded, want, wok)
+			}
 		case op < 11:
 			got, ok := s.Get(k)
 			want, wok := ref[k]

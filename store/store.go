@@ -193,10 +193,58 @@ func (s *Store[K, V]) Set(k K, v V) {
 		if s.opts.DefaultTTL > 0 {
 			exp = expiryAt(s.nowNanos(), s.opts.DefaultTTL)
 		}
-		s.setCache(k, v, h, tag, exp)
+		s.setCache(k, v, h, tag, exp, false)
 		return
 	}
 	s.mu.Lock()
+	st := s.writeTables(k, h)
+	if !st.cur.set(k, v, h, tag) {
+		s.insertNew(st, k, v, h, tag)
+	}
+	s.sets++
+	s.mu.Unlock()
+}
+
+// GetOrSet returns the value stored for k and true if there is one;
+// otherwise it stores v for k, as Set would, and returns v and false. The
+// look and the store are one step: of many goroutines that call GetOrSet
+// on the same absent key at once, one stores its value and all the others
+// get that value back (sync.Map's LoadOrStore). In cache mode an expired
+// entry counts as absent, a stored v gets Options.DefaultTTL, and a hit
+// marks the entry used as a Get does. It is counted as a Get (hit or
+// miss) and, when it stores, as a Set.
+func (s *Store[K, V]) GetOrSet(k K, v V) (V, bool) {
+	h := s.hash(k)
+	tag := tagOf(h)
+	if s.cache {
+		var exp int64
+		if s.opts.DefaultTTL > 0 {
+			exp = expiryAt(s.nowNanos(), s.opts.DefaultTTL)
+		}
+		old, loaded := s.setCache(k, v, h, tag, exp, true)
+		if !loaded {
+			s.tot.miss(stripeHint())
+		}
+		return old, loaded
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.writeTables(k, h)
+	if old, ok := st.cur.getLocked(k, h, tag); ok {
+		s.tot.hit(stripeHint())
+		return old, true
+	}
+	s.insertNew(st, k, v, h, tag)
+	s.sets++
+	s.tot.miss(stripeHint())
+	return v, false
+}
+
+// writeTables readies the tables for a write of k (hash h) to the current
+// one: during a growth it moves k out of the old table, and while a Save
+// runs it copies k's candidates for the snapshot first. The caller holds
+// s.mu.
+func (s *Store[K, V]) writeTables(k K, h uint64) *tables[K, V] {
 	st := s.tabs.Load()
 	// Start loading the key's candidates now, so that their cache misses
 	// overlap with one another and, during a growth, with the moving work
@@ -208,20 +256,23 @@ func (s *Store[K, V]) Set(k K, v V) {
 	if s.view.Load() != nil {
 		s.cowTouch(st.cur, h)
 	}
+	return st
+}
+
+// insertNew inserts k, which the current table of st does not hold, and
+// grows the table or prepares its next one as needed. The caller holds
+// s.mu.
+func (s *Store[K, V]) insertNew(st *tables[K, V], k K, v V, h uint64, tag uint8) {
 	t := st.cur
-	if !t.set(k, v, h, tag) {
-		t.insert(k, v, h, tag)
-		s.count.Add(1)
-		if st.old == nil {
-			if s.pins == 0 && t.needsGrowth() {
-				s.grow(t)
-			} else {
-				s.prepare(t)
-			}
+	t.insert(k, v, h, tag)
+	s.count.Add(1)
+	if st.old == nil {
+		if s.pins == 0 && t.needsGrowth() {
+			s.grow(t)
+		} else {
+			s.prepare(t)
 		}
 	}
-	s.sets++
-	s.mu.Unlock()
 }
 
 // Delete removes k and reports whether it was there.

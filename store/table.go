@@ -281,6 +281,23 @@ func (t *table[K, V]) set(k K, v V, h uint64, tag uint8) bool {
 	return false
 }
 
+// getLocked returns k's value, for a caller that holds the store's
+// writers' mutex (so that no slot changes under it).
+func (t *table[K, V]) getLocked(k K, h uint64, tag uint8) (V, bool) {
+	var c [hashfn.MaxChoices]uint64
+	for _, i := range t.candidates(h, &c) {
+		b := t.bucket(i)
+		if j := b.find(k, tag); j >= 0 {
+			return b.slots[j].val, true
+		}
+	}
+	if t.stash.len() > 0 {
+		return t.stash.get(k)
+	}
+	var zero V
+	return zero, false
+}
+
 // insert places a key the table does not hold: in the candidate the rule
 // picks, or in the stash when every candidate is full.
 func (t *table[K, V]) insert(k K, v V, h uint64, tag uint8) {

@@ -27,7 +27,7 @@ func (s *Store[K, V]) setExpiring(k K, v V, exp int64) bool {
 		return true
 	}
 	h := s.hash(k)
-	s.setCache(k, v, h, tagOf(h), exp)
+	s.setCache(k, v, h, tagOf(h), exp, false)
 	return true
 }
 
