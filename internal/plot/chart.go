@@ -88,17 +88,17 @@ func (c *Chart) WriteFile(path string) error {
 	if err := draw(&b); err != nil {
 		return err
 	}
-	target := path
-	if t, err := filepath.EvalSymlinks(path); err == nil {
-		target = t
-	}
+	target := linkTarget(path)
 	perm, keep := fs.FileMode(0o666), false
 	if fi, err := os.Stat(target); err == nil {
+		if err := regular(path, fi); err != nil {
+			return err
+		}
 		perm, keep = fi.Mode().Perm(), true
 	}
 	f, err := createTemp(target, perm)
 	if err != nil {
-		return err
+		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
 	_, err = f.Write(b.Bytes())
 	if err == nil && keep {
@@ -118,6 +118,15 @@ func (c *Chart) WriteFile(path string) error {
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
 	return nil
+}
+
+// linkTarget is the file that path links to, or path itself if it is not a
+// link or its link leads nowhere.
+func linkTarget(path string) string {
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		return t
+	}
+	return path
 }
 
 // createTemp creates a new file beside target, with perm less the umask.
@@ -142,8 +151,10 @@ func unwrapPath(err error) error {
 }
 
 // CheckFile reports whether WriteFile could write a chart to path: the
-// name ends in .svg or .png, it is not a directory, and its directory
-// exists and takes a new file (a probe file is created there and
+// name ends in .svg or .png, it is not a directory or another file that
+// is not a regular one (a named pipe, a device), and its directory (the
+// directory of the file it links to, for a link) exists and takes a new
+// file (a probe file is created there and
 // removed). Commands call it before the work whose result they plot, so
 // that a typo or a read-only directory costs nothing. Errors wrap
 // ErrChart (and the fs error for the directory).
@@ -151,11 +162,30 @@ func CheckFile(path string) error {
 	if err := checkExt(path); err != nil {
 		return err
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("%w: %s is a directory", ErrChart, path)
+	if fi, err := os.Stat(path); err == nil {
+		if err := regular(path, fi); err != nil {
+			return err
+		}
 	}
-	if err := cli.WritableDir(filepath.Dir(path)); err != nil {
+	// The temporary file goes beside the file path links to (see
+	// WriteFile), which may be in another directory than the link.
+	if err := cli.WritableDir(filepath.Dir(linkTarget(path))); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrChart, path, err)
+	}
+	return nil
+}
+
+// regular checks that fi, what path names (or links to), is a regular
+// file that a chart may replace. A named pipe or a device is refused:
+// WriteFile's rename would put a regular file in its place (a chart
+// linked to /dev/full replaced the device node), and writing into it
+// instead would be a different command from the atomic replace it is.
+func regular(path string, fi fs.FileInfo) error {
+	switch {
+	case fi.IsDir():
+		return fmt.Errorf("%w: %s is a directory", ErrChart, path)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%w: %s is not a regular file (%v)", ErrChart, path, fi.Mode().Type())
 	}
 	return nil
 }
