@@ -62,7 +62,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return helped(usage(stdout), "twochoice", stderr)
 	case "help":
 		// "twochoice help CMD" is "twochoice CMD --help".
-		if len(args) > 1 {
+		switch {
+		case len(args) > 2:
+			fmt.Fprintf(stderr, "twochoice help: unexpected argument %q (help takes one command)\nrun 'twochoice --help' for the commands\n", args[2])
+			return exitUsage
+		case len(args) > 1:
 			return run([]string{args[1], "--help"}, stdout, stderr)
 		}
 		return helped(usage(stdout), "twochoice", stderr)
@@ -89,8 +93,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 	}
-	fmt.Fprintf(stderr, "twochoice: unknown command %q\n\n", args[0])
-	usage(stderr)
+	// One line and where to look, as for a command's bad flag: the list
+	// of commands would bury the error under 18 lines.
+	fmt.Fprintf(stderr, "twochoice: unknown command %q\nrun 'twochoice --help' for the commands\n", args[0])
 	return exitUsage
 }
 
