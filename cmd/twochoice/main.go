@@ -175,6 +175,26 @@ func flagsGiven(fs *flag.FlagSet) map[string]bool {
 	return set
 }
 
+// printThenPlot prints the results with print, then writes the chart
+// that chart draws to path if a chart was asked for (path not empty). A
+// chart that cannot be written (its disk filled up during the run) fails
+// the command, but does not take the results with it: written first, it
+// used to lose them after a run that may have taken hours. A failed print
+// does not keep the chart from being written either.
+func printThenPlot(print func() error, path string, chart func() *plot.Chart) error {
+	err := print()
+	if path == "" {
+		return err
+	}
+	if perr := chart().WriteFile(path); perr != nil {
+		if err != nil {
+			return fmt.Errorf("%w (and %w)", err, perr)
+		}
+		return perr
+	}
+	return err
+}
+
 // checkPlot checks a --plot file before the work it charts: a wrong
 // extension or a missing directory found only afterwards would throw the
 // results away.
