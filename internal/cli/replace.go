@@ -63,12 +63,31 @@ func Regular(path string, fi fs.FileInfo) error {
 	return nil
 }
 
-// LinkTarget is the file that path links to, or path itself if it is not
-// a link or its link leads nowhere: the file ReplaceFile replaces, whose
-// directory must take its temporary file.
+// LinkTarget is the file ReplaceFile replaces, whose directory must take
+// its temporary file: path itself, or, while it is a symbolic link, the
+// file the link points to, which need not exist (a dangling link gets its
+// target created, as snapshot.Target does for a save; following only
+// links that lead somewhere, filepath.EvalSymlinks replaced a dangling
+// link with the file). A relative link is relative to the link's
+// directory. After 40 links (Linux's MAXSYMLINKS) it gives up and returns
+// path, where the write meets the loop.
 func LinkTarget(path string) string {
-	if t, err := filepath.EvalSymlinks(path); err == nil {
-		return t
+	p := path
+	for range 40 {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return p
+		}
+		dest, err := os.Readlink(p)
+		if err != nil {
+			return path
+		}
+		if !filepath.IsAbs(dest) {
+			// Uncleaned, so that ".." means what it means to the system
+			// when the link's directory is itself reached through a link.
+			dest = filepath.Dir(p) + string(filepath.Separator) + dest
+		}
+		p = dest
 	}
 	return path
 }

@@ -42,3 +42,27 @@ func TestReplaceFile(t *testing.T) {
 		t.Errorf("the named pipe was replaced: %v %v", fi.Mode(), err)
 	}
 }
+
+// A link that leads to no file yet gets its target written, and stays a
+// link: following only links that led somewhere, ReplaceFile replaced a
+// dangling link with the file ("ln -s charts/new.svg c.svg; twochoice
+// fluid --plot c.svg" left c.svg a regular file and charts/ empty).
+func TestReplaceFileDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "charts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "c.svg")
+	if err := os.Symlink(filepath.Join("charts", "new.svg"), link); err != nil {
+		t.Skipf("symlink: %v", err)
+	}
+	if err := ReplaceFile(link, []byte("chart\n")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode().Type() != os.ModeSymlink {
+		t.Errorf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "charts", "new.svg")); err != nil || string(got) != "chart\n" {
+		t.Errorf("the link's target: %q %v", got, err)
+	}
+}
