@@ -141,7 +141,11 @@ func Generate(ctx context.Context, o Options) error {
 	}
 	var b bytes.Buffer
 	writeMarkdown(&b, results, filepath.ToSlash(oltpChart), filepath.ToSlash(p12Chart), time.Since(start))
-	return os.WriteFile(filepath.Join(o.Dir, "bench-results.md"), b.Bytes(), 0o644)
+	// Whole or not at all: os.WriteFile truncated the file first, so that
+	// a full disk left a partial bench-results.md, which
+	// scripts/bench-report would put in the README, in place of the last
+	// complete one.
+	return cli.ReplaceFile(filepath.Join(o.Dir, "bench-results.md"), b.Bytes())
 }
 
 func entries(ns []int) []measure.Capacity {

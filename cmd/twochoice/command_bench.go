@@ -18,6 +18,7 @@ import (
 	"github.com/twochoice/twochoice/bench/measure"
 	"github.com/twochoice/twochoice/bench/report"
 	"github.com/twochoice/twochoice/internal/cli"
+	"github.com/twochoice/twochoice/internal/plot"
 )
 
 func init() {
@@ -149,18 +150,15 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	for _, sk := range res.Skipped {
 		fmt.Fprintf(stderr, "note: skipped %s at capacity %d: %v\n", sk.Cache, sk.Capacity, sk.Err)
 	}
-	if *plotFile != "" {
-		if err := report.HitRatioChart(res, "").WriteFile(*plotFile); err != nil {
-			return err
+	return printThenPlot(func() error {
+		switch format {
+		case cli.JSON:
+			return cli.WriteJSON(stdout, res.Rows)
+		case cli.CSV:
+			return report.WriteCSV(stdout, res.Rows)
 		}
-	}
-	switch format {
-	case cli.JSON:
-		return cli.WriteJSON(stdout, res.Rows)
-	case cli.CSV:
-		return report.WriteCSV(stdout, res.Rows)
-	}
-	return report.WriteTable(stdout, res)
+		return report.WriteTable(stdout, res)
+	}, *plotFile, func() *plot.Chart { return report.HitRatioChart(res, "") })
 }
 
 // maxBenchThreads bounds --threads. Each goroutine replays its own stream

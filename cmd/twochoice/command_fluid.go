@@ -127,22 +127,19 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 		}
 		rows = append(rows, row)
 	}
-	if *plotFile != "" {
-		if err := fluidChart(rows).WriteFile(*plotFile); err != nil {
-			return err
+	return printThenPlot(func() error {
+		switch format {
+		case cli.JSON:
+			if len(rows) == 1 {
+				return cli.WriteJSON(stdout, rows[0])
+			}
+			return cli.WriteJSON(stdout, rows)
+		case cli.CSV:
+			header, table := fluidCSV(rows)
+			return cli.WriteCSV(stdout, header, table)
 		}
-	}
-	switch format {
-	case cli.JSON:
-		if len(rows) == 1 {
-			return cli.WriteJSON(stdout, rows[0])
-		}
-		return cli.WriteJSON(stdout, rows)
-	case cli.CSV:
-		header, table := fluidCSV(rows)
-		return cli.WriteCSV(stdout, header, table)
-	}
-	return fluidTable(stdout, rows)
+		return fluidTable(stdout, rows)
+	}, *plotFile, func() *plot.Chart { return fluidChart(rows) })
 }
 
 // fluidCSV lays out one row per rule and k, with what the table shows: the

@@ -12,6 +12,7 @@ import (
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
 	"github.com/twochoice/twochoice/internal/cli"
+	"github.com/twochoice/twochoice/internal/plot"
 	"github.com/twochoice/twochoice/internal/snapshot"
 )
 
@@ -79,12 +80,14 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return interrupted(ctx, err)
 	}
-	if *plotFile != "" {
-		title := fmt.Sprintf("%s: %d keys, %s d=%d, buckets of %d", path, sum.Entries, sum.Placement, sum.Choices, sum.BucketSize)
-		if err := sum.chart(title).WriteFile(*plotFile); err != nil {
-			return err
-		}
-	}
+	return printThenPlot(func() error { return inspectPrint(stdout, path, &m, sum, format) }, *plotFile, func() *plot.Chart {
+		return sum.chart(fmt.Sprintf("%s: %d keys, %s d=%d, buckets of %d", path, sum.Entries, sum.Placement, sum.Choices, sum.BucketSize))
+	})
+}
+
+// inspectPrint prints what inspect found: the summary as JSON, or the
+// metadata and the table.
+func inspectPrint(stdout io.Writer, path string, m *snapshot.Meta, sum *snapSummary, format cli.Format) error {
 	if format == cli.JSON {
 		return cli.WriteJSON(stdout, sum)
 	}

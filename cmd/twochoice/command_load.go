@@ -99,9 +99,11 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	// commit: the snapshot is saved, and reported as such.
 	stop()
 	if format == cli.JSON {
-		return cli.WriteJSON(stdout, sum)
+		err = cli.WriteJSON(stdout, sum)
+	} else {
+		_, err = fmt.Fprintf(stdout, "%v\nsaved %d entries to %s\n", r, r.Entries, *out)
 	}
-	if _, err := fmt.Fprintf(stdout, "%v\nsaved %d entries to %s\n", r, r.Entries, *out); err != nil {
+	if err != nil {
 		return fmt.Errorf("the snapshot is saved, but its report could not be printed: %w", err)
 	}
 	return nil

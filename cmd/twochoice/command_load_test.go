@@ -225,3 +225,21 @@ func TestLoadSizeHint(t *testing.T) {
 		}
 	}
 }
+
+// A report that cannot be printed says the snapshot was saved all the
+// same, in JSON as in the table: the JSON's failure used to be the bare
+// write error, which reads as if the load had failed.
+func TestLoadReportUnprintedSaysSaved(t *testing.T) {
+	keys := writeKeys(t, 10)
+	for _, format := range []string{"table", "json"} {
+		snap := filepath.Join(t.TempDir(), "k.snap")
+		var e bytes.Buffer
+		code := run([]string{"load", "--keys", keys, "--out", snap, "--quiet", "--format", format}, failWriter{}, &e)
+		if code != exitFail || !strings.Contains(e.String(), "the snapshot is saved") || !strings.Contains(e.String(), "no space left") {
+			t.Errorf("--format %s: code %d, stderr %q", format, code, e.String())
+		}
+		if _, err := os.Stat(snap); err != nil {
+			t.Errorf("--format %s: %v", format, err)
+		}
+	}
+}

@@ -224,23 +224,20 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "note: no fluid limit past a load of %d balls per bin (the solver would take hours); showing the simulation alone\n", fluid.MaxLoad)
 	}
 
-	if *plotFile != "" {
-		if err := simChart(rows, len(sizes) > 1).WriteFile(*plotFile); err != nil {
-			return err
-		}
-	}
 	sweeping := *sweep != ""
-	switch format {
-	case cli.JSON:
-		if len(rows) == 1 && !sweeping {
-			return cli.WriteJSON(stdout, rows[0])
+	return printThenPlot(func() error {
+		switch format {
+		case cli.JSON:
+			if len(rows) == 1 && !sweeping {
+				return cli.WriteJSON(stdout, rows[0])
+			}
+			return cli.WriteJSON(stdout, rows)
+		case cli.CSV:
+			header, table := simShareRows(rows, true)
+			return cli.WriteCSV(stdout, header, table)
 		}
-		return cli.WriteJSON(stdout, rows)
-	case cli.CSV:
-		header, table := simShareRows(rows, true)
-		return cli.WriteCSV(stdout, header, table)
-	}
-	return simTable(stdout, rows, sweeping)
+		return simTable(stdout, rows, sweeping)
+	}, *plotFile, func() *plot.Chart { return simChart(rows, len(sizes) > 1) })
 }
 
 // cfgBalls is the number of balls a run of c throws, before sim fills in

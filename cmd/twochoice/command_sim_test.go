@@ -16,6 +16,7 @@ import (
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/bucket/fluid"
 	"github.com/twochoice/twochoice/bucket/sim"
+	"github.com/twochoice/twochoice/internal/testfs"
 )
 
 func TestSimTable(t *testing.T) {
@@ -447,5 +448,37 @@ func TestSimHelpLoadBound(t *testing.T) {
 	}
 	if code, _, errOut := runCLI("sim", "--quiet", "--bins", "1", "--rule", "one", "--runs", "1", "--load", strconv.Itoa(sim.MaxMeanLoad+1)); code != exitUsage {
 		t.Errorf("--load 2^20+1: code %d, want a usage error (%q)", code, errOut)
+	}
+}
+
+// A chart that cannot be written once the work is done (its disk filled
+// up meanwhile) fails the command, but the results are printed first:
+// they used to be thrown away with the chart, after a run that may have
+// taken hours. Every command with --plot does the same.
+func TestResultsPrintedWhenPlotFails(t *testing.T) {
+	dir := testfs.SmallTmpfs(t, "64k")
+	snap := filepath.Join(t.TempDir(), "k.snap")
+	if code, _, errOut := runCLI("load", "--keys", writeKeys(t, 100), "--out", snap, "--quiet"); code != 0 {
+		t.Fatalf("load: %d %q", code, errOut)
+	}
+	chart := filepath.Join(dir, "c.svg")
+	os.WriteFile(filepath.Join(dir, "filler"), make([]byte, 1<<20), 0o644) // fills the disk, and fails
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "--log2", "10", "--runs", "2", "--rule", "dchoice", "--quiet"}, "dchoice sim"},
+		{[]string{"sim", "--log2", "10", "--runs", "2", "--rule", "dchoice", "--quiet", "--format", "json"}, `"share_at_least"`},
+		{[]string{"fluid"}, "dchoice d=2"},
+		{[]string{"inspect", snap, "--quiet"}, "bucket/fluid"},
+		{[]string{"bench", "--keys", "1000", "--duration", "1ms", "--threads", "1", "--caches", "lru"}, "lru"},
+	} {
+		code, out, errOut := runCLIWithin(t, 60*time.Second, append(c.args, "--plot", chart)...)
+		if code != exitFail || !strings.Contains(errOut, "no space left") || !strings.Contains(out, c.want) {
+			t.Errorf("%v: code %d, stderr %q, stdout %q", c.args, code, errOut, out)
+		}
+	}
+	if _, err := os.Stat(chart); err == nil {
+		t.Errorf("a chart was written")
 	}
 }

@@ -62,7 +62,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return helped(usage(stdout), "twochoice", stderr)
 	case "help":
 		// "twochoice help CMD" is "twochoice CMD --help".
-		if len(args) > 1 {
+		switch {
+		case len(args) > 2:
+			fmt.Fprintf(stderr, "twochoice help: unexpected argument %q (help takes one command)\nrun 'twochoice --help' for the commands\n", args[2])
+			return exitUsage
+		case len(args) > 1:
 			return run([]string{args[1], "--help"}, stdout, stderr)
 		}
 		return helped(usage(stdout), "twochoice", stderr)
@@ -89,8 +93,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 	}
-	fmt.Fprintf(stderr, "twochoice: unknown command %q\n\n", args[0])
-	usage(stderr)
+	// One line and where to look, as for a command's bad flag: the list
+	// of commands would bury the error under 18 lines.
+	fmt.Fprintf(stderr, "twochoice: unknown command %q\nrun 'twochoice --help' for the commands\n", args[0])
 	return exitUsage
 }
 
@@ -168,6 +173,26 @@ func flagsGiven(fs *flag.FlagSet) map[string]bool {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return set
+}
+
+// printThenPlot prints the results with print, then writes the chart
+// that chart draws to path if a chart was asked for (path not empty). A
+// chart that cannot be written (its disk filled up during the run) fails
+// the command, but does not take the results with it: written first, it
+// used to lose them after a run that may have taken hours. A failed print
+// does not keep the chart from being written either.
+func printThenPlot(print func() error, path string, chart func() *plot.Chart) error {
+	err := print()
+	if path == "" {
+		return err
+	}
+	if perr := chart().WriteFile(path); perr != nil {
+		if err != nil {
+			return fmt.Errorf("%w (and %w)", err, perr)
+		}
+		return perr
+	}
+	return err
 }
 
 // checkPlot checks a --plot file before the work it charts: a wrong

@@ -127,3 +127,17 @@ func TestEmptyFlagValue(t *testing.T) {
 		}
 	}
 }
+
+// An unknown command, or a second one after help, is one line and where
+// to look, as a command's bad flag is: the list of commands used to follow
+// the error on stderr, 19 lines for a typo, and "help sim extra" printed
+// sim's help and exited 0.
+func TestUnknownCommandIsOneLine(t *testing.T) {
+	for _, args := range [][]string{{"siim"}, {"--version"}, {"help", "siim"}, {"help", "sim", "extra"}} {
+		code, out, errOut := runCLI(args...)
+		lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+		if code != exitUsage || out != "" || len(lines) != 2 || lines[1] != "run 'twochoice --help' for the commands" {
+			t.Errorf("%q: code %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+}

@@ -67,3 +67,24 @@ func TestProgress(t *testing.T) {
 		t.Fatalf("not cleared: %q", b.String())
 	}
 }
+
+// Work that ends within showAfter draws nothing on a terminal: the bar
+// used to be drawn at the first update and cleared at once.
+func TestProgressQuickWorkDrawsNothing(t *testing.T) {
+	var b bytes.Buffer
+	clock := time.Unix(0, 0)
+	p := &Progress{w: &b, on: true, label: "load", start: clock, now: func() time.Time { return clock }}
+	p.Update(0, "0 keys")
+	clock = clock.Add(showAfter / 2)
+	p.Update(0.5, "500 keys")
+	p.Update(1, "1000 keys")
+	p.Done()
+	if b.Len() != 0 {
+		t.Fatalf("drew %q for work of %v", b.String(), showAfter/2)
+	}
+	clock = clock.Add(showAfter)
+	p.Update(0.75, "750 keys")
+	if !strings.Contains(b.String(), "750 keys") {
+		t.Fatalf("no bar after %v: %q", showAfter*3/2, b.String())
+	}
+}

@@ -1,5 +1,6 @@
 // Package cli holds the plumbing the twochoice commands share: the
 // --format flag and its three writers (an aligned table for people, JSON
-// and CSV for scripts), and the progress bar drawn on stderr when stderr is
-// a terminal.
+// and CSV for scripts), the progress bar drawn on stderr when stderr is a
+// terminal, and the checks and writes of output files (WritableDir before
+// the work, ReplaceFile after it, whole or not at all).
 package cli

@@ -21,7 +21,9 @@ func WritableDir(dir string) error {
 	}
 	f, err := os.CreateTemp(dir, ".twochoice-probe-*")
 	if err != nil {
-		return fmt.Errorf("cannot write in %s: %w", dir, err)
+		// The probe's name would only puzzle: "cannot write in d: open
+		// d/.twochoice-probe-2510569322: permission denied".
+		return fmt.Errorf("cannot write in %s: %w", dir, unwrapPath(err))
 	}
 	f.Close()
 	os.Remove(f.Name())

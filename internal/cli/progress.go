@@ -21,7 +21,8 @@ func IsTerminal(w io.Writer) bool {
 
 // Progress draws a one-line progress bar with an ETA on a terminal, and
 // nothing anywhere else (a file, a pipe, or when quiet). It is safe for
-// concurrent use and redraws at most ten times a second.
+// concurrent use and redraws at most ten times a second. Work done within
+// showAfter draws nothing: a bar for it would only flicker.
 type Progress struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -32,6 +33,12 @@ type Progress struct {
 	width int // of the last line drawn, to clear it
 	now   func() time.Time
 }
+
+// showAfter is how long work runs before its bar is first drawn: a
+// command that ends sooner (a small sim, a load of a thousand keys) drew
+// a bar and cleared it at once, a flicker on the terminal and a line of
+// escapes in a terminal's log.
+const showAfter = 500 * time.Millisecond
 
 // NewProgress returns a bar on w, drawn only when w is a terminal and quiet
 // is false.
@@ -52,7 +59,7 @@ func (p *Progress) Update(frac float64, detail string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
-	if now.Sub(p.last) < 100*time.Millisecond && frac < 1 {
+	if now.Sub(p.start) < showAfter || now.Sub(p.last) < 100*time.Millisecond && frac < 1 {
 		return
 	}
 	p.last = now

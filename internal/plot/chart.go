@@ -7,7 +7,6 @@ import (
 	"image/color"
 	"io/fs"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -70,12 +69,12 @@ var Palette = []color.RGBA{
 }
 
 // WriteFile draws the chart to path, as SVG or PNG by its extension. The
-// chart is drawn in memory and written to a temporary file beside path (or
-// beside the file path links to), which then replaces path: a chart that
-// cannot be drawn, or a write that fails (a full disk), leaves a file
-// already at path as it was, instead of truncated or half written. A new
-// file gets 0666 less the umask, as os.Create gives; a replaced one keeps
-// its permission bits.
+// chart is drawn in memory and written with cli.ReplaceFile, to a
+// temporary file beside path (or beside the file path links to), which
+// then replaces path: a chart that cannot be drawn, or a write that fails
+// (a full disk), leaves a file already at path as it was, instead of
+// truncated or half written. A new file gets 0666 less the umask, as
+// os.Create gives; a replaced one keeps its permission bits.
 func (c *Chart) WriteFile(path string) error {
 	if err := checkExt(path); err != nil {
 		return err
@@ -88,73 +87,45 @@ func (c *Chart) WriteFile(path string) error {
 	if err := draw(&b); err != nil {
 		return err
 	}
-	target := path
-	if t, err := filepath.EvalSymlinks(path); err == nil {
-		target = t
+	if fi, err := os.Stat(path); err == nil {
+		if err := regular(path, fi); err != nil {
+			return err
+		}
 	}
-	perm, keep := fs.FileMode(0o666), false
-	if fi, err := os.Stat(target); err == nil {
-		perm, keep = fi.Mode().Perm(), true
-	}
-	f, err := createTemp(target, perm)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b.Bytes())
-	if err == nil && keep {
-		err = f.Chmod(perm) // the umask may have taken bits at the create
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), target)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+	return cli.ReplaceFile(path, b.Bytes())
+}
+
+// regular is cli.Regular as an ErrChart: a named pipe or a device at the
+// path (or where it links to) is refused, as cli.ReplaceFile's rename
+// would put a regular file in its place (a chart linked to /dev/full
+// replaced the device node).
+func regular(path string, fi fs.FileInfo) error {
+	if err := cli.Regular(path, fi); err != nil {
+		return fmt.Errorf("%w: %w", ErrChart, err)
 	}
 	return nil
 }
 
-// createTemp creates a new file beside target, with perm less the umask.
-func createTemp(target string, perm fs.FileMode) (*os.File, error) {
-	for {
-		name := fmt.Sprintf("%s.tmp-%016x", target, rand.Uint64())
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-		if !errors.Is(err, fs.ErrExist) {
-			return f, err
-		}
-	}
-}
-
-// unwrapPath drops the temporary file's name from a *fs.PathError, so that
-// the message names the chart's path alone.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
 // CheckFile reports whether WriteFile could write a chart to path: the
-// name ends in .svg or .png, it is not a directory, and its directory
-// exists and takes a new file (a probe file is created there and
-// removed). Commands call it before the work whose result they plot, so
-// that a typo or a read-only directory costs nothing. Errors wrap
-// ErrChart (and the fs error for the directory).
+// name ends in .svg or .png, it is not a directory or another file that
+// is not a regular one (a named pipe, a device), and its directory (the
+// directory of the file it links to, for a link) exists and takes a new
+// file (a probe file is created there and removed). Commands call it
+// before the work whose result they plot, so that a typo or a read-only
+// directory costs nothing. Errors wrap ErrChart (and the fs error for the
+// directory).
 func CheckFile(path string) error {
 	if err := checkExt(path); err != nil {
 		return err
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("%w: %s is a directory", ErrChart, path)
+	if fi, err := os.Stat(path); err == nil {
+		if err := regular(path, fi); err != nil {
+			return err
+		}
 	}
-	if err := cli.WritableDir(filepath.Dir(path)); err != nil {
+	// The temporary file goes beside the file path links to (see
+	// WriteFile), which may be in another directory than the link.
+	if err := cli.WritableDir(filepath.Dir(cli.LinkTarget(path))); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrChart, path, err)
 	}
 	return nil
