@@ -189,11 +189,7 @@ func (s *Store[K, V]) Set(k K, v V) {
 	h := s.hash(k)
 	tag := tagOf(h)
 	if s.cache {
-		var exp int64
-		if s.opts.DefaultTTL > 0 {
-			exp = expiryAt(s.nowNanos(), s.opts.DefaultTTL)
-		}
-		s.setCache(k, v, h, tag, exp, false)
+		s.setCache(k, v, h, tag, s.defaultExpiry(), false)
 		return
 	}
 	s.mu.Lock()
@@ -217,11 +213,7 @@ func (s *Store[K, V]) GetOrSet(k K, v V) (V, bool) {
 	h := s.hash(k)
 	tag := tagOf(h)
 	if s.cache {
-		var exp int64
-		if s.opts.DefaultTTL > 0 {
-			exp = expiryAt(s.nowNanos(), s.opts.DefaultTTL)
-		}
-		old, loaded := s.setCache(k, v, h, tag, exp, true)
+		old, loaded := s.setCache(k, v, h, tag, s.defaultExpiry(), true)
 		if !loaded {
 			s.tot.miss(stripeHint())
 		}
@@ -238,6 +230,15 @@ func (s *Store[K, V]) GetOrSet(k K, v V) (V, bool) {
 	s.sets++
 	s.tot.miss(stripeHint())
 	return v, false
+}
+
+// defaultExpiry returns the expiry of an entry a cache's Set stores now:
+// Options.DefaultTTL from now, or 0 (never) without one.
+func (s *Store[K, V]) defaultExpiry() int64 {
+	if s.opts.DefaultTTL > 0 {
+		return expiryAt(s.nowNanos(), s.opts.DefaultTTL)
+	}
+	return 0
 }
 
 // writeTables readies the tables for a write of k (hash h) to the current
