@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/twochoice/twochoice/internal/testfs"
 )
@@ -241,5 +242,25 @@ func TestLoadReportUnprintedSaysSaved(t *testing.T) {
 		if _, err := os.Stat(snap); err != nil {
 			t.Errorf("--format %s: %v", format, err)
 		}
+	}
+}
+
+// load --out on a file another process is writing is refused before any
+// work, and says so: the advice for a damaged file ("remove it") would
+// destroy the other process's work.
+func TestLoadOutLocked(t *testing.T) {
+	keys := writeKeys(t, 50)
+	out := filepath.Join(t.TempDir(), "busy.snap")
+	if code, _, errOut := runCLI("load", "--keys", keys, "--out", out, "--quiet"); code != 0 {
+		t.Fatalf("first load: exit %d, %s", code, errOut)
+	}
+	db, err := bolt.Open(out, 0o644, nil) // read-write: an exclusive lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	code, _, errOut := runCLI("load", "--keys", keys, "--out", out, "--quiet")
+	if code != exitUsage || !strings.Contains(errOut, "another process") || strings.Contains(errOut, "remove it") {
+		t.Fatalf("load --out on a locked snapshot: exit %d, stderr %q; want a usage error that names the other process", code, errOut)
 	}
 }

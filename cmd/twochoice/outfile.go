@@ -16,9 +16,10 @@ import (
 // that writing it cannot destroy data: out must not be one of the
 // command's inputs, and may replace only a file that is already a
 // twochoice snapshot (which snapshot.Open, the reader inspect uses,
-// recognizes). A name that does not exist yet is fine. A damaged or locked
-// snapshot is refused as well: the user can remove it, and we cannot tell
-// it from someone else's bbolt file.
+// recognizes). A name that does not exist yet is fine. A damaged snapshot
+// is refused as well: the user can remove it, and we cannot tell it from
+// someone else's bbolt file; so is one that another process holds open
+// for writing.
 func checkSnapshotOut(out string, inputs ...string) error {
 	if err := checkOutDir(out); err != nil {
 		return err
@@ -41,6 +42,10 @@ func checkSnapshotOut(out string, inputs ...string) error {
 		return r.Close()
 	case errors.Is(err, snapshot.ErrNewerVersion):
 		return nil // a snapshot still, of a later format
+	case errors.Is(err, snapshot.ErrLocked):
+		// A file another process is writing: "remove it" would be the
+		// wrong advice.
+		return fmt.Errorf("%w: --out %s is open for writing in another process; let it finish or pick another name (%w)", errUsage, out, err)
 	}
 	return fmt.Errorf("%w: --out %s exists and is not a snapshot that can be replaced; remove it or pick another name (%w)", errUsage, out, err)
 }
