@@ -72,6 +72,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		seed      = fs.Uint64("seed", 1, "seed of the generators: the same seed replays the same requests")
 		plotFile  = fs.String("plot", "", "write hit ratio against capacity to FILE.svg or FILE.png")
 		reportDir = fs.String("report", "", "run the README's comparisons and write DIR/bench-results.md and charts")
+		quiet     = fs.Bool("quiet", false, "no progress bar")
 		format    = cli.Table
 	)
 	fs.Var(&format, "format", "output: table, json or csv")
@@ -86,13 +87,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	bar := cli.NewProgress(stderr, "bench", false)
+	bar := cli.NewProgress(stderr, "bench", *quiet)
 	defer bar.Done()
 
 	if *reportDir != "" {
 		var other []string
 		fs.Visit(func(f *flag.Flag) {
-			if f.Name != "report" && f.Name != "seed" {
+			if f.Name != "report" && f.Name != "seed" && f.Name != "quiet" {
 				other = append(other, "--"+f.Name)
 			}
 		})
