@@ -99,13 +99,26 @@ func Solve(p Params) (*Result, error) {
 // SolveContext is Solve, giving up with ctx's error when ctx is done: a
 // solve at a high load or with many choices can take a while (MaxLoad).
 func SolveContext(ctx context.Context, p Params) (*Result, error) {
+	return SolveProgress(ctx, p, nil)
+}
+
+// SolveProgress is SolveContext that tells progress, if it is not nil,
+// how far the solve has come: a fraction of its work from 0 to 1, every
+// ctxEvery steps (a few milliseconds) and once at the end. The work grows
+// about with the square of t (see MaxLoad), so the fraction is (t/Load)²:
+// an estimate, good enough for a progress bar over a solve that takes
+// seconds to a minute.
+func SolveProgress(ctx context.Context, p Params, progress func(done float64)) (*Result, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
 	s := newSystem(p)
-	s.ctx = ctx
+	s.ctx, s.progress = ctx, progress
 	if err := s.run(logPositive(p.Load)); err != nil {
 		return nil, err
+	}
+	if progress != nil {
+		progress(1)
 	}
 	return s.result(), nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -381,5 +382,34 @@ func TestSubnormalLoads(t *testing.T) {
 				t.Errorf("%v at load %g: shares %v, all but s_0 under the floor", c.p, load, r.ShareAtLeast)
 			}
 		}
+	}
+}
+
+// SolveProgress reports a fraction that never goes back, stays in [0, 1]
+// and ends at 1, and solves exactly what SolveContext solves.
+func TestSolveProgress(t *testing.T) {
+	p := Params{Placement: bucket.GoLeft, D: 3, Load: 40, Capacity: 0}
+	var got []float64
+	res, err := SolveProgress(context.Background(), p, func(f float64) { got = append(got, f) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 3 {
+		t.Fatalf("%d reports over a solve of %d steps; want several", len(got), res.Steps)
+	}
+	for i, f := range got {
+		if !(f >= 0 && f <= 1) || (i > 0 && f < got[i-1]) {
+			t.Fatalf("report %d: %v after %v", i, f, got[max(i-1, 0)])
+		}
+	}
+	if got[len(got)-1] != 1 {
+		t.Errorf("last report %v, want 1", got[len(got)-1])
+	}
+	want, err := SolveContext(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res, want) {
+		t.Errorf("SolveProgress and SolveContext differ:\n%+v\n%+v", res, want)
 	}
 }

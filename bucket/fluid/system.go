@@ -41,6 +41,7 @@ const maxCells = 1 << 17
 
 type system struct {
 	ctx      context.Context // checked every ctxEvery steps
+	progress func(float64)   // if not nil, told (t/Load)² every ctxEvery steps
 	p        Params
 	goLeft   bool
 	d        int
@@ -273,9 +274,15 @@ func (s *system) run(tauEnd float64) error {
 		if s.steps > 50_000_000 {
 			return fmt.Errorf("%w: the solver did not converge (load %v, d %d)", ErrParams, s.p.Load, s.d)
 		}
-		if s.ctx != nil && (s.steps+s.rejected)%ctxEvery == 0 {
-			if err := s.ctx.Err(); err != nil {
-				return err
+		if (s.steps+s.rejected)%ctxEvery == 0 {
+			if s.ctx != nil {
+				if err := s.ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if s.progress != nil {
+				f := math.Exp(s.tau - tauEnd) // t/Load
+				s.progress(f * f)
 			}
 		}
 		last := false

@@ -64,6 +64,7 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 		load     = fs.Float64("load", 1, "balls per bin, m/n (> 0, up to 1024)")
 		capacity = fs.Int("capacity", 0, "bin capacity C (0: unbounded)")
 		plotFile = fs.String("plot", "", "write a chart of the shares to FILE.svg or FILE.png")
+		quiet    = fs.Bool("quiet", false, "no progress bar")
 		format   = cli.Table
 	)
 	fs.Var(&format, "format", "output: table, json or csv")
@@ -101,11 +102,35 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 		}
 		return interrupted(ctx, err)
 	}
+	// A progress bar over all the solves (on a terminal, for work of more
+	// than half a second): each counts in proportion to its load squared,
+	// as the solver's work grows (fluid.SolveProgress).
+	loads := []float64{*load}
+	if *capacity > 0 {
+		for _, u := range sizingUtilizations {
+			loads = append(loads, u*float64(*capacity))
+		}
+	}
+	var total, done float64
+	for _, l := range loads {
+		total += l * l * float64(len(rules))
+	}
+	bar := cli.NewProgress(stderr, "fluid", *quiet)
+	solve := func(p fluid.Params) (*fluid.Result, error) {
+		w := p.Load * p.Load
+		detail := fmt.Sprintf("%v d=%d load %g", p.Placement, p.D, p.Load)
+		res, err := fluid.SolveProgress(ctx, p, func(f float64) {
+			bar.Update((done+f*w)/total, detail)
+		})
+		done += w
+		return res, err
+	}
 	var rows []*fluidRow
 	for _, rule := range rules {
 		dd := choices(rule, *d)
-		res, err := fluid.SolveContext(ctx, fluid.Params{Placement: rule, D: dd, Load: *load, Capacity: *capacity})
+		res, err := solve(fluid.Params{Placement: rule, D: dd, Load: *load, Capacity: *capacity})
 		if err != nil {
+			bar.Done()
 			return solveErr(err)
 		}
 		row := &fluidRow{Rule: rule.String(), D: dd, Load: *load, ShareAtLeast: res.ShareAtLeast}
@@ -118,15 +143,18 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 			row.Overflow = &o
 			row.Sizing = map[string]float64{}
 			for _, u := range sizingUtilizations {
-				v, err := fluid.OverflowAtContext(ctx, rule, dd, *capacity, u)
+				// fluid.OverflowAt's solve, with the bar's progress.
+				r, err := solve(fluid.Params{Placement: rule, D: dd, Load: u * float64(*capacity), Capacity: *capacity})
 				if err != nil {
+					bar.Done()
 					return solveErr(err)
 				}
-				row.Sizing[sizingKey(u)] = v
+				row.Sizing[sizingKey(u)] = r.Overflow
 			}
 		}
 		rows = append(rows, row)
 	}
+	bar.Done()
 	return printThenPlot(func() error {
 		switch format {
 		case cli.JSON:

@@ -26,7 +26,7 @@ func TestFluidCommand(t *testing.T) {
 			t.Errorf("a share under the floor printed as 0: %q", line)
 		}
 	}
-	code, out, _ = runCLI("fluid", "--rule", "goleft", "--d", "2", "--load", "1", "--format", "json")
+	code, out, _ = runCLI("fluid", "--rule", "goleft", "--d", "2", "--load", "1", "--format", "json", "--quiet")
 	var obj map[string]any
 	if err := json.Unmarshal([]byte(out), &obj); code != 0 || err != nil {
 		t.Fatalf("json: code %d, %v", code, err)
