@@ -195,6 +195,7 @@ func FuzzKeys(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		var want []string
+		var wantLines []int
 		line := 0
 		for i, l := range splitLines(in) {
 			if strings.IndexByte(l, 0) >= 0 {
@@ -203,10 +204,28 @@ func FuzzKeys(f *testing.F) {
 			}
 			if key, _, _ := strings.Cut(l, "\t"); key != "" {
 				want = append(want, key)
+				wantLines = append(wantLines, i+1)
 			}
 		}
 		got, err := readAll(t, NewKeys("f", strings.NewReader(in)), 3)
 		checkAgainst(t, in, got, err, want, line)
+		// ScanKeys, which the commands read key files with, reads the
+		// same keys, on the same lines (of text: it decompresses
+		// Zstandard).
+		if strings.HasPrefix(in, string(zstdMagic)) {
+			return
+		}
+		var scanned []Request[string]
+		var lines []int
+		err = ScanKeys("f", strings.NewReader(in), func(line int, key []byte) error {
+			scanned = append(scanned, Request[string]{Key: string(key)})
+			lines = append(lines, line)
+			return nil
+		})
+		checkAgainst(t, in, scanned, err, want, line)
+		if !equal(lines, wantLines) {
+			t.Fatalf("%q: ScanKeys gave the keys on lines %v; reference %v", in, lines, wantLines)
+		}
 	})
 }
 
