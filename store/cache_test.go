@@ -193,8 +193,8 @@ func setAndCheck[V comparable](t *testing.T, s *Store[string, V], ref map[string
 }
 
 // FuzzCache decodes the input into options and operations (Set,
-// SetWithTTL, Get, Delete, moving the clock, Len and All checks, Clear)
-// and checks each against a reference model that accepts any victim among
+// SetWithTTL, Get, Delete, moving the clock, Len and All checks, Clear,
+// saving and restoring) and checks each against a reference model that accepts any victim among
 // the new key's candidates, and tracks expiry by the same fake clock.
 //
 //	go test -fuzz FuzzCache ./store
@@ -205,7 +205,8 @@ func FuzzCache(f *testing.F) {
 			d = 1
 		}
 		for _, c := range []byte{1, 3, 8} {
-			f.Add(append([]byte{byte(rule), d, c, 0, 42, 40}, seedOps(300, c)...))
+			// Ending in a save and restore (opcode 15, key 0).
+			f.Add(append(append([]byte{byte(rule), d, c, 0, 42, 40}, seedOps(300, c)...), 15, 0, 0))
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -352,6 +353,14 @@ func runCacheOps(t *testing.T, o Options, clk *fakeClock, ops []byte) {
 			}
 			if got := maps.Collect(s.All()); !maps.Equal(got, want) {
 				t.Fatalf("op %d: All yields %d entries, want %d live ones", i/3, len(got), len(want))
+			}
+			if n%256 == 0 {
+				// A snapshot restores the live entries, by the same clock.
+				// Rare, as in FuzzStore: a save and an open are slow.
+				r, _ := saveOpen(t, s, &Options{Clock: clk})
+				if got := maps.Collect(r.All()); !maps.Equal(got, want) {
+					t.Fatalf("op %d: the restored cache holds %d entries, want %d live ones", i/3, len(got), len(want))
+				}
 			}
 		}
 	}

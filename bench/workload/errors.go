@@ -21,7 +21,7 @@ var (
 	// ErrEmpty: an input that must hold keys holds none.
 	ErrEmpty = errors.New("workload: no keys")
 	// ErrCorrupt: compressed input cannot be decompressed (corrupt or
-	// truncated).
+	// truncated, or its window is larger than MaxWindow).
 	ErrCorrupt = errors.New("workload: corrupt compressed input")
 	// ErrParam: a generator was given a parameter outside its domain.
 	ErrParam = errors.New("workload: bad parameter")

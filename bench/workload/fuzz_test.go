@@ -3,6 +3,8 @@ package workload
 import (
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -116,21 +118,73 @@ func FuzzLIRS(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		var want []uint64
-		line := 0
-		for i, l := range splitLines(in) {
-			b := strings.Trim(l, " \t")
-			if b == "" || b == "*" {
-				continue
-			}
-			k, ok := refUint(b)
-			if !ok {
-				line = i + 1
+		want, line := refLIRS(in)
+		got, err := readAll(t, NewLIRS("f", strings.NewReader(in)), 3)
+		checkAgainst(t, in, got, err, want, line)
+	})
+}
+
+// refLIRS returns the keys and the line of the first error (0 for none).
+func refLIRS(in string) ([]uint64, int) {
+	var keys []uint64
+	for i, l := range splitLines(in) {
+		b := strings.Trim(l, " \t")
+		if b == "" || b == "*" {
+			continue
+		}
+		k, ok := refUint(b)
+		if !ok {
+			return keys, i + 1
+		}
+		keys = append(keys, k)
+	}
+	return keys, 0
+}
+
+// FuzzTrace opens the input as a trace file, as OpenTrace tells ARC from
+// LIRS by the first line that is not blank or "*" (two or more fields: ARC),
+// and reads it: the format, the requests and the error must be the
+// reference's for that format.
+func FuzzTrace(f *testing.F) {
+	for _, s := range []string{"1 1 0 0\n2 1 0 1\n", "\n*\n 5 \n6\n", "*\n\n", "", "\r\r\n1 2", "1\t2", " 7\r\n8 9"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if len(in) >= sniffSize {
+			t.Skip("past the look-ahead: TestOpenTraceErrors")
+		}
+		arc, empty := false, true
+		for _, l := range splitLines(in) {
+			if b := strings.Trim(l, " \t"); b != "" && b != "*" {
+				arc, empty = len(fields(b)) >= 2, false
 				break
 			}
-			want = append(want, k)
 		}
-		got, err := readAll(t, NewLIRS("f", strings.NewReader(in)), 3)
+		p := filepath.Join(t.TempDir(), "t.trace")
+		if err := os.WriteFile(p, []byte(in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := OpenTrace(p)
+		if empty {
+			if !errors.Is(err, ErrEmpty) {
+				t.Fatalf("%q: %v; want ErrEmpty", in, err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		defer tr.Close()
+		if isARC := strings.HasPrefix(tr.Name(), "arc:"); isARC != arc {
+			t.Fatalf("%q: read as %s; the reference says ARC %v", in, tr.Name(), arc)
+		}
+		want, line := refLIRS(in)
+		if arc {
+			if want, line = refARC(in); line < 0 {
+				t.Skip()
+			}
+		}
+		got, err := readAll(t, tr, 4)
 		checkAgainst(t, in, got, err, want, line)
 	})
 }
@@ -141,6 +195,7 @@ func FuzzKeys(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		var want []string
+		var wantLines []int
 		line := 0
 		for i, l := range splitLines(in) {
 			if strings.IndexByte(l, 0) >= 0 {
@@ -149,10 +204,28 @@ func FuzzKeys(f *testing.F) {
 			}
 			if key, _, _ := strings.Cut(l, "\t"); key != "" {
 				want = append(want, key)
+				wantLines = append(wantLines, i+1)
 			}
 		}
 		got, err := readAll(t, NewKeys("f", strings.NewReader(in)), 3)
 		checkAgainst(t, in, got, err, want, line)
+		// ScanKeys, which the commands read key files with, reads the
+		// same keys, on the same lines (of text: it decompresses
+		// Zstandard).
+		if strings.HasPrefix(in, string(zstdMagic)) {
+			return
+		}
+		var scanned []Request[string]
+		var lines []int
+		err = ScanKeys("f", strings.NewReader(in), func(line int, key []byte) error {
+			scanned = append(scanned, Request[string]{Key: string(key)})
+			lines = append(lines, line)
+			return nil
+		})
+		checkAgainst(t, in, scanned, err, want, line)
+		if !equal(lines, wantLines) {
+			t.Fatalf("%q: ScanKeys gave the keys on lines %v; reference %v", in, lines, wantLines)
+		}
 	})
 }
 

@@ -85,9 +85,21 @@ func naming(name string, err error) error {
 	return fmt.Errorf("%w (%s)", err, name)
 }
 
+// MaxWindow is the largest Zstandard window Decompress accepts: 128 MiB,
+// the reference zstd tool's default limit when it decompresses (a larger
+// window needs its --long or --memory). The decoder allocates a frame's
+// whole window when it decodes the first block, whatever the frame holds,
+// and the frame header alone sets it: with the decoder's own limit, 512
+// MiB, a 10-byte file made a key file reader allocate 512 MiB to read one
+// key. A larger window is an ErrCorrupt error that says so; so is a
+// single-segment frame (whose window is its content size) of more than
+// MaxWindow bytes, which zstd writes only with a window that large.
+const MaxWindow = 128 << 20
+
 // Decompress returns r itself, buffered, if it does not start with the
 // Zstandard magic number, and otherwise a reader of its decompressed
-// bytes. Closing the result releases the decoder, not r.
+// bytes. Closing the result releases the decoder, not r. A frame whose
+// window is larger than MaxWindow is an ErrCorrupt error.
 func Decompress(r io.Reader) (io.ReadCloser, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(len(zstdMagic))
@@ -98,8 +110,10 @@ func Decompress(r io.Reader) (io.ReadCloser, error) {
 		return io.NopCloser(br), nil
 	}
 	// One goroutine: the decoder then decodes as it is read, and a trace
-	// replay needs no more speed than that.
-	d, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+	// replay needs no more speed than that. The window is capped (see
+	// MaxWindow).
+	d, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxWindow(MaxWindow))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
@@ -113,7 +127,10 @@ type zstdReader struct {
 
 func (z *zstdReader) Read(p []byte) (int, error) {
 	n, err := z.d.Read(p)
-	if err != nil && err != io.EOF {
+	switch {
+	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		err = fmt.Errorf("%w: %w: it needs a window of over %d MiB (decompress it first: zstd -d --long=31)", ErrCorrupt, err, MaxWindow>>20)
+	case err != nil && err != io.EOF:
 		err = fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	return n, err
