@@ -167,7 +167,7 @@ func growTo(o *Options, n uint64, entries int64) uint64 {
 	}
 	for {
 		after := nextSize(o, next)
-		if 2*maxE >= 3*entries || after == next {
+		if int64(growthDen)*maxE >= int64(growthNum)*entries || after == next {
 			return next
 		}
 		next = after
@@ -187,7 +187,7 @@ func growLimit(o *Options, n, next uint64) int64 {
 	case next == nextSize(o, n):
 		return maxE
 	}
-	return 2 * maxE / 3
+	return int64(growthDen) * maxE / int64(growthNum)
 }
 
 // needsGrowth reports whether t has passed a threshold.
