@@ -75,10 +75,9 @@
 // with d = 2 and buckets of 8, 0.75 for d-choice: the largest u at which
 // the fluid limit sends at most 1e-4 of the keys to the stash; grow.go has
 // the table for every rule, d and C), or the stash passes its bound, the
-// table grows by a factor 3/2: a freshly grown table is then at least two
-// thirds full, which keeps the heap per entry below a Go map's (a table
-// that All or Save kept from growing grows in one step to the size its
-// entries need: see Caveats). Keys move to the new table incrementally, a
+// table doubles, as a Go map's does: a freshly grown table is then at
+// least half full (a table that All or Save kept from growing grows in one
+// step to the size its entries need: see Caveats). Keys move to the new table incrementally, a
 // few old buckets per write, so no caller waits for a whole rehash; during the move a lookup checks the old table
 // and then the new one, and keys only move forward. Each old bucket is
 // moved in 8 passes, by tag bits, so that keys arrive in the new table in

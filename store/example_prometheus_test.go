@@ -110,27 +110,27 @@ func Example_prometheus() {
 	// twochoice_misses_total{store="sessions"} 1
 	// twochoice_sets_total{store="sessions"} 20000
 	// twochoice_deletes_total{store="sessions"} 0
-	// twochoice_grows_total{store="sessions"} 15
+	// twochoice_grows_total{store="sessions"} 9
 	// twochoice_entries{store="sessions"} 20000
-	// twochoice_buckets{store="sessions"} 3700
+	// twochoice_buckets{store="sessions"} 4096
 	// twochoice_stash{store="sessions"} 0
 	// twochoice_max_load{store="sessions"} 7
 	// twochoice_buckets_by_load{store="sessions",load="0"} 0
-	// twochoice_buckets_by_load{store="sessions",load="1"} 2
-	// twochoice_buckets_by_load{store="sessions",load="2"} 11
-	// twochoice_buckets_by_load{store="sessions",load="3"} 90
-	// twochoice_buckets_by_load{store="sessions",load="4"} 403
-	// twochoice_buckets_by_load{store="sessions",load="5"} 1340
-	// twochoice_buckets_by_load{store="sessions",load="6"} 1584
-	// twochoice_buckets_by_load{store="sessions",load="7"} 270
+	// twochoice_buckets_by_load{store="sessions",load="1"} 7
+	// twochoice_buckets_by_load{store="sessions",load="2"} 43
+	// twochoice_buckets_by_load{store="sessions",load="3"} 212
+	// twochoice_buckets_by_load{store="sessions",load="4"} 888
+	// twochoice_buckets_by_load{store="sessions",load="5"} 1979
+	// twochoice_buckets_by_load{store="sessions",load="6"} 945
+	// twochoice_buckets_by_load{store="sessions",load="7"} 22
 	// twochoice_buckets_by_load{store="sessions",load="8"} 0
-	// twochoice_buckets_by_load_fluid{store="sessions",load="0"} 0.138814
-	// twochoice_buckets_by_load_fluid{store="sessions",load="1"} 1.92947
-	// twochoice_buckets_by_load_fluid{store="sessions",load="2"} 14.7886
-	// twochoice_buckets_by_load_fluid{store="sessions",load="3"} 85.3015
-	// twochoice_buckets_by_load_fluid{store="sessions",load="4"} 404.814
-	// twochoice_buckets_by_load_fluid{store="sessions",load="5"} 1332.53
-	// twochoice_buckets_by_load_fluid{store="sessions",load="6"} 1593.64
-	// twochoice_buckets_by_load_fluid{store="sessions",load="7"} 266.027
-	// twochoice_buckets_by_load_fluid{store="sessions",load="8"} 0.83384
+	// twochoice_buckets_by_load_fluid{store="sessions",load="0"} 0.437016
+	// twochoice_buckets_by_load_fluid{store="sessions",load="1"} 5.61531
+	// twochoice_buckets_by_load_fluid{store="sessions",load="2"} 40.2962
+	// twochoice_buckets_by_load_fluid{store="sessions",load="3"} 217.926
+	// twochoice_buckets_by_load_fluid{store="sessions",load="4"} 904.146
+	// twochoice_buckets_by_load_fluid{store="sessions",load="5"} 1952.32
+	// twochoice_buckets_by_load_fluid{store="sessions",load="6"} 944.992
+	// twochoice_buckets_by_load_fluid{store="sessions",load="7"} 30.2679
+	// twochoice_buckets_by_load_fluid{store="sessions",load="8"} 0.00125481
 }

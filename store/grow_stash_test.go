@@ -80,7 +80,7 @@ func TestGrowthKeepsStashedKeysVisibleBesideNaN(t *testing.T) {
 
 // After an iteration held the table for a long time while keys poured
 // into the stash, one growth must take the table to a size that holds
-// them, with the room a growth normally leaves. Growth by 3/2 from the pinned size left each
+// them, with the room a growth normally leaves. Single growth steps from the pinned size left each
 // new table past its own threshold: every following Set of a new key
 // finished the previous move and started the next growth, moving the whole
 // stash again (13 Sets in a row of about 100 ms each, for 200,000 keys over

@@ -11,7 +11,7 @@ import (
 
 // BenchmarkGrowthFactor compares growth factors on the Set of new keys into
 // a growing store (ns/key) and the heap per entry at the end, against a Go
-// map in the same run: the measurement behind the choice of 3/2 in grow.go.
+// map in the same run: the measurement behind the growth factor in grow.go.
 func BenchmarkGrowthFactor(b *testing.B) {
 	n := 2_000_000
 	if testing.Short() {
