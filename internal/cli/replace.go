@@ -6,7 +6,8 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
+
+	"github.com/twochoice/twochoice/internal/symlink"
 )
 
 // ReplaceFile writes data to path, whole or not at all: to a temporary
@@ -64,30 +65,12 @@ func Regular(path string, fi fs.FileInfo) error {
 }
 
 // LinkTarget is the file ReplaceFile replaces, whose directory must take
-// its temporary file: path itself, or, while it is a symbolic link, the
-// file the link points to, which need not exist (a dangling link gets its
-// target created, as snapshot.Target does for a save; following only
-// links that lead somewhere, filepath.EvalSymlinks replaced a dangling
-// link with the file). A relative link is relative to the link's
-// directory. After 40 links (Linux's MAXSYMLINKS) it gives up and returns
-// path, where the write meets the loop.
+// its temporary file: symlink.Target's answer, or path itself where that
+// fails (a link that cannot be read, a loop), for the write to meet the
+// error there.
 func LinkTarget(path string) string {
-	p := path
-	for range 40 {
-		fi, err := os.Lstat(p)
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			return p
-		}
-		dest, err := os.Readlink(p)
-		if err != nil {
-			return path
-		}
-		if !filepath.IsAbs(dest) {
-			// Uncleaned, so that ".." means what it means to the system
-			// when the link's directory is itself reached through a link.
-			dest = filepath.Dir(p) + string(filepath.Separator) + dest
-		}
-		p = dest
+	if t, err := symlink.Target(path); err == nil {
+		return t
 	}
 	return path
 }

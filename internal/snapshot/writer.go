@@ -15,6 +15,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/hashicorp/go-msgpack/v2/codec"
+	"github.com/twochoice/twochoice/internal/symlink"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -358,33 +359,9 @@ func (w *Writer) Abort() {
 	}
 }
 
-// maxLinks is how many symbolic links Target follows, as Linux's
-// path resolution does (MAXSYMLINKS).
-const maxLinks = 40
-
-// Target returns the file a save to path replaces: path itself, or,
-// while it is a symbolic link, the file the link points to. That file need
-// not exist (a dangling link gets its target created). A relative link is
-// relative to the link's directory, left uncleaned so that ".." means what
-// it means to the system when that directory is itself reached through a
-// link.
-func Target(path string) (string, error) {
-	for range maxLinks {
-		fi, err := os.Lstat(path)
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			return path, nil // a file, nothing yet, or an error the save will meet
-		}
-		dest, err := os.Readlink(path)
-		if err != nil {
-			return "", err
-		}
-		if !filepath.IsAbs(dest) {
-			dest = filepath.Dir(path) + string(filepath.Separator) + dest
-		}
-		path = dest
-	}
-	return "", &fs.PathError{Op: "following links", Path: path, Err: syscall.ELOOP}
-}
+// Target returns the file a save to path replaces: path itself, or the
+// file its symbolic links lead to (symlink.Target).
+func Target(path string) (string, error) { return symlink.Target(path) }
 
 // tmpMark joins a snapshot's path and the random suffix of its temporary
 // file: path + tmpMark + 12 lowercase hex digits.
