@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/maypok86/otter/v2"
+	"github.com/twochoice/twochoice/internal/pairedfill"
 	"github.com/twochoice/twochoice/internal/testkeys"
 	"github.com/twochoice/twochoice/store"
 )
@@ -286,6 +287,34 @@ func BenchmarkSetGrowing(b *testing.B) {
 			for i, k := range keys {
 				m.Set(k, int64(i))
 			}
+		})
+	})
+}
+
+// BenchmarkSetGrowingRatio: the twochoice and map fills of
+// BenchmarkSetGrowing, alternated in one loop (internal/pairedfill), with
+// x-map, the store's time over the map's, as the figure to read. The
+// machine these run on drifts by a quarter over the minutes that ten fills
+// of each take: in one -test.count 10 run of BenchmarkSetGrowing, which
+// does all the store's fills and then all the map's, the store's fills
+// went from 725 to 810 ns a key and the map's from 410 to 627, and the
+// ratio of the medians (1.72) said more about when each ran than about
+// either. Run it with -test.benchtime Nx for N pairs of fills.
+func BenchmarkSetGrowingRatio(b *testing.B) {
+	keys := getSetKeys()
+	b.Run("vs=map", func(b *testing.B) {
+		pairedfill.Run(b, len(keys), func() {
+			s, _ := store.New[string, int64](store.Options{Seed: 1})
+			for i, k := range keys {
+				s.Set(k, int64(i))
+			}
+			runtime.KeepAlive(s)
+		}, func() {
+			m := make(map[string]int64)
+			for i, k := range keys {
+				m[k] = int64(i)
+			}
+			runtime.KeepAlive(m)
 		})
 	})
 }
