@@ -216,6 +216,7 @@ func FuzzCache(f *testing.F) {
 		clk := newFakeClock()
 		o := fuzzOptions(data)
 		o.MaxEntries = 8*o.Choices + int(data[5])
+		o.Growth = 0 // a cache never grows, and New refuses a Growth
 		o.Clock = clk
 		runCacheOps(t, o, clk, data[6:])
 	})

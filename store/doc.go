@@ -77,7 +77,9 @@
 // the table for every rule, d and C), or the stash passes its bound, the
 // table doubles, as a Go map's does: a freshly grown table is then at
 // least half full (a table that All or Save kept from growing grows in one
-// step to the size its entries need: see Caveats). Keys move to the new table incrementally, a
+// step to the size its entries need: see Caveats). Options.Growth sets
+// another factor, from 1.25 to 4: by 1.5 a grown table is two thirds full,
+// and each key moves more often over a growing store's life. Keys move to the new table incrementally, a
 // few old buckets per write, so no caller waits for a whole rehash; during the move a lookup checks the old table
 // and then the new one, and keys only move forward. Each old bucket is
 // moved in 8 passes, by tag bits, so that keys arrive in the new table in

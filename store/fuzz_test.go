@@ -44,8 +44,13 @@ func FuzzStore(f *testing.F) {
 	})
 }
 
+// fuzzGrowths are the growth factors fuzzOptions picks from: the default,
+// the bounds, and one factor in between that is not a power of two.
+var fuzzGrowths = [...]float64{0, MinGrowth, 1.5, MaxGrowth}
+
 // fuzzOptions decodes the first five bytes of a fuzz input into options:
-// the rule, d, the bucket size, the hash family and the seed.
+// the rule, d, the bucket size (and, from the same byte's high bits, the
+// growth factor), the hash family and the seed.
 func fuzzOptions(data []byte) Options {
 	rule := bucket.Placement(data[0] % byte(len(bucket.Placements())))
 	d := int(data[1]%hashfn.MaxChoices) + 1
@@ -58,6 +63,7 @@ func fuzzOptions(data []byte) Options {
 		Placement:  rule,
 		Choices:    d,
 		BucketSize: int(data[2]%slotsPerBucket) + 1,
+		Growth:     fuzzGrowths[data[2]/slotsPerBucket%byte(len(fuzzGrowths))],
 		Hash:       hashfn.Kind(data[3] % 2),
 		Seed:       uint64(data[4]) + 1,
 	}

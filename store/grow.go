@@ -11,7 +11,7 @@ import (
 // Growth.
 //
 // A table grows when its entries pass maxUtilization × n × BucketSize or
-// its stash passes stashBound. The new table has about growthNum/growthDen
+// its stash passes stashBound. The new table has about Options.Growth
 // times as many buckets (rounded up to a size the rule accepts, see
 // sizeAtLeast; more when a pin left it far past its threshold, see
 // growTo), and the keys move to it incrementally: every write moves
@@ -25,14 +25,27 @@ import (
 // key present throughout is always found, and a miss is believed only if
 // the pair of tables did not change while it looked.
 
-// Growth factor: 2, as the store's issue asks and as a Swiss table grows.
-// Until stop 25 it was 3/2, which leaves a freshly grown table two thirds
-// full instead of half and so a leaner heap (44.4 against 54.5 bytes an
-// entry at 1M string→int64 keys; the Go map's is 55.9), at the price of
-// moving each key about twice over the life of a growing store instead of
-// once: a growing 10M-key fill took 2.04–2.27 times the map's time by 3/2
-// and 1.57–1.60 by 2, in the same runs (store/PERFORMANCE.md).
-var growthNum, growthDen uint64 = 2, 1 // variables so BenchmarkGrowthFactor can compare
+// The growth factor is Options.Growth, 2 by default, as the store's issue
+// asks and as a Swiss table grows. Until stop 25 it was 3/2, which leaves a
+// freshly grown table two thirds full instead of half and so a leaner heap
+// (44.4 against 54.5 bytes an entry at 1M string→int64 keys; the Go map's
+// is 55.9), at the price of moving each key about twice over the life of a
+// growing store instead of once: a growing 10M-key fill took 2.04–2.27
+// times the map's time by 3/2 and 1.57–1.60 by 2, in the same runs
+// (store/PERFORMANCE.md). Sizes are computed in integers, with the factor
+// in 1024ths (growthOf).
+const growthDen = 1024
+
+// growthOf returns o's growth factor in 1024ths (times growthDen); 0,
+// which resolve replaces, counts as DefaultGrowth. Sizes stay far from
+// overflow: at most hashfn.MaxBuckets (2^32) times 4096.
+func growthOf(o *Options) uint64 {
+	g := o.Growth
+	if g == 0 {
+		g = DefaultGrowth
+	}
+	return uint64(math.Round(g * growthDen))
+}
 
 // minStep is the fewest visits to old buckets a write makes during a
 // growth (see movePasses): about 4 buckets' worth of keys, up to 32, a few
@@ -146,7 +159,7 @@ func nextSize(o *Options, n uint64) uint64 {
 	if n >= hashfn.MaxBuckets {
 		return n
 	}
-	next := sizeAtLeast(o, (n*growthNum+growthDen-1)/growthDen)
+	next := sizeAtLeast(o, (n*growthOf(o)+growthDen-1)/growthDen)
 	if next > hashfn.MaxBuckets || next <= n {
 		return n
 	}
@@ -158,7 +171,7 @@ func nextSize(o *Options, n uint64) uint64 {
 // so far past its threshold that one step would leave the new table past
 // its own, as after All or Save kept it from growing while keys poured
 // into the stash. Then it is the first size on the growth path at which
-// the entries fill growthDen/growthNum of the threshold (a half), as after
+// the entries fill 1/Growth of the threshold (a half by default), as after
 // one step from the threshold: one growth takes the table where it needs
 // to be, where single steps would take one growth per Set of a new key,
 // each moving the whole stash again.
@@ -170,7 +183,7 @@ func growTo(o *Options, n uint64, entries int64) uint64 {
 	}
 	for {
 		after := nextSize(o, next)
-		if int64(growthDen)*maxE >= int64(growthNum)*entries || after == next {
+		if growthDen*maxE >= int64(growthOf(o))*entries || after == next {
 			return next
 		}
 		next = after
@@ -190,7 +203,7 @@ func growLimit(o *Options, n, next uint64) int64 {
 	case next == nextSize(o, n):
 		return maxE
 	}
-	return int64(growthDen) * maxE / int64(growthNum)
+	return growthDen * maxE / int64(growthOf(o))
 }
 
 // needsGrowth reports whether t has passed a threshold.

@@ -23,8 +23,10 @@ import (
 // equal the snapshot's (zero fields take the snapshot's value; note that
 // the zero Hash is xxhash and the zero Placement one choice, so these two
 // can only be checked when set to something else), and a contradiction is
-// ErrOptionsMismatch. Clock and DefaultTTL are not in the file: they are
-// taken from opts (a DefaultTTL needs a bounded snapshot). Entries whose
+// ErrOptionsMismatch. Clock, DefaultTTL and Growth are not in the file:
+// they are taken from opts (a DefaultTTL needs a bounded snapshot, a
+// Growth an unbounded one); a restored table grows by opts's Growth from
+// its saved size. Entries whose
 // expiry has passed are left out. Open decodes the file on the calling
 // goroutine and places the entries on a second one, so it keeps two cores
 // busy where it has them.
@@ -67,7 +69,7 @@ import (
 // Errors wrap ErrNotFound, ErrNotSnapshot, ErrCorrupt, ErrNewerVersion,
 // ErrTypeMismatch, ErrOptionsMismatch, ErrLocked, ErrRead (the file
 // cannot be opened or read), or ErrOptions for a negative
-// opts.DefaultTTL or an opts.SizeHint that New would refuse, and name
+// opts.DefaultTTL or an opts.SizeHint or Growth that New would refuse, and name
 // the file. Open never returns a partly restored store: on any error it
 // returns nil, and the file is only read.
 func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error) {
@@ -225,8 +227,13 @@ func snapshotOptions(m *snapshot.Meta, given *Options) (Options, error) {
 		return Options{}, fmt.Errorf("%w: SizeHint %d is above MaxSizeHint (%d)", ErrOptions, given.SizeHint, MaxSizeHint)
 	case given.SizeHint > 0 && o.MaxEntries > 0:
 		return Options{}, fmt.Errorf("%w: SizeHint is for unbounded stores, and the file holds a cache of %d entries", ErrOptionsMismatch, o.MaxEntries)
+	case given.Growth != 0 && o.MaxEntries > 0:
+		return Options{}, fmt.Errorf("%w: Growth is for unbounded stores, and the file holds a cache of %d entries", ErrOptionsMismatch, o.MaxEntries)
 	}
-	o.SizeHint = given.SizeHint
+	if err := checkGrowth(given.Growth); err != nil {
+		return Options{}, err
+	}
+	o.SizeHint, o.Growth = given.SizeHint, given.Growth
 	var diff []string
 	check := func(name string, set bool, g, f any) {
 		if set && g != f {
