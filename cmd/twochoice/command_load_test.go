@@ -227,6 +227,43 @@ func TestLoadSizeHint(t *testing.T) {
 	}
 }
 
+// --growth sets the factor the table grows by: 700 keys from the
+// smallest table end in 128 buckets by 2 and in 144 by 1.5 (go-left with
+// d = 2 grows at 0.80 of 8 slots, 6.4 keys a bucket: by 2 the sizes are
+// 8, 16, ..., 64 (409 keys), 128 (819); by 1.5 8, 12, 18, 28, 42, 64,
+// 96 (614 keys), 144); a factor out of range is a usage error.
+func TestLoadGrowth(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	for i := range 700 {
+		fmt.Fprintf(&b, "user:%d\n", i)
+	}
+	keys := writeTestFile(t, dir, "keys.txt", b.Bytes())
+	want := map[string]float64{"0": 128, "2": 128, "1.5": 144}
+	for g, wb := range want {
+		code, out, errOut := runCLI("load", "--keys", keys, "--out", filepath.Join(dir, "g"+g+".snap"), "--format", "json", "--quiet", "--growth", g)
+		if code != 0 {
+			t.Fatalf("load --growth %s: exit %d, stderr %q", g, code, errOut)
+		}
+		var sum map[string]any
+		if err := json.Unmarshal([]byte(out), &sum); err != nil {
+			t.Fatal(err)
+		}
+		if sum["entries"] != float64(700) || sum["buckets"] != wb {
+			t.Errorf("--growth %s: %v entries in %v buckets, want 700 in %v", g, sum["entries"], sum["buckets"], wb)
+		}
+	}
+	for _, bad := range []string{"1", "4.5", "-2", "NaN", "x"} {
+		code, _, errOut := runCLI("load", "--keys", keys, "--out", filepath.Join(dir, "bad.snap"), "--growth", bad)
+		if code != exitUsage || !strings.Contains(errOut, "growth") {
+			t.Errorf("--growth %s: exit %d, stderr %q; want a usage error naming the flag", bad, code, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "bad.snap")); err == nil {
+			t.Errorf("--growth %s: a snapshot was written", bad)
+		}
+	}
+}
+
 // A report that cannot be printed says the snapshot was saved all the
 // same, in JSON as in the table: the JSON's failure used to be the bare
 // write error, which reads as if the load had failed.
