@@ -39,6 +39,9 @@ counter per bin, n up to 2^31) runs every rule, and key-driven runs
 (--keys): keys hashed by --hash into the rule's candidates. Runs go in
 parallel on all cores; the results depend on --seed alone.
 
+--format json prints an array with one object per rule and size, even
+for one rule and one size; --format csv one line per rule, size and k.
+
 Examples:
   twochoice sim --rule dchoice,halves,goleft --log2 24
   twochoice sim --rule one,dchoice,halves,goleft --sweep 12:30:2
@@ -61,7 +64,7 @@ type simRow struct {
 	Seconds          float64        `json:"seconds"`
 	// Keys and Hash name the key source (sim.Keys.Label: "product:K" with
 	// the k of this size) and the hash family of a key-driven run; a run
-	// with uniform candidates has neither, and the issue's object.
+	// with uniform candidates has neither, and is the issue's object.
 	Keys string `json:"keys,omitempty"`
 	Hash string `json:"hash,omitempty"`
 
@@ -228,9 +231,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	return printThenPlot(func() error {
 		switch format {
 		case cli.JSON:
-			if len(rows) == 1 && !sweeping {
-				return cli.WriteJSON(stdout, rows[0])
-			}
+			// An array however many rows: one shape for scripts.
 			return cli.WriteJSON(stdout, rows)
 		case cli.CSV:
 			header, table := simShareRows(rows, true)
