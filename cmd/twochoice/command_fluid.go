@@ -62,7 +62,7 @@ func sizingKey(u float64) string { return strconv.FormatFloat(u, 'f', 2, 64) }
 func runFluid(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("fluid", fluidSynopsis)
 	var (
-		ruleList = fs.String("rule", "dchoice", "rules, comma-separated: dchoice, goleft (one, halves and double follow the dchoice equations)")
+		ruleList = fs.String("rule", "dchoice", "rules, comma-separated, each once: dchoice, goleft (one, halves and double follow the dchoice equations)")
 		d        = fs.Int("d", 2, "number of choices (one choice always has 1)")
 		load     = fs.Float64("load", 1, "balls per bin, m/n (> 0, up to 1024)")
 		capacity = fs.Int("capacity", 0, "bin capacity C (0: unbounded)")

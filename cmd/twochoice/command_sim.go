@@ -87,7 +87,7 @@ func (r *simRow) source(label string) string {
 func runSim(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sim", simSynopsis)
 	var (
-		ruleList = fs.String("rule", "one,dchoice,halves,goleft", "placement rules, comma-separated: one, dchoice, halves, goleft, double")
+		ruleList = fs.String("rule", "one,dchoice,halves,goleft", "placement rules, comma-separated, each once: one, dchoice, halves, goleft, double")
 		d        = fs.Int("d", 2, "number of choices (one choice always has 1)")
 		log2     = fs.Int("log2", 20, "n = 2^log2 bins")
 		bins     = fs.Uint64("bins", 0, "number of bins (instead of --log2)")
