@@ -43,7 +43,7 @@ Workloads: zipf and uniform (over --keys keys), scan (keys 0 … N-1 in
 order, over and over), trace:FILE (an ARC or LIRS block trace), keys:FILE
 (one key a line, or a TSV's first column: the keys load reads from the
 file), weighted:FILE ("key<TAB>weight" lines, drawn in proportion to the
-weights). Files may be compressed with zstd.
+weights). Files may be compressed with zstd; FILE - is standard input.
 
 Caches: CACHES; "all" for every one.
 The unbounded ones (map, syncmap, twochoice) never evict: their hit ratio
@@ -62,7 +62,7 @@ Examples:
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench", strings.Replace(benchSynopsis, "CACHES", strings.Join(peerNames(), ", "), 1))
 	var (
-		wl        = fs.String("workload", "zipf", "zipf, uniform, scan, trace:FILE, keys:FILE or weighted:FILE")
+		wl        = fs.String("workload", "zipf", "zipf, uniform, scan, trace:FILE, keys:FILE or weighted:FILE (FILE - for standard input)")
 		s         = fs.Float64("s", 1.0, "Zipf exponent (any s > 0)")
 		keys      = fs.Uint64("keys", 1_000_000, "number of keys of zipf, uniform and scan")
 		cacheList = fs.String("caches", strings.Join(measure.DefaultCaches(), ","), "caches to compare, comma-separated, each once, or \"all\"")

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/bucket/fluid"
 	"github.com/twochoice/twochoice/bucket/sim"
@@ -94,7 +95,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		load     = fs.Float64("load", 1, "balls per bin, m/n (any value > 0 up to 2^20); with a key file, all its keys when not given")
 		runs     = fs.Int("runs", 0, "runs per rule and size, up to 2^24; 0: the published schedule (400 up to 2^20, down to 6 at 2^30, 2 beyond)")
 		seed     = fs.Uint64("seed", 1, "seed: run r of a rule and size replays from (seed, r)")
-		keysFlag = fs.String("keys", "", "key-driven runs: seq, random, product, product:K, or a key file (one key a line, or a TSV with the key first; Zstandard files decompressed)")
+		keysFlag = fs.String("keys", "", "key-driven runs: seq, random, product, product:K, or a key file (one key a line, or a TSV with the key first; Zstandard files decompressed; - for standard input)")
 		sweep    = fs.String("sweep", "", "sizes A:B or A:B:STEP: n = 2^A … 2^B")
 		plotFile = fs.String("plot", "", "write a chart of the shares to FILE.svg or FILE.png")
 		quiet    = fs.Bool("quiet", false, "no progress bar")
@@ -149,6 +150,10 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("%w: %v", errUsage, err)
 			}
 			return interrupted(ctx, err)
+		}
+		if keys.Kind == sim.FileKeys {
+			// The output names the source: "stdin", not "-".
+			keys.Name = workload.InputName(keys.Name)
 		}
 		if keys.Kind == sim.FileKeys && !set["load"] {
 			*load = 0 // all the file's keys
