@@ -26,31 +26,40 @@ const MaxCapacity = 1 << 24
 // Entries returns a capacity of n entries.
 func Entries(n int) Capacity { return Capacity{Entries: n} }
 
-// ParseCapacities reads a comma-separated list of capacities, each a
-// number of entries ("10000") or a percentage of the distinct keys ("1%",
-// "0.5%"). Errors wrap ErrConfig.
+// ParseCapacities reads a comma-separated list of capacities, each as
+// ParseCapacity reads one. Errors wrap ErrConfig.
 func ParseCapacities(s string) ([]Capacity, error) {
 	var out []Capacity
 	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if p, ok := strings.CutSuffix(f, "%"); ok {
-			v, err := strconv.ParseFloat(p, 64)
-			if err != nil || !(v > 0 && v <= 100) {
-				return nil, fmt.Errorf("%w: capacity %q: want a percentage in (0, 100]", ErrConfig, f)
-			}
-			out = append(out, Capacity{Share: v / 100})
-			continue
+		c, err := ParseCapacity(f)
+		if err != nil {
+			return nil, err
 		}
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("%w: capacity %q: want a number of entries ≥ 1 or a percentage such as 1%%", ErrConfig, f)
-		}
-		if n > MaxCapacity {
-			return nil, fmt.Errorf("%w: capacity %d: at most %d entries", ErrConfig, n, MaxCapacity)
-		}
-		out = append(out, Capacity{Entries: n})
+		out = append(out, c)
 	}
 	return out, nil
+}
+
+// ParseCapacity reads a capacity: a number of entries ("10000") or a
+// percentage of the distinct keys ("1%", "0.5%"), spaces around it
+// ignored. Errors wrap ErrConfig.
+func ParseCapacity(f string) (Capacity, error) {
+	f = strings.TrimSpace(f)
+	if p, ok := strings.CutSuffix(f, "%"); ok {
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil || !(v > 0 && v <= 100) {
+			return Capacity{}, fmt.Errorf("%w: capacity %q: want a percentage in (0, 100]", ErrConfig, f)
+		}
+		return Capacity{Share: v / 100}, nil
+	}
+	n, err := strconv.Atoi(f)
+	if err != nil || n < 1 {
+		return Capacity{}, fmt.Errorf("%w: capacity %q: want a number of entries ≥ 1 or a percentage such as 1%%", ErrConfig, f)
+	}
+	if n > MaxCapacity {
+		return Capacity{}, fmt.Errorf("%w: capacity %d: at most %d entries", ErrConfig, n, MaxCapacity)
+	}
+	return Capacity{Entries: n}, nil
 }
 
 // String returns "10000" or "1%".

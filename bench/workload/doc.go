@@ -44,7 +44,8 @@
 //   - Weighted key files ([NewWeighted]): "key<TAB>weight" lines; requests
 //     are drawn independently with probability proportional to the weight.
 //
-// [Open] reads any of them from a file, decompressing Zstandard
+// [Open] reads any of them from a file, or from standard input for the
+// path "-" ([StdinPath]), decompressing Zstandard
 // (recognised by its magic number, whatever the file's name; but a file
 // named .zst or .zstd must be Zstandard) in-process and as a stream, so a
 // trace is never held in memory as text. [OpenTrace]

@@ -102,21 +102,23 @@ func ScanKeys(name string, r io.Reader, fn func(line int, key []byte) error) err
 }
 
 // ScanKeyFile is ScanKeys on the named file, opened as [Open] opens one
-// (a directory, or a file named .zst that is not Zstandard, is an error);
-// errors name the file by path, once. progress, if not nil, is told the fraction of the file read so
+// (a directory, or a file named .zst that is not Zstandard, is an error;
+// StdinPath is standard input); errors name the file by path (InputName),
+// once. progress, if not nil, is told the fraction of the file read so
 // far now and then, and 1 at the end.
 func ScanKeyFile(path string, progress func(frac float64), fn func(line int, key []byte) error) error {
-	f, err := openFile(path)
+	f, closeFile, err := openFile(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer closeFile()
+	name := InputName(path)
 	var size int64
 	if fi, err := f.Stat(); err == nil {
 		size = fi.Size()
 	}
 	cr := &countingReader{r: f}
-	dr, err := decompressFile(path, cr)
+	dr, err := decompressFile(name, cr)
 	if err != nil {
 		return err
 	}
@@ -125,7 +127,7 @@ func ScanKeyFile(path string, progress func(frac float64), fn func(line int, key
 	if progress != nil && size > 0 {
 		report = func() { progress(min(float64(cr.n)/float64(size), 1)) }
 	}
-	if err := scanKeys(newKeyLines(path, dr), report, fn); err != nil {
+	if err := scanKeys(newKeyLines(name, dr), report, fn); err != nil {
 		return err
 	}
 	if progress != nil {
@@ -146,7 +148,7 @@ func ReadKeyFile(path string, progress func(frac float64)) ([]string, error) {
 		return nil, err
 	}
 	if len(keys) == 0 {
-		return nil, fmt.Errorf("%w: %s", ErrEmpty, path)
+		return nil, fmt.Errorf("%w: %s", ErrEmpty, InputName(path))
 	}
 	return keys, nil
 }

@@ -18,7 +18,22 @@ import (
 // zstdMagic opens every Zstandard frame (RFC 8878, section 3.1.1).
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
-// Open opens the named file for reading. If the file starts with the
+// StdinPath is the path that stands for standard input, as "-" does for
+// Unix tools: Open and every function here that opens a file by path read
+// os.Stdin for it (and do not close it), and call it "stdin" in errors and
+// workload names (InputName). A file named "-" is still "./-".
+const StdinPath = "-"
+
+// InputName is how errors and workload names call the input at path:
+// "stdin" for StdinPath, else path itself.
+func InputName(path string) string {
+	if path == StdinPath {
+		return "stdin"
+	}
+	return path
+}
+
+// Open opens the named file for reading (standard input for StdinPath). If the file starts with the
 // Zstandard magic number it is decompressed as it is read, in-process and
 // on one goroutine, whatever its name; a truncated or corrupt stream gives
 // an error wrapping ErrCorrupt rather than a short read. (Zstandard may only
@@ -29,30 +44,35 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // an error wrapping syscall.EISDIR. Errors name the file once. The caller
 // must close the result.
 func Open(path string) (io.ReadCloser, error) {
-	f, err := openFile(path)
+	f, closeFile, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
-	r, err := decompressFile(path, f)
+	r, err := decompressFile(InputName(path), f)
 	if err != nil {
-		f.Close()
+		closeFile()
 		return nil, err
 	}
-	return &fileReader{Reader: r, file: f}, nil
+	return &fileReader{Reader: r, closeFile: closeFile}, nil
 }
 
 // openFile opens path for reading, and refuses a directory at once (its
-// first read would fail, with an error that names it).
-func openFile(path string) (*os.File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("workload: %w", err)
+// first read would fail, with an error that names it). For StdinPath it
+// returns os.Stdin, and a close that leaves it open: the process's
+// standard input is not the reader's to close.
+func openFile(path string) (f *os.File, closeFile func() error, err error) {
+	if path == StdinPath {
+		f, closeFile = os.Stdin, func() error { return nil }
+	} else if f, err = os.Open(path); err != nil {
+		return nil, nil, fmt.Errorf("workload: %w", err)
+	} else {
+		closeFile = f.Close
 	}
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		f.Close()
-		return nil, fmt.Errorf("workload: %w", &fs.PathError{Op: "read", Path: path, Err: syscall.EISDIR})
+		closeFile()
+		return nil, nil, fmt.Errorf("workload: %w", &fs.PathError{Op: "read", Path: InputName(path), Err: syscall.EISDIR})
 	}
-	return f, nil
+	return f, closeFile, nil
 }
 
 // decompressFile is Decompress on r, the file named path: a name that says
@@ -143,7 +163,7 @@ func (z *zstdReader) Close() error {
 
 type fileReader struct {
 	io.Reader
-	file *os.File
+	closeFile func() error
 }
 
 func (f *fileReader) Close() error {
@@ -151,7 +171,7 @@ func (f *fileReader) Close() error {
 	if c, ok := f.Reader.(io.Closer); ok {
 		err = c.Close()
 	}
-	return errors.Join(err, f.file.Close())
+	return errors.Join(err, f.closeFile())
 }
 
 // File is a workload read from a file; Close closes the file.
@@ -167,7 +187,7 @@ func OpenARC(path string) (*File[uint64], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File[uint64]{NewARC(filepath.Base(path), r), r}, nil
+	return &File[uint64]{NewARC(filepath.Base(InputName(path)), r), r}, nil
 }
 
 // OpenLIRS opens a LIRS trace, compressed or not (see [Open] and
@@ -177,7 +197,7 @@ func OpenLIRS(path string) (*File[uint64], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File[uint64]{NewLIRS(filepath.Base(path), r), r}, nil
+	return &File[uint64]{NewLIRS(filepath.Base(InputName(path)), r), r}, nil
 }
 
 // OpenKeys opens a key file, compressed or not (see [Open] and [NewKeys]).
@@ -186,7 +206,7 @@ func OpenKeys(path string) (*File[string], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File[string]{NewKeys(filepath.Base(path), r), r}, nil
+	return &File[string]{NewKeys(filepath.Base(InputName(path)), r), r}, nil
 }
 
 // ReadWeighted reads a weighted key file, compressed or not (see [Open] and
@@ -196,6 +216,6 @@ func ReadWeighted(path string, seed uint64) (*Weighted, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := NewWeighted(filepath.Base(path), r, seed)
+	w, err := NewWeighted(filepath.Base(InputName(path)), r, seed)
 	return w, errors.Join(err, r.Close())
 }

@@ -179,3 +179,44 @@ func TestOpenNamesAndDirectories(t *testing.T) {
 		t.Errorf("Zstandard under another name: %v", err)
 	}
 }
+
+// StdinPath reads os.Stdin, compressed or not, names it "stdin", and
+// leaves it open: the process's standard input is not the reader's.
+func TestOpenStdin(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "in.zst")
+	if err := os.WriteFile(p, compress(t, []byte("a\nb\x00\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	old := os.Stdin
+	os.Stdin = in
+	defer func() { os.Stdin = old }()
+	var keys []string
+	err = ScanKeyFile(StdinPath, nil, func(_ int, key []byte) error {
+		keys = append(keys, string(key))
+		return nil
+	})
+	if len(keys) != 1 || keys[0] != "a" || err == nil || !strings.Contains(err.Error(), "stdin:2:") {
+		t.Errorf("keys %q, error %v; want [a] and a NUL byte at stdin:2", keys, err)
+	}
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
+		t.Fatalf("stdin closed by ScanKeyFile: %v", err)
+	}
+	f, err := OpenKeys(StdinPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Name() != "keys:stdin" {
+		t.Errorf("name %q, want keys:stdin", f.Name())
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
+		t.Errorf("stdin closed by Close: %v", err)
+	}
+}

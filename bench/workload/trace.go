@@ -27,9 +27,9 @@ func OpenTrace(path string) (*File[uint64], error) {
 	br := bufio.NewReaderSize(r, sniffSize)
 	arc, err := sniffARC(br)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("%w (%s)", err, path), r.Close())
+		return nil, errors.Join(fmt.Errorf("%w (%s)", err, InputName(path)), r.Close())
 	}
-	name := filepath.Base(path)
+	name := filepath.Base(InputName(path))
 	if arc {
 		return &File[uint64]{NewARC(name, br), r}, nil
 	}

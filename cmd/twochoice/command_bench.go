@@ -43,7 +43,7 @@ Workloads: zipf and uniform (over --keys keys), scan (keys 0 … N-1 in
 order, over and over), trace:FILE (an ARC or LIRS block trace), keys:FILE
 (one key a line, or a TSV's first column: the keys load reads from the
 file), weighted:FILE ("key<TAB>weight" lines, drawn in proportion to the
-weights). Files may be compressed with zstd.
+weights). Files may be compressed with zstd; FILE - is standard input.
 
 Caches: CACHES; "all" for every one.
 The unbounded ones (map, syncmap, twochoice) never evict: their hit ratio
@@ -62,12 +62,12 @@ Examples:
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench", strings.Replace(benchSynopsis, "CACHES", strings.Join(peerNames(), ", "), 1))
 	var (
-		wl        = fs.String("workload", "zipf", "zipf, uniform, scan, trace:FILE, keys:FILE or weighted:FILE")
+		wl        = fs.String("workload", "zipf", "zipf, uniform, scan, trace:FILE, keys:FILE or weighted:FILE (FILE - for standard input)")
 		s         = fs.Float64("s", 1.0, "Zipf exponent (any s > 0)")
 		keys      = fs.Uint64("keys", 1_000_000, "number of keys of zipf, uniform and scan")
-		cacheList = fs.String("caches", strings.Join(measure.DefaultCaches(), ","), "caches to compare, comma-separated, or \"all\"")
-		capList   = fs.String("capacity", "1%,10%", "capacities: entries (at most the workload's distinct keys, and 2^24), or percentages of them, comma-separated")
-		thrList   = fs.String("threads", defaultThreads(), "goroutine counts of the timed runs, comma-separated, 1 to 1024")
+		cacheList = fs.String("caches", strings.Join(measure.DefaultCaches(), ","), "caches to compare, comma-separated, each once, or \"all\"")
+		capList   = fs.String("capacity", "1%,10%", "capacities: entries (at most the workload's distinct keys, and 2^24), or percentages of them, comma-separated, each once")
+		thrList   = fs.String("threads", defaultThreads(), "goroutine counts of the timed runs, comma-separated, each once, 1 to 1024")
 		duration  = fs.Duration("duration", 200*time.Millisecond, "timed part of each timed run")
 		seed      = fs.Uint64("seed", 1, "seed of the generators: the same seed replays the same requests")
 		plotFile  = fs.String("plot", "", "write hit ratio against capacity to FILE.svg or FILE.png")
@@ -117,21 +117,26 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	case set["keys"] && spec.Kind != measure.Zipf && spec.Kind != measure.Uniform && spec.Kind != measure.Scan:
 		return fmt.Errorf("%w: --keys counts the keys of zipf, uniform and scan; --workload %s takes its keys from the file", errUsage, *wl)
 	}
-	capacities, err := measure.ParseCapacities(*capList)
+	// A value listed twice in any of the lists is a usage error (see
+	// cli.ParseList), as a rule listed twice is.
+	capacities, err := cli.ParseList("capacity", *capList, measure.ParseCapacity)
 	if err != nil {
-		return fmt.Errorf("%w: --capacity: %v", errUsage, err)
+		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	threads, err := parseInts(*thrList)
+	threads, err := cli.ParseList("threads", *thrList, parseThreads)
 	if err != nil {
-		return fmt.Errorf("%w: --threads: %v", errUsage, err)
+		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if top := slices.Max(threads); top > maxBenchThreads {
 		return fmt.Errorf("%w: --threads %d: want at most %d", errUsage, top, maxBenchThreads)
 	}
+	slices.Sort(threads) // the timed runs go from the fewest goroutines up
 	var names []string
 	if *cacheList != "all" {
-		for _, n := range strings.Split(*cacheList, ",") {
-			names = append(names, strings.TrimSpace(n))
+		// Unknown names are measure.Run's to refuse: it knows the caches.
+		names, err = cli.ParseList("caches", *cacheList, func(n string) (string, error) { return n, nil })
+		if err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
 	if *duration < minBenchDuration {
@@ -200,17 +205,12 @@ func defaultThreads() string {
 	return strings.Join(s, ",")
 }
 
-// parseInts reads a comma-separated list of positive integers, in
-// increasing order without repeats.
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < 1 {
-			return nil, fmt.Errorf("%q is not a positive integer", f)
-		}
-		out = append(out, v)
+// parseThreads reads one goroutine count of --threads: a positive
+// integer (maxBenchThreads bounds the largest, with its own message).
+func parseThreads(s string) (int, error) {
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 {
+		return 0, fmt.Errorf("%q is not a positive integer", s)
 	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
+	return v, nil
 }

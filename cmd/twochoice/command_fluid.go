@@ -30,6 +30,9 @@ their candidates full overflow; it then also prints the overflow fraction at
 utilizations u = m/(n·C) from 0.70 to 0.95, the sizing figure for a table
 of buckets of C slots.
 
+--format json prints an array with one object per rule, even for one
+rule; --format csv one line per rule and k.
+
 Examples:
   twochoice fluid --rule dchoice,goleft
   twochoice fluid --rule goleft --d 4 --capacity 8
@@ -59,7 +62,7 @@ func sizingKey(u float64) string { return strconv.FormatFloat(u, 'f', 2, 64) }
 func runFluid(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("fluid", fluidSynopsis)
 	var (
-		ruleList = fs.String("rule", "dchoice", "rules, comma-separated: dchoice, goleft (one, halves and double follow the dchoice equations)")
+		ruleList = fs.String("rule", "dchoice", "rules, comma-separated, each once: dchoice, goleft (one, halves and double follow the dchoice equations)")
 		d        = fs.Int("d", 2, "number of choices (one choice always has 1)")
 		load     = fs.Float64("load", 1, "balls per bin, m/n (> 0, up to 1024)")
 		capacity = fs.Int("capacity", 0, "bin capacity C (0: unbounded)")
@@ -158,9 +161,7 @@ func runFluid(args []string, stdout, stderr io.Writer) error {
 	return printThenPlot(func() error {
 		switch format {
 		case cli.JSON:
-			if len(rows) == 1 {
-				return cli.WriteJSON(stdout, rows[0])
-			}
+			// An array however many rules: one shape for scripts.
 			return cli.WriteJSON(stdout, rows)
 		case cli.CSV:
 			header, table := fluidCSV(rows)

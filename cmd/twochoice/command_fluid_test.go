@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,10 +26,10 @@ func TestFluidCommand(t *testing.T) {
 		}
 	}
 	code, out, _ = runCLI("fluid", "--rule", "goleft", "--d", "2", "--load", "1", "--format", "json", "--quiet")
-	var obj map[string]any
-	if err := json.Unmarshal([]byte(out), &obj); code != 0 || err != nil {
-		t.Fatalf("json: code %d, %v", code, err)
+	if code != 0 {
+		t.Fatalf("json: code %d", code)
 	}
+	obj := oneJSONRow(t, out)
 	for _, k := range []string{"rule", "d", "load", "share_at_least"} {
 		if _, ok := obj[k]; !ok {
 			t.Errorf("json lacks %q", k)

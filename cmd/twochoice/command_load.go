@@ -21,7 +21,8 @@ const loadSynopsis = `load --keys FILE --out SNAP [flags]
 
 Reads keys from FILE, one per line (or the first column of a
 tab-separated file; empty keys are skipped; Zstandard files are
-decompressed; every command reads key files this way), stores each with
+decompressed; - is standard input; every command reads key files this
+way), stores each with
 its line number as the value (a key seen twice keeps its last line),
 prints the store's bucket load next to the fluid limit, and saves the
 store as a snapshot to SNAP (see "twochoice inspect"). With
@@ -40,7 +41,7 @@ Examples:
 func runLoad(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("load", loadSynopsis)
 	var (
-		keysPath = fs.String("keys", "", "key file: one key per line, or TSV with the key first (required)")
+		keysPath = fs.String("keys", "", "key file: one key per line, or TSV with the key first; - for standard input (required)")
 		out      = fs.String("out", "", "snapshot file to write (required)")
 		opts     = addStoreFlags(fs, 1, "hash seed")
 		sizeHint = fs.Int("size-hint", 0, "entries to size the table for up front, as make's hint sizes a map (0: start small and grow)")

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/internal/cli"
 	"github.com/twochoice/twochoice/internal/serve"
@@ -29,7 +30,7 @@ func init() {
 const serveSynopsis = `serve --keys FILE | --snapshot SNAP [--addr 127.0.0.1:8080] [flags]
 
 Loads the keys of FILE (one a line, or the first column of a TSV; Zstandard
-files are decompressed) into a store, each with its line number as the
+files are decompressed; - is standard input) into a store, each with its line number as the
 value, or opens a snapshot that "twochoice load" saved (its placement,
 choices, bucket size, hash and seed then come from the file), and serves
 the store's debug page: its configuration, counters, and
@@ -56,10 +57,10 @@ const shutdownTimeout = 5 * time.Second
 func runServe(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", serveSynopsis)
 	var (
-		keysPath = fs.String("keys", "", "key file: one key a line, or a TSV whose first column is the key")
+		keysPath = fs.String("keys", "", "key file: one key a line, or a TSV whose first column is the key; - for standard input")
 		snapPath = fs.String("snapshot", "", "a snapshot saved by twochoice load, served instead of --keys")
 		addr     = fs.String("addr", "127.0.0.1:8080", "address to listen on; port 0 picks a free one")
-		name     = fs.String("name", "", "the store's name in URLs (default: the key or snapshot file's base name up to its first dot, other characters than letters, digits, - and _ made _)")
+		name     = fs.String("name", "", "the store's name in URLs (default: the key or snapshot file's base name up to its first dot, other characters than letters, digits, - and _ made _; stdin for --keys -)")
 		opts     = addStoreFlags(fs, 0, "hash seed (0: random, shown on the page)")
 		kind     = fs.String("workload", "zipf", "synthetic requests: zipf, uniform or none")
 		zipfS    = fs.Float64("zipf-s", 0.99, "Zipf exponent s: line r of the file is asked for ∝ 1/(r+1)^s")
@@ -97,7 +98,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *name == "" {
-		*name = nameOf(source)
+		*name = nameOf(workload.InputName(source))
 	}
 	// Listen before the keys are read: a malformed --addr is a usage
 	// error, and a port already taken is best learned before a long load.
@@ -164,7 +165,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	o = srv.Store.Options()
 	fmt.Fprintf(stderr, "loaded %d keys from %s in %s: %s, d = %d, buckets of %d, %s, seed %d\n",
-		srv.Loaded, source, time.Since(start).Round(time.Millisecond), o.Placement, o.Choices, o.BucketSize, o.Hash, o.Seed)
+		srv.Loaded, workload.InputName(source), time.Since(start).Round(time.Millisecond), o.Placement, o.Choices, o.BucketSize, o.Hash, o.Seed)
 	if !loopback(srv.Addr()) {
 		fmt.Fprintf(stderr, "warning: listening on %s, beyond this machine: the page shows the store's configuration, seed and traffic to anyone who can reach it\n", srv.Addr())
 	}

@@ -142,8 +142,15 @@ func TestServeEndToEnd(t *testing.T) {
 // that stops it with SIGINT and checks that it shut down cleanly.
 func startServe(t *testing.T, args ...string) (page string, stop func()) {
 	t.Helper()
+	return startServeStdin(t, nil, args...)
+}
+
+// startServeStdin is startServe with stdin reading from stdin (nil: none).
+func startServeStdin(t *testing.T, stdin io.Reader, args ...string) (page string, stop func()) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"serve", "--addr", "127.0.0.1:0", "--quiet"}, args...)...)
 	cmd.Env = append(os.Environ(), asCommand+"=1")
+	cmd.Stdin = stdin
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/bucket/fluid"
 	"github.com/twochoice/twochoice/bucket/sim"
@@ -39,6 +40,9 @@ counter per bin, n up to 2^31) runs every rule, and key-driven runs
 (--keys): keys hashed by --hash into the rule's candidates. Runs go in
 parallel on all cores; the results depend on --seed alone.
 
+--format json prints an array with one object per rule and size, even
+for one rule and one size; --format csv one line per rule, size and k.
+
 Examples:
   twochoice sim --rule dchoice,halves,goleft --log2 24
   twochoice sim --rule one,dchoice,halves,goleft --sweep 12:30:2
@@ -61,7 +65,7 @@ type simRow struct {
 	Seconds          float64        `json:"seconds"`
 	// Keys and Hash name the key source (sim.Keys.Label: "product:K" with
 	// the k of this size) and the hash family of a key-driven run; a run
-	// with uniform candidates has neither, and the issue's object.
+	// with uniform candidates has neither, and is the issue's object.
 	Keys string `json:"keys,omitempty"`
 	Hash string `json:"hash,omitempty"`
 
@@ -84,14 +88,14 @@ func (r *simRow) source(label string) string {
 func runSim(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("sim", simSynopsis)
 	var (
-		ruleList = fs.String("rule", "one,dchoice,halves,goleft", "placement rules, comma-separated: one, dchoice, halves, goleft, double")
+		ruleList = fs.String("rule", "one,dchoice,halves,goleft", "placement rules, comma-separated, each once: one, dchoice, halves, goleft, double")
 		d        = fs.Int("d", 2, "number of choices (one choice always has 1)")
 		log2     = fs.Int("log2", 20, "n = 2^log2 bins")
 		bins     = fs.Uint64("bins", 0, "number of bins (instead of --log2)")
 		load     = fs.Float64("load", 1, "balls per bin, m/n (any value > 0 up to 2^20); with a key file, all its keys when not given")
 		runs     = fs.Int("runs", 0, "runs per rule and size, up to 2^24; 0: the published schedule (400 up to 2^20, down to 6 at 2^30, 2 beyond)")
 		seed     = fs.Uint64("seed", 1, "seed: run r of a rule and size replays from (seed, r)")
-		keysFlag = fs.String("keys", "", "key-driven runs: seq, random, product, product:K, or a key file (one key a line, or a TSV with the key first; Zstandard files decompressed)")
+		keysFlag = fs.String("keys", "", "key-driven runs: seq, random, product, product:K, or a key file (one key a line, or a TSV with the key first; Zstandard files decompressed; - for standard input)")
 		sweep    = fs.String("sweep", "", "sizes A:B or A:B:STEP: n = 2^A … 2^B")
 		plotFile = fs.String("plot", "", "write a chart of the shares to FILE.svg or FILE.png")
 		quiet    = fs.Bool("quiet", false, "no progress bar")
@@ -146,6 +150,10 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("%w: %v", errUsage, err)
 			}
 			return interrupted(ctx, err)
+		}
+		if keys.Kind == sim.FileKeys {
+			// The output names the source: "stdin", not "-".
+			keys.Name = workload.InputName(keys.Name)
 		}
 		if keys.Kind == sim.FileKeys && !set["load"] {
 			*load = 0 // all the file's keys
@@ -228,9 +236,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	return printThenPlot(func() error {
 		switch format {
 		case cli.JSON:
-			if len(rows) == 1 && !sweeping {
-				return cli.WriteJSON(stdout, rows[0])
-			}
+			// An array however many rows: one shape for scripts.
 			return cli.WriteJSON(stdout, rows)
 		case cli.CSV:
 			header, table := simShareRows(rows, true)

@@ -34,16 +34,14 @@ func TestSimTable(t *testing.T) {
 	}
 }
 
-// The JSON object has exactly the keys the issue fixes.
+// The JSON row (an array of one, for one rule) has exactly the keys the
+// issue fixes.
 func TestSimJSON(t *testing.T) {
 	code, out, errOut := runCLI("sim", "--rule", "goleft", "--log2", "12", "--runs", "3", "--seed", "5", "--format", "json")
 	if code != 0 {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
-	var obj map[string]any
-	if err := json.Unmarshal([]byte(out), &obj); err != nil {
-		t.Fatalf("%v:\n%s", err, out)
-	}
+	obj := oneJSONRow(t, out)
 	var keys []string
 	for k := range obj {
 		keys = append(keys, k)
@@ -68,8 +66,7 @@ func TestSimJSON(t *testing.T) {
 	}
 	// The same seed gives the same shares.
 	_, again, _ := runCLI("sim", "--rule", "goleft", "--log2", "12", "--runs", "3", "--seed", "5", "--format", "json")
-	var obj2 map[string]any
-	_ = json.Unmarshal([]byte(again), &obj2)
+	obj2 := oneJSONRow(t, again)
 	if a, b := obj["share_at_least"], obj2["share_at_least"]; !equalJSON(a, b) {
 		t.Fatalf("seed 5 twice: %v and %v", a, b)
 	}
@@ -119,9 +116,8 @@ func TestSimKeysAndPlot(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
-	var obj map[string]any
-	if err := json.Unmarshal([]byte(out), &obj); err != nil || obj["balls"] != float64(3000) || obj["engine"] != "array" {
-		t.Fatalf("%v %v", obj, err)
+	if obj := oneJSONRow(t, out); obj["balls"] != float64(3000) || obj["engine"] != "array" {
+		t.Fatalf("%v", obj)
 	}
 	if fi, err := os.Stat(svg); err != nil || fi.Size() == 0 {
 		t.Fatalf("svg: %v", err)
@@ -314,10 +310,7 @@ func TestSimRecordsKeySource(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
-	var obj map[string]any
-	if err := json.Unmarshal([]byte(out), &obj); err != nil {
-		t.Fatalf("%v:\n%s", err, out)
-	}
+	obj := oneJSONRow(t, out)
 	if obj["keys"] != "product:3" || obj["hash"] != "tabulation" {
 		t.Errorf("json: keys %v, hash %v; want product:3 (3^8 ≥ 4096 keys) and tabulation", obj["keys"], obj["hash"])
 	}
@@ -334,7 +327,7 @@ func TestSimRecordsKeySource(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "keys seq hashed by xxhash") {
 		t.Errorf("sweep table, code %d:\n%s", code, out)
 	}
-	// Uniform runs keep the issue's JSON object (TestSimJSON) and say so
+	// Uniform runs keep the issue's JSON fields (TestSimJSON) and say so
 	// in the table.
 	code, out, _ = runCLI("sim", "--rule", "dchoice", "--log2", "10", "--runs", "1", "--quiet")
 	if code != 0 || !strings.Contains(out, "uniform candidates") {
@@ -356,12 +349,13 @@ func TestSimCSVMaxLoadRuns(t *testing.T) {
 	}
 	args := []string{"sim", "--rule", "goleft", "--log2", "8", "--runs", "9", "--quiet"}
 	_, js, _ := runCLI(append(args, "--format", "json")...)
-	var obj struct {
+	var rows []struct {
 		MaxLoadRuns map[string]int `json:"max_load_runs"`
 	}
-	if err := json.Unmarshal([]byte(js), &obj); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal([]byte(js), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("%d rows, %v", len(rows), err)
 	}
+	obj := rows[0]
 	_, csv, _ := runCLI(append(args, "--format", "csv")...)
 	first := strings.Split(strings.Split(csv, "\n")[1], ",")[col]
 	var loads []int

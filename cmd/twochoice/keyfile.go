@@ -14,7 +14,8 @@ import (
 // error, which interrupted turns into "interrupted". A file without a key
 // is an ErrEmpty error, as to workload.ReadKeyFile: a store of nothing is
 // most likely made from the wrong file. load, serve and sim read their
-// keys through it.
+// keys through it. The path "-" (workload.StdinPath) is standard input,
+// called "stdin" in errors.
 //
 // The file is read on a goroutine of its own (untilDone), so that Ctrl-C
 // is heard even while a read blocks: on a pipe or a named pipe whose
@@ -61,7 +62,7 @@ func scanKeyFile(ctx context.Context, path string, progress func(frac float64), 
 	stopped = true
 	mu.Unlock()
 	if err == nil && n == 0 {
-		err = fmt.Errorf("%w: %s", workload.ErrEmpty, path)
+		err = fmt.Errorf("%w: %s", workload.ErrEmpty, workload.InputName(path))
 	}
 	return err
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,10 +49,7 @@ func TestKeyFileSameEverywhere(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("sim --keys %s: exit %d, stderr %q", p, code, errOut)
 		}
-		var row map[string]any // one rule and size: one object
-		if err := json.Unmarshal([]byte(out), &row); err != nil {
-			t.Fatalf("sim --keys %s: %v in %q", p, err, out)
-		}
+		row := oneJSONRow(t, out) // one rule and size: an array of one
 		return fmt.Sprint(row["balls"], row["share_at_least"], row["max_load_runs"])
 	}
 	load := func(p string) string {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/internal/cli"
 	"github.com/twochoice/twochoice/internal/snapshot"
 )
@@ -32,8 +33,14 @@ func checkSnapshotOut(out string, inputs ...string) error {
 		return fmt.Errorf("%w: --out %s: %w", errUsage, out, err)
 	}
 	for _, in := range inputs {
-		if ii, err := os.Stat(in); err == nil && os.SameFile(fi, ii) {
-			return fmt.Errorf("%w: --out %s is the input file %s", errUsage, out, in)
+		stat := os.Stat
+		if in == workload.StdinPath {
+			// "load --keys - --out k.snap < k.snap" reads the file it
+			// is about to replace.
+			stat = func(string) (os.FileInfo, error) { return os.Stdin.Stat() }
+		}
+		if ii, err := stat(in); err == nil && os.SameFile(fi, ii) {
+			return fmt.Errorf("%w: --out %s is the input file %s", errUsage, out, workload.InputName(in))
 		}
 	}
 	r, err := snapshot.Open(out, 0)

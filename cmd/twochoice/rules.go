@@ -2,27 +2,19 @@ package main
 
 import (
 	"fmt"
-	"slices"
-	"strings"
-
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/bucket/fluid"
+	"github.com/twochoice/twochoice/internal/cli"
 )
 
 // parseRules parses a comma-separated list of placement rules. A rule
-// named twice is a usage error: it would run (or solve) the same thing
-// twice and print two identical columns, which is never what was meant.
+// named twice is a usage error (cli.ParseList): it would run (or solve)
+// the same thing twice and print two identical columns, which is never
+// what was meant.
 func parseRules(s string) ([]bucket.Placement, error) {
-	var rules []bucket.Placement
-	for _, name := range strings.Split(s, ",") {
-		r, err := bucket.ParsePlacement(strings.TrimSpace(name))
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", errUsage, err)
-		}
-		if slices.Contains(rules, r) {
-			return nil, fmt.Errorf("%w: --rule %s: %v is listed twice", errUsage, s, r)
-		}
-		rules = append(rules, r)
+	rules, err := cli.ParseList("rule", s, bucket.ParsePlacement)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	return rules, nil
 }

@@ -24,3 +24,36 @@ func TestRepeatedRuleRefused(t *testing.T) {
 		t.Errorf("fluid --rule dchoice,halves: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// A value listed twice in any list flag is a usage error: one line that
+// names the flag and the value, exit status 2, before any work. bench's
+// --capacity and --threads used to drop the repeat silently while its
+// --caches and sim's --rule refused it.
+func TestRepeatedListValueRefused(t *testing.T) {
+	// Small enough that a run the repeat does not stop ends at once.
+	bench := []string{"bench", "--keys", "1000", "--duration", "1ms", "--quiet"}
+	for _, tc := range []struct {
+		args []string
+		want string // stderr's first line
+	}{
+		{append(bench, "--capacity", "10,10", "--threads", "1", "--caches", "lru"), "twochoice bench: usage: --capacity 10,10: 10 is listed twice"},
+		{append(bench, "--capacity", "1%, 5%,1%", "--threads", "1", "--caches", "lru"), "twochoice bench: usage: --capacity 1%, 5%,1%: 1% is listed twice"},
+		{append(bench, "--capacity", "10", "--threads", "1,1", "--caches", "lru"), "twochoice bench: usage: --threads 1,1: 1 is listed twice"},
+		{append(bench, "--capacity", "10", "--threads", "2,1,2", "--caches", "lru"), "twochoice bench: usage: --threads 2,1,2: 2 is listed twice"},
+		{append(bench, "--capacity", "10", "--threads", "1", "--caches", "lru,map,lru"), "twochoice bench: usage: --caches lru,map,lru: lru is listed twice"},
+		{[]string{"sim", "--rule", "dchoice,dchoice", "--log2", "8", "--runs", "1", "--quiet"}, "twochoice sim: usage: --rule dchoice,dchoice: dchoice is listed twice"},
+		{[]string{"fluid", "--rule", "goleft,dchoice,goleft"}, "twochoice fluid: usage: --rule goleft,dchoice,goleft: goleft is listed twice"},
+	} {
+		code, out, errOut := runCLI(tc.args...)
+		want := tc.want + "\nrun 'twochoice " + tc.args[0] + " --help' for usage\n"
+		if code != exitUsage || out != "" || errOut != want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and %q", tc.args, code, out, errOut, exitUsage, want)
+		}
+	}
+	// The same value written two ways is listed twice too, and the error
+	// shows both.
+	code, _, errOut := runCLI(append(bench, "--capacity", "1%,1.0%", "--threads", "1", "--caches", "lru")...)
+	if code != exitUsage || !strings.HasPrefix(errOut, "twochoice bench: usage: --capacity 1%,1.0%: 1.0% is 1% again\n") {
+		t.Errorf("--capacity 1%%,1.0%%: exit %d, stderr %q", code, errOut)
+	}
+}
