@@ -44,7 +44,9 @@ func growthOf(o *Options) uint64 {
 	if g == 0 {
 		g = DefaultGrowth
 	}
-	return uint64(math.Round(g * growthDen))
+	// Rounded by adding a half (g > 0): prepare asks for the next size
+	// on every insert, and math.Round is a call.
+	return uint64(g*growthDen + 0.5)
 }
 
 // minStep is the fewest visits to old buckets a write makes during a
