@@ -350,6 +350,53 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// Every answer says Cache-Control: no-store, as doc.go has it, errors
+// and redirects included: a 404, 405 or 301 is cacheable by default
+// (RFC 9110 15.1), and a store may be added a moment after a 404. They
+// used to go without it, the header being set only with a page, JSON or
+// snapshot. (FuzzHandler found it.)
+func TestNoStoreOnEveryAnswer(t *testing.T) {
+	ss := &savingStore{Store: newStore(t, store.Options{Seed: 1}, 10), entered: make(chan struct{}), release: make(chan struct{})}
+	h := NewHandler(&Options{Snapshots: true})
+	h.Add("s", ss)
+	mux := http.NewServeMux()
+	mux.Handle("/solo", http.StripPrefix("/solo", h))
+	for _, c := range []struct {
+		method, path string
+		code         int
+	}{
+		{"GET", "/", 200},
+		{"GET", "/s", 200},
+		{"GET", "/s.json", 200},
+		{"GET", "/nosuch", 404},
+		{"GET", "/s/extra", 404},
+		{"HEAD", "/nosuch.json", 404},
+		{"POST", "/s", 405},
+		{"HEAD", "/s.snapshot", 405},
+		{"GET", "/s?refresh=x", 400},
+		{"GET", "/solo", 301},
+	} {
+		rec := serve(mux, c.method, c.path)
+		if !strings.HasPrefix(c.path, "/solo") {
+			rec = serve(h, c.method, c.path)
+		}
+		if rec.Code != c.code || rec.Header().Get("Cache-Control") != "no-store" {
+			t.Errorf("%s %s: code %d, Cache-Control %q; want %d, no-store", c.method, c.path, rec.Code, rec.Header().Get("Cache-Control"), c.code)
+		}
+	}
+	// 503 while a snapshot is written, and the snapshot itself.
+	done := make(chan *httptest.ResponseRecorder)
+	go func() { done <- serve(h, "GET", "/s.snapshot") }()
+	<-ss.entered
+	if rec := serve(h, "GET", "/s.snapshot"); rec.Code != 503 || rec.Header().Get("Cache-Control") != "no-store" {
+		t.Errorf("second snapshot: code %d, Cache-Control %q; want 503, no-store", rec.Code, rec.Header().Get("Cache-Control"))
+	}
+	close(ss.release)
+	if rec := <-done; rec.Code != 200 || rec.Header().Get("Cache-Control") != "no-store" {
+		t.Errorf("snapshot: code %d, Cache-Control %q; want 200, no-store", rec.Code, rec.Header().Get("Cache-Control"))
+	}
+}
+
 func TestAddRemove(t *testing.T) {
 	h := NewHandler(nil)
 	s := newStore(t, store.Options{Seed: 1}, 10)

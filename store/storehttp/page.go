@@ -111,7 +111,6 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request, src *source)
 // for a shared one included) and rendering it in a Server-Timing header,
 // which browsers' developer tools show.
 func writeHTML(w http.ResponseWriter, page []byte, view, render time.Duration) {
-	noStore(w)
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	// Nothing to fetch and nothing to run: the page is its own markup,
