@@ -41,6 +41,7 @@
 // body (except for snapshots, 405): the handler writes none itself, so a
 // middleware or a ResponseRecorder sees none either. Other methods get
 // 405 Method Not Allowed, an unknown store 404 Not Found, a bad ?refresh
+// (any value of it that is not whole seconds from 0, none, to 3600)
 // 400 Bad Request. Pages and JSON carry their Content-Length, HEAD's
 // too. Responses say Cache-Control: no-store; pages carry a
 // Server-Timing header with the time spent getting the view and

@@ -241,6 +241,33 @@ func TestRefresh(t *testing.T) {
 	}
 }
 
+// A refresh that does not decode, or a bad one among several, is a bad
+// refresh (400), as doc.go says: r.URL.Query() dropped the pairs it could
+// not decode, so "refresh=%zz" and "refresh=5;x=1" got 200 and a page
+// with no refresh, and "refresh=5&refresh=x" a page that reloads every 5
+// s. (FuzzHandler found it.)
+func TestRefreshUndecodable(t *testing.T) {
+	h := NewHandler(nil)
+	h.Add("s", newStore(t, store.Options{Seed: 1}, 100))
+	for _, q := range []string{"refresh=%zz", "refresh=5;x=1", "refresh=5&refresh=x", "x=1&refresh=%", "re%66resh=x"} {
+		if rec := serve(h, "GET", "/s?"+q); rec.Code != http.StatusBadRequest {
+			t.Errorf("?%s: code %d, want 400", q, rec.Code)
+		}
+	}
+	// Pairs that are not refresh are none of the page's business, even
+	// undecodable; an empty refresh is none; the first of two is used.
+	for q, want := range map[string]string{"x=%zz&refresh=2": "2", "x=1;y=2": "", "refresh=": "", "refresh=2&refresh=30": "2", "refresh=&refresh=3": ""} {
+		rec := serve(h, "GET", "/s?"+q)
+		got := ""
+		if m := regexp.MustCompile(`http-equiv="refresh" content="(\d+)"`).FindStringSubmatch(rec.Body.String()); m != nil {
+			got = m[1]
+		}
+		if rec.Code != 200 || got != want {
+			t.Errorf("?%s: code %d, refresh %q; want 200, %q", q, rec.Code, got, want)
+		}
+	}
+}
+
 // The JSON has the inspect command's field names with the report's values,
 // and the counters.
 func TestJSON(t *testing.T) {

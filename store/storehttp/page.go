@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
@@ -69,15 +70,34 @@ var refreshChoices = []int{0, 1, 2, 5, 10, 30, 60}
 // maxRefresh bounds ?refresh=N.
 const maxRefresh = 3600
 
-// parseRefresh reads ?refresh=N: whole seconds, 0 (or absent) for none.
+// parseRefresh reads ?refresh=N: whole seconds, 0 (or absent, or empty)
+// for none. It reads the raw query pair by pair rather than through
+// r.URL.Query(), which drops a pair it cannot decode ("refresh=%zz",
+// "refresh=5;x=1") and so showed such a page with no refresh instead of
+// saying the value is bad. Every value of a repeated refresh must be
+// good; the first is used, as url.Values.Get would.
 func parseRefresh(r *http.Request) (int, error) {
-	q := r.URL.Query().Get("refresh")
-	if q == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(q)
-	if err != nil || n < 0 || n > maxRefresh {
-		return 0, fmt.Errorf("storehttp: refresh=%q: want whole seconds from 0 (off) to %d", q, maxRefresh)
+	n, set := 0, false
+	for pair := range strings.SplitSeq(r.URL.RawQuery, "&") {
+		k, raw, _ := strings.Cut(pair, "=")
+		if k, err := url.QueryUnescape(k); err != nil || k != "refresh" {
+			continue
+		}
+		q, err := url.QueryUnescape(raw)
+		if err != nil {
+			q = raw // for the message
+		}
+		if q == "" && err == nil {
+			set = true
+			continue
+		}
+		i, aerr := strconv.Atoi(q)
+		if err != nil || aerr != nil || i < 0 || i > maxRefresh {
+			return 0, fmt.Errorf("storehttp: refresh=%q: want whole seconds from 0 (off) to %d", q, maxRefresh)
+		}
+		if !set {
+			n, set = i, true
+		}
 	}
 	return n, nil
 }
