@@ -68,8 +68,8 @@
 // growing while it counts (keys that find their candidates full go to
 // the stash meanwhile), so views are shared: a view younger than
 // Options.MaxAge (1 s by default) is shown again, and requests that
-// arrive while one is being taken wait for it; the page and the JSON are
-// rendered once per view too. However many people or scrapers look, a
+// arrive while one is being taken wait for it; the page (with each
+// refresh period it offers) and the JSON are rendered once per view too. However many people or scrapers look, a
 // store is measured at most once per MaxAge, a burst of page loads costs
 // one view, and a page shown again is a copy of bytes. The page says when
 // its view was taken.

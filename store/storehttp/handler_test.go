@@ -268,6 +268,29 @@ func TestRefreshUndecodable(t *testing.T) {
 	}
 }
 
+// A view keeps the pages of the refresh periods the page offers, and
+// no others: it kept one per ?refresh value asked for, so a client that
+// walked ?refresh=0 to 3600 made one view hold 3601 pages (200 MB for
+// a store of 100,000 keys under go-left with d = 4) for as long as it
+// was shown. A period not offered is drawn for its request, and right.
+func TestRefreshPagesKept(t *testing.T) {
+	h := NewHandler(&Options{MaxAge: time.Hour})
+	h.Add("s", newStore(t, store.Options{Seed: 1}, 100))
+	for i := 0; i <= 100; i++ {
+		rec := serve(h, "GET", "/s?refresh="+strconv.Itoa(i))
+		if want := `<meta http-equiv="refresh" content="` + strconv.Itoa(i) + `"/>`; rec.Code != 200 || i > 0 && !strings.Contains(rec.Body.String(), want) {
+			t.Fatalf("?refresh=%d: code %d, no %s", i, rec.Code, want)
+		}
+	}
+	serve(h, "GET", "/s.json")
+	v := h.lookup("s").last
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if n, most := len(v.rendered), len(refreshChoices)+1; n > most {
+		t.Errorf("one view holds %d renderings after 101 refresh periods, want at most %d (those offered, and the JSON)", n, most)
+	}
+}
+
 // The JSON has the inspect command's field names with the report's values,
 // and the counters.
 func TestJSON(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -115,11 +116,21 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request, src *source)
 		return
 	}
 	viewed := time.Now()
-	page, err := v.render("page?refresh="+strconv.Itoa(refresh), func() ([]byte, error) {
+	draw := func() ([]byte, error) {
 		var b bytes.Buffer
 		err := pageTemplate.ExecuteTemplate(&b, "page", h.pageData(v, refresh))
 		return b.Bytes(), err
-	})
+	}
+	var page []byte
+	if slices.Contains(refreshChoices, refresh) {
+		page, err = v.render("page?refresh="+strconv.Itoa(refresh), draw)
+	} else {
+		// Only the periods the page offers are kept with the view; any
+		// other is drawn for its request alone. Kept, ?refresh=0 to 3600
+		// made one view hold 3601 pages: 200 MB for a 40 KB page, for as
+		// long as the view is shown (MaxAge).
+		page, err = draw()
+	}
 	if err != nil {
 		http.Error(w, "storehttp: "+err.Error(), http.StatusInternalServerError)
 		return
