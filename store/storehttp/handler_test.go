@@ -519,6 +519,31 @@ func TestIndexAndMounting(t *testing.T) {
 	}
 }
 
+// The redirect to the index's slash leads to the mount point with a
+// slash and the same query, whatever the mount's last segment and the
+// query hold. Location was the segment and the raw query as they stood:
+// GET /solo?x=1#y (a '#' that Go's server lets through) was sent to
+// "solo/?x=1#y", which loses "#y" to a fragment, and a handler mounted at
+// /a:b sent clients to "a:b/", a URL of scheme "a". (FuzzHandler found
+// the first.)
+func TestRedirectToSlash(t *testing.T) {
+	h := NewHandler(nil)
+	for _, c := range []struct{ mount, target, path, query string }{
+		{"/solo", "/solo", "/solo/", ""},
+		{"/solo", "/solo?refresh=5", "/solo/", "refresh=5"},
+		{"/solo", "/solo?x=1#y", "/solo/", "x=1%23y"},
+		{"/debug/a:b", "/debug/a:b", "/debug/a:b/", ""},
+		{"/debug/a b", "/debug/a%20b", "/debug/a b/", ""},
+	} {
+		rec := serve(http.StripPrefix(c.mount, h), "GET", c.target)
+		base, _ := url.ParseRequestURI(c.target)
+		to, err := base.Parse(rec.Header().Get("Location"))
+		if rec.Code != http.StatusMovedPermanently || err != nil || to.Path != c.path || to.RawQuery != c.query || to.Scheme != "" {
+			t.Errorf("GET %s under %s: code %d, Location %q (%v); want 301 to %s?%s", c.target, c.mount, rec.Code, rec.Header().Get("Location"), err, c.path, c.query)
+		}
+	}
+}
+
 func fetch(t *testing.T, u string, code int) string {
 	t.Helper()
 	resp, err := http.Get(u)
