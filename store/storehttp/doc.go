@@ -41,6 +41,7 @@
 // body (except for snapshots, 405): the handler writes none itself, so a
 // middleware or a ResponseRecorder sees none either. Other methods get
 // 405 Method Not Allowed, an unknown store 404 Not Found, a bad ?refresh
+// (any value of it that is not whole seconds from 0, none, to 3600)
 // 400 Bad Request. Pages and JSON carry their Content-Length, HEAD's
 // too. Responses say Cache-Control: no-store; pages carry a
 // Server-Timing header with the time spent getting the view and
@@ -67,8 +68,8 @@
 // growing while it counts (keys that find their candidates full go to
 // the stash meanwhile), so views are shared: a view younger than
 // Options.MaxAge (1 s by default) is shown again, and requests that
-// arrive while one is being taken wait for it; the page and the JSON are
-// rendered once per view too. However many people or scrapers look, a
+// arrive while one is being taken wait for it; the page (with each
+// refresh period it offers) and the JSON are rendered once per view too. However many people or scrapers look, a
 // store is measured at most once per MaxAge, a burst of page loads costs
 // one view, and a page shown again is a copy of bytes. The page says when
 // its view was taken.

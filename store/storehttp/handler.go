@@ -148,6 +148,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead {
 		w = headWriter{w} // no body, whatever the answer
 	}
+	// Every answer, errors and redirects included: a 404 or 405 is
+	// cacheable by default (RFC 9110 15.1), and a store may be added a
+	// moment later.
+	noStore(w)
 	rel := strings.TrimPrefix(r.URL.Path, "/")
 	if strings.Contains(rel, "/") {
 		http.Error(w, "storehttp: no such page", http.StatusNotFound)
@@ -229,6 +233,7 @@ func (h headWriter) Write(p []byte) (int, error) {
 func (h headWriter) Unwrap() http.ResponseWriter { return h.ResponseWriter }
 
 // noStore marks a response as live data that no cache should keep.
+// ServeHTTP calls it first, for every answer.
 func noStore(w http.ResponseWriter) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")

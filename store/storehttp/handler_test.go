@@ -241,6 +241,56 @@ func TestRefresh(t *testing.T) {
 	}
 }
 
+// A refresh that does not decode, or a bad one among several, is a bad
+// refresh (400), as doc.go says: r.URL.Query() dropped the pairs it could
+// not decode, so "refresh=%zz" and "refresh=5;x=1" got 200 and a page
+// with no refresh, and "refresh=5&refresh=x" a page that reloads every 5
+// s. (FuzzHandler found it.)
+func TestRefreshUndecodable(t *testing.T) {
+	h := NewHandler(nil)
+	h.Add("s", newStore(t, store.Options{Seed: 1}, 100))
+	for _, q := range []string{"refresh=%zz", "refresh=5;x=1", "refresh=5&refresh=x", "x=1&refresh=%", "re%66resh=x"} {
+		if rec := serve(h, "GET", "/s?"+q); rec.Code != http.StatusBadRequest {
+			t.Errorf("?%s: code %d, want 400", q, rec.Code)
+		}
+	}
+	// Pairs that are not refresh are none of the page's business, even
+	// undecodable; an empty refresh is none; the first of two is used.
+	for q, want := range map[string]string{"x=%zz&refresh=2": "2", "x=1;y=2": "", "refresh=": "", "refresh=2&refresh=30": "2", "refresh=&refresh=3": ""} {
+		rec := serve(h, "GET", "/s?"+q)
+		got := ""
+		if m := regexp.MustCompile(`http-equiv="refresh" content="(\d+)"`).FindStringSubmatch(rec.Body.String()); m != nil {
+			got = m[1]
+		}
+		if rec.Code != 200 || got != want {
+			t.Errorf("?%s: code %d, refresh %q; want 200, %q", q, rec.Code, got, want)
+		}
+	}
+}
+
+// A view keeps the pages of the refresh periods the page offers, and
+// no others: it kept one per ?refresh value asked for, so a client that
+// walked ?refresh=0 to 3600 made one view hold 3601 pages (200 MB for
+// a store of 100,000 keys under go-left with d = 4) for as long as it
+// was shown. A period not offered is drawn for its request, and right.
+func TestRefreshPagesKept(t *testing.T) {
+	h := NewHandler(&Options{MaxAge: time.Hour})
+	h.Add("s", newStore(t, store.Options{Seed: 1}, 100))
+	for i := 0; i <= 100; i++ {
+		rec := serve(h, "GET", "/s?refresh="+strconv.Itoa(i))
+		if want := `<meta http-equiv="refresh" content="` + strconv.Itoa(i) + `"/>`; rec.Code != 200 || i > 0 && !strings.Contains(rec.Body.String(), want) {
+			t.Fatalf("?refresh=%d: code %d, no %s", i, rec.Code, want)
+		}
+	}
+	serve(h, "GET", "/s.json")
+	v := h.lookup("s").last
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if n, most := len(v.rendered), len(refreshChoices)+1; n > most {
+		t.Errorf("one view holds %d renderings after 101 refresh periods, want at most %d (those offered, and the JSON)", n, most)
+	}
+}
+
 // The JSON has the inspect command's field names with the report's values,
 // and the counters.
 func TestJSON(t *testing.T) {
@@ -350,6 +400,53 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// Every answer says Cache-Control: no-store, as doc.go has it, errors
+// and redirects included: a 404, 405 or 301 is cacheable by default
+// (RFC 9110 15.1), and a store may be added a moment after a 404. They
+// used to go without it, the header being set only with a page, JSON or
+// snapshot. (FuzzHandler found it.)
+func TestNoStoreOnEveryAnswer(t *testing.T) {
+	ss := &savingStore{Store: newStore(t, store.Options{Seed: 1}, 10), entered: make(chan struct{}), release: make(chan struct{})}
+	h := NewHandler(&Options{Snapshots: true})
+	h.Add("s", ss)
+	mux := http.NewServeMux()
+	mux.Handle("/solo", http.StripPrefix("/solo", h))
+	for _, c := range []struct {
+		method, path string
+		code         int
+	}{
+		{"GET", "/", 200},
+		{"GET", "/s", 200},
+		{"GET", "/s.json", 200},
+		{"GET", "/nosuch", 404},
+		{"GET", "/s/extra", 404},
+		{"HEAD", "/nosuch.json", 404},
+		{"POST", "/s", 405},
+		{"HEAD", "/s.snapshot", 405},
+		{"GET", "/s?refresh=x", 400},
+		{"GET", "/solo", 301},
+	} {
+		rec := serve(mux, c.method, c.path)
+		if !strings.HasPrefix(c.path, "/solo") {
+			rec = serve(h, c.method, c.path)
+		}
+		if rec.Code != c.code || rec.Header().Get("Cache-Control") != "no-store" {
+			t.Errorf("%s %s: code %d, Cache-Control %q; want %d, no-store", c.method, c.path, rec.Code, rec.Header().Get("Cache-Control"), c.code)
+		}
+	}
+	// 503 while a snapshot is written, and the snapshot itself.
+	done := make(chan *httptest.ResponseRecorder)
+	go func() { done <- serve(h, "GET", "/s.snapshot") }()
+	<-ss.entered
+	if rec := serve(h, "GET", "/s.snapshot"); rec.Code != 503 || rec.Header().Get("Cache-Control") != "no-store" {
+		t.Errorf("second snapshot: code %d, Cache-Control %q; want 503, no-store", rec.Code, rec.Header().Get("Cache-Control"))
+	}
+	close(ss.release)
+	if rec := <-done; rec.Code != 200 || rec.Header().Get("Cache-Control") != "no-store" {
+		t.Errorf("snapshot: code %d, Cache-Control %q; want 200, no-store", rec.Code, rec.Header().Get("Cache-Control"))
+	}
+}
+
 func TestAddRemove(t *testing.T) {
 	h := NewHandler(nil)
 	s := newStore(t, store.Options{Seed: 1}, 10)
@@ -419,6 +516,31 @@ func TestIndexAndMounting(t *testing.T) {
 	mux.Handle("/solo/", http.StripPrefix("/solo", h))
 	if got := fetch(t, srv.URL+"/solo", 200); !strings.Contains(got, `href="strings"`) {
 		t.Error("no index after the redirect")
+	}
+}
+
+// The redirect to the index's slash leads to the mount point with a
+// slash and the same query, whatever the mount's last segment and the
+// query hold. Location was the segment and the raw query as they stood:
+// GET /solo?x=1#y (a '#' that Go's server lets through) was sent to
+// "solo/?x=1#y", which loses "#y" to a fragment, and a handler mounted at
+// /a:b sent clients to "a:b/", a URL of scheme "a". (FuzzHandler found
+// the first.)
+func TestRedirectToSlash(t *testing.T) {
+	h := NewHandler(nil)
+	for _, c := range []struct{ mount, target, path, query string }{
+		{"/solo", "/solo", "/solo/", ""},
+		{"/solo", "/solo?refresh=5", "/solo/", "refresh=5"},
+		{"/solo", "/solo?x=1#y", "/solo/", "x=1%23y"},
+		{"/debug/a:b", "/debug/a:b", "/debug/a:b/", ""},
+		{"/debug/a b", "/debug/a%20b", "/debug/a b/", ""},
+	} {
+		rec := serve(http.StripPrefix(c.mount, h), "GET", c.target)
+		base, _ := url.ParseRequestURI(c.target)
+		to, err := base.Parse(rec.Header().Get("Location"))
+		if rec.Code != http.StatusMovedPermanently || err != nil || to.Path != c.path || to.RawQuery != c.query || to.Scheme != "" {
+			t.Errorf("GET %s under %s: code %d, Location %q (%v); want 301 to %s?%s", c.target, c.mount, rec.Code, rec.Header().Get("Location"), err, c.path, c.query)
+		}
 	}
 }
 

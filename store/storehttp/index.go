@@ -68,11 +68,12 @@ func redirectToSlash(w http.ResponseWriter, r *http.Request) bool {
 	if err != nil || u.Path == "" || strings.HasSuffix(u.Path, "/") {
 		return false
 	}
-	loc := path.Base(u.Path) + "/"
-	if r.URL.RawQuery != "" {
-		loc += "?" + r.URL.RawQuery
-	}
-	w.Header().Set("Location", loc)
+	// As a url.URL, so that the segment is escaped and, if it has a
+	// colon, not taken for a scheme ("./a:b/"); a '#' in the query (which
+	// a request line should not carry, but Go's server lets through)
+	// is escaped so that the query is not cut at a fragment.
+	loc := url.URL{Path: path.Base(u.Path) + "/", RawQuery: strings.ReplaceAll(r.URL.RawQuery, "#", "%23")}
+	w.Header().Set("Location", loc.String())
 	w.WriteHeader(http.StatusMovedPermanently)
 	return true
 }

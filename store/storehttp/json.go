@@ -68,7 +68,6 @@ func serveJSON(w http.ResponseWriter, src *source) {
 		http.Error(w, "storehttp: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	noStore(w)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(doc))) // for HEAD too, which has no body
 	w.Write(doc)

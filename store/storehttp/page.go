@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,15 +71,34 @@ var refreshChoices = []int{0, 1, 2, 5, 10, 30, 60}
 // maxRefresh bounds ?refresh=N.
 const maxRefresh = 3600
 
-// parseRefresh reads ?refresh=N: whole seconds, 0 (or absent) for none.
+// parseRefresh reads ?refresh=N: whole seconds, 0 (or absent, or empty)
+// for none. It reads the raw query pair by pair rather than through
+// r.URL.Query(), which drops a pair it cannot decode ("refresh=%zz",
+// "refresh=5;x=1") and so showed such a page with no refresh instead of
+// saying the value is bad. Every value of a repeated refresh must be
+// good; the first is used, as url.Values.Get would.
 func parseRefresh(r *http.Request) (int, error) {
-	q := r.URL.Query().Get("refresh")
-	if q == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(q)
-	if err != nil || n < 0 || n > maxRefresh {
-		return 0, fmt.Errorf("storehttp: refresh=%q: want whole seconds from 0 (off) to %d", q, maxRefresh)
+	n, set := 0, false
+	for pair := range strings.SplitSeq(r.URL.RawQuery, "&") {
+		k, raw, _ := strings.Cut(pair, "=")
+		if k, err := url.QueryUnescape(k); err != nil || k != "refresh" {
+			continue
+		}
+		q, err := url.QueryUnescape(raw)
+		if err != nil {
+			q = raw // for the message
+		}
+		if q == "" && err == nil {
+			set = true
+			continue
+		}
+		i, aerr := strconv.Atoi(q)
+		if err != nil || aerr != nil || i < 0 || i > maxRefresh {
+			return 0, fmt.Errorf("storehttp: refresh=%q: want whole seconds from 0 (off) to %d", q, maxRefresh)
+		}
+		if !set {
+			n, set = i, true
+		}
 	}
 	return n, nil
 }
@@ -95,11 +116,21 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request, src *source)
 		return
 	}
 	viewed := time.Now()
-	page, err := v.render("page?refresh="+strconv.Itoa(refresh), func() ([]byte, error) {
+	draw := func() ([]byte, error) {
 		var b bytes.Buffer
 		err := pageTemplate.ExecuteTemplate(&b, "page", h.pageData(v, refresh))
 		return b.Bytes(), err
-	})
+	}
+	var page []byte
+	if slices.Contains(refreshChoices, refresh) {
+		page, err = v.render("page?refresh="+strconv.Itoa(refresh), draw)
+	} else {
+		// Only the periods the page offers are kept with the view; any
+		// other is drawn for its request alone. Kept, ?refresh=0 to 3600
+		// made one view hold 3601 pages: 200 MB for a 40 KB page, for as
+		// long as the view is shown (MaxAge).
+		page, err = draw()
+	}
 	if err != nil {
 		http.Error(w, "storehttp: "+err.Error(), http.StatusInternalServerError)
 		return
@@ -111,7 +142,6 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request, src *source)
 // for a shared one included) and rendering it in a Server-Timing header,
 // which browsers' developer tools show.
 func writeHTML(w http.ResponseWriter, page []byte, view, render time.Duration) {
-	noStore(w)
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	// Nothing to fetch and nothing to run: the page is its own markup,

@@ -86,7 +86,6 @@ func (h *Handler) serveSnapshot(w http.ResponseWriter, r *http.Request, src *sou
 		http.Error(w, "storehttp: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	noStore(w)
 	hd := w.Header()
 	hd.Set("Content-Type", "application/octet-stream")
 	hd.Set("Content-Length", strconv.FormatInt(fi.Size(), 10))

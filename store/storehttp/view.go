@@ -21,8 +21,9 @@ type view struct {
 	took  time.Duration // how long it took
 
 	// The page's charts are drawn once per view, and the page and the
-	// JSON rendered once per view and refresh period, however many
-	// requests show them: a page is then a copy of bytes.
+	// JSON rendered once per view and refresh period the page offers
+	// (refreshChoices), however many requests show them: a page is then a
+	// copy of bytes.
 	chartsOnce sync.Once
 	charts     *charts
 	mu         sync.Mutex
