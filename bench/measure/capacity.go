@@ -26,23 +26,11 @@ const MaxCapacity = 1 << 24
 // Entries returns a capacity of n entries.
 func Entries(n int) Capacity { return Capacity{Entries: n} }
 
-// ParseCapacities reads a comma-separated list of capacities, each as
-// ParseCapacity reads one. Errors wrap ErrConfig.
-func ParseCapacities(s string) ([]Capacity, error) {
-	var out []Capacity
-	for _, f := range strings.Split(s, ",") {
-		c, err := ParseCapacity(f)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
-}
-
 // ParseCapacity reads a capacity: a number of entries ("10000") or a
 // percentage of the distinct keys ("1%", "0.5%"), spaces around it
-// ignored. Errors wrap ErrConfig.
+// ignored. Errors wrap ErrConfig. A list of them goes through
+// internal/cli's ParseList, which refuses repeats, as bench's --capacity
+// does.
 func ParseCapacity(f string) (Capacity, error) {
 	f = strings.TrimSpace(f)
 	if p, ok := strings.CutSuffix(f, "%"); ok {

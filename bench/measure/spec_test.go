@@ -59,10 +59,14 @@ func TestParseSpec(t *testing.T) {
 	}
 }
 
-func TestParseCapacities(t *testing.T) {
-	cs, err := ParseCapacities("1000, 1%,0.5%,100%")
-	if err != nil {
-		t.Fatal(err)
+func TestParseCapacity(t *testing.T) {
+	var cs []Capacity
+	for _, f := range []string{"1000", " 1%", "0.5%", "100%"} {
+		c, err := ParseCapacity(f)
+		if err != nil {
+			t.Fatalf("ParseCapacity(%q): %v", f, err)
+		}
+		cs = append(cs, c)
 	}
 	want := []int{1000, 1869, 934, 186880}
 	for i, c := range cs {
@@ -76,12 +80,12 @@ func TestParseCapacities(t *testing.T) {
 	if got := (Capacity{Share: 0.01}).resolve(10); got != 1 {
 		t.Errorf("1%% of 10 keys = %d, want at least 1", got)
 	}
-	if _, err := ParseCapacities(strconv.Itoa(MaxCapacity)); err != nil {
+	if _, err := ParseCapacity(strconv.Itoa(MaxCapacity)); err != nil {
 		t.Errorf("%d entries: %v", MaxCapacity, err)
 	}
-	for _, bad := range []string{"", "0", "-5", "x", "0%", "101%", "1e3", "5,,6", strconv.Itoa(MaxCapacity + 1)} {
-		if _, err := ParseCapacities(bad); !errors.Is(err, ErrConfig) {
-			t.Errorf("ParseCapacities(%q) error %v; want ErrConfig", bad, err)
+	for _, bad := range []string{"", "0", "-5", "x", "0%", "101%", "1e3", "5,6", strconv.Itoa(MaxCapacity + 1)} {
+		if _, err := ParseCapacity(bad); !errors.Is(err, ErrConfig) {
+			t.Errorf("ParseCapacity(%q) error %v; want ErrConfig", bad, err)
 		}
 	}
 }
