@@ -9,14 +9,14 @@ import (
 	"time"
 )
 
-// IsTerminal reports whether w is a terminal (a character device).
+// IsTerminal reports whether w is a terminal: an *os.File that answers
+// the terminal ioctl (isTerminal, terminal_linux.go), or, where there is
+// none here, a character device (terminal_other.go). Asking the device
+// rather than its mode matters for 2>/dev/null: /dev/null is a character
+// device, and the bar was drawn into it.
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && isTerminal(f)
 }
 
 // Progress draws a one-line progress bar with an ETA on a terminal, and
