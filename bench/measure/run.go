@@ -95,6 +95,17 @@ type Result struct {
 	// measured because the cache refused the capacity (twochoice needs at
 	// least one entry per candidate bucket, for one): they have no row.
 	Skipped []Skipped
+	// Merged are the capacities given in different forms that came to
+	// the same number of entries for this workload ("1%" and "10000" of
+	// 1M keys): measured once, under that number.
+	Merged []Merged
+}
+
+// Merged is a number of entries that several of Config.Capacities
+// resolved to.
+type Merged struct {
+	Given   []Capacity
+	Entries int
 }
 
 // Skipped is a cache that could not be made at a capacity, and why.
@@ -213,12 +224,23 @@ func run[K caches.Key](ctx context.Context, c Config, newSource func(Spec, uint6
 		return nil, err
 	}
 	defer src.arena.free()
-	var capacities []int
+	var (
+		capacities []int
+		given      = map[int][]Capacity{} // by entries, for Merged
+	)
 	for _, cp := range c.Capacities {
-		capacities = append(capacities, cp.resolve(src.distinct))
+		n := cp.resolve(src.distinct)
+		capacities = append(capacities, n)
+		given[n] = append(given[n], cp)
 	}
 	slices.Sort(capacities)
 	capacities = slices.Compact(capacities)
+	var merged []Merged
+	for _, n := range capacities {
+		if len(given[n]) > 1 {
+			merged = append(merged, Merged{given[n], n})
+		}
+	}
 	// A capacity past the distinct keys measures nothing an unbounded
 	// cache does not, and the memory fill would make twice as many keys
 	// (a typo of 10^12 ran out of memory): most likely a mistake.
@@ -232,7 +254,7 @@ func run[K caches.Key](ctx context.Context, c Config, newSource func(Spec, uint6
 		return nil, err
 	}
 	r := &runner[K]{ctx: ctx, c: c, peers: peers, src: src, capacities: capacities, skip: skip, pr: pr}
-	res := &Result{Config: c, Machine: ThisMachine(), DistinctKeys: src.distinct, Capacities: capacities, SampleEvery: c.SampleEvery, Skipped: skipped}
+	res := &Result{Config: c, Machine: ThisMachine(), DistinctKeys: src.distinct, Capacities: capacities, SampleEvery: c.SampleEvery, Skipped: skipped, Merged: merged}
 
 	// Only the memory fills do without the requests.
 	if c.Measures&(MeasureHitRatio|MeasureThroughput) != 0 {

@@ -340,3 +340,24 @@ func TestRunCapacityBound(t *testing.T) {
 		}
 	}
 }
+
+// Capacities that come to the same entries are measured once and listed
+// in Result.Merged, in the order given.
+func TestRunMergedCapacities(t *testing.T) {
+	spec, err := ParseSpec("zipf", 1, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Config{Workload: spec, Seed: 1, Caches: []string{"lru"}, Capacities: []Capacity{{Share: 0.1}, Entries(50), Entries(100)},
+		Threads: []int{1}, Duration: time.Millisecond, Warmup: 1000}
+	res, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Capacities, []int{50, 100}) {
+		t.Errorf("capacities %v, want [50 100]", res.Capacities)
+	}
+	if len(res.Merged) != 1 || res.Merged[0].Entries != 100 || !slices.Equal(res.Merged[0].Given, []Capacity{{Share: 0.1}, Entries(100)}) {
+		t.Errorf("merged %+v, want 10%% and 100 as 100 entries", res.Merged)
+	}
+}

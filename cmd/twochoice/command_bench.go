@@ -153,6 +153,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		return interrupted(ctx, err)
 	}
+	for _, m := range res.Merged {
+		fmt.Fprintf(stderr, "note: --capacity %s come to the same %d entries of the workload's %d distinct keys: measured once\n", joinCapacities(m.Given), m.Entries, res.DistinctKeys)
+	}
 	for _, sk := range res.Skipped {
 		fmt.Fprintf(stderr, "note: skipped %s at capacity %d: %v\n", sk.Cache, sk.Capacity, sk.Err)
 	}
@@ -213,4 +216,17 @@ func parseThreads(s string) (int, error) {
 		return 0, fmt.Errorf("%q is not a positive integer", s)
 	}
 	return v, nil
+}
+
+// joinCapacities lists capacities as they were given: "1% and 10000",
+// "1%, 0.5% and 5000".
+func joinCapacities(cs []measure.Capacity) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = c.String()
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }

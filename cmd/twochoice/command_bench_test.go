@@ -206,3 +206,28 @@ func TestBenchInterrupted(t *testing.T) {
 	}
 	interruptCommand(t, "bench", []string{"bench", "--keys", "1000000", "--threads", "1", "--duration", "10s", "--caches", "map"}, waitFor(500*time.Millisecond))
 }
+
+// Capacities written differently that come to the same entries for the
+// workload are measured once, and the bench says so on stderr: before,
+// it dropped one without a word (helper-49's left-alone item).
+func TestBenchMergedCapacitiesNoted(t *testing.T) {
+	code, out, errOut := runCLI("bench", "--keys", "5000", "--threads", "1", "--duration", "1ms", "--caches", "lru", "--capacity", "2%,100,1000", "--format", "json", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	want := "note: --capacity 2% and 100 come to the same 100 entries of the workload's 5000 distinct keys: measured once\n"
+	if !strings.Contains(errOut, want) {
+		t.Errorf("stderr %q, want the note %q", errOut, want)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	caps := map[float64]int{}
+	for _, r := range rows {
+		caps[r["capacity"].(float64)]++
+	}
+	if len(caps) != 2 || caps[100] == 0 || caps[1000] == 0 {
+		t.Errorf("rows at capacities %v, want 100 and 1000 once each", caps)
+	}
+}
