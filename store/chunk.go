@@ -65,7 +65,7 @@ func (s *Store[K, V]) prepare(t *table[K, V]) {
 		s.prep = nil
 	}
 	if s.prep == nil {
-		next := nextSize(&s.opts, t.n)
+		next := t.next
 		chunks := int64((next + chunkSize - 1) / chunkSize)
 		if next == t.n || t.maxEntries-t.entries > 2*chunks+64 {
 			return

@@ -25,6 +25,11 @@ type table[K comparable, V any] struct {
 	// maxEntries and stashBound are the growth thresholds (grow.go).
 	maxEntries int64
 	stashBound int
+	// next is nextSize(n), the size one growth step takes this table to,
+	// worked out once: prepare needs it on every insert, and for double
+	// hashing a size off the powers of two (Options.Growth other than 2)
+	// is a prime search.
+	next uint64
 
 	// For the two-choice fast path (cand2): the scheme, and the first
 	// bucket and size of each part (Parts), or n (Independent, Double).
@@ -80,6 +85,7 @@ func (t *table[K, V]) setup(o *Options, gen hashfn.Generator) {
 	t.size = o.BucketSize
 	t.capMask = capMaskOf(o.BucketSize)
 	t.maxEntries, t.stashBound = thresholds(o, n)
+	t.next = nextSize(o, n)
 	t.scheme = gen.Scheme()
 	t.span = [2]uint64{n, n}
 	t.pow2 = n&(n-1) == 0
