@@ -33,6 +33,10 @@ func InputName(path string) string {
 	return path
 }
 
+// baseName is the workload name of the input at path: its base name, or
+// "stdin".
+func baseName(path string) string { return filepath.Base(InputName(path)) }
+
 // Open opens the named file for reading (standard input for StdinPath). If the file starts with the
 // Zstandard magic number it is decompressed as it is read, in-process and
 // on one goroutine, whatever its name; a truncated or corrupt stream gives
@@ -187,7 +191,7 @@ func OpenARC(path string) (*File[uint64], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File[uint64]{NewARC(filepath.Base(InputName(path)), r), r}, nil
+	return &File[uint64]{NewARC(baseName(path), r), r}, nil
 }
 
 // OpenLIRS opens a LIRS trace, compressed or not (see [Open] and
@@ -197,7 +201,7 @@ func OpenLIRS(path string) (*File[uint64], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File[uint64]{NewLIRS(filepath.Base(InputName(path)), r), r}, nil
+	return &File[uint64]{NewLIRS(baseName(path), r), r}, nil
 }
 
 // OpenKeys opens a key file, compressed or not (see [Open] and [NewKeys]).
@@ -206,7 +210,7 @@ func OpenKeys(path string) (*File[string], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File[string]{NewKeys(filepath.Base(InputName(path)), r), r}, nil
+	return &File[string]{NewKeys(baseName(path), r), r}, nil
 }
 
 // ReadWeighted reads a weighted key file, compressed or not (see [Open] and
@@ -216,6 +220,6 @@ func ReadWeighted(path string, seed uint64) (*Weighted, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := NewWeighted(filepath.Base(InputName(path)), r, seed)
+	w, err := NewWeighted(baseName(path), r, seed)
 	return w, errors.Join(err, r.Close())
 }

@@ -18,12 +18,12 @@ import (
 )
 
 // loadSummary runs load on a key file and returns its JSON summary.
-func loadSummary(t *testing.T, keys string) map[string]any {
+func loadSummary(t *testing.T, keys string, flags ...string) map[string]any {
 	t.Helper()
 	snap := filepath.Join(t.TempDir(), "k.snap")
-	code, out, errOut := runCLI("load", "--keys", keys, "--out", snap, "--format", "json", "--quiet")
+	code, out, errOut := runCLI(append([]string{"load", "--keys", keys, "--out", snap, "--format", "json", "--quiet"}, flags...)...)
 	if code != 0 {
-		t.Fatalf("load %s: exit %d, stderr %q", keys, code, errOut)
+		t.Fatalf("load %s %v: exit %d, stderr %q", keys, flags, code, errOut)
 	}
 	var m map[string]any
 	if err := json.Unmarshal([]byte(out), &m); err != nil {
@@ -201,28 +201,28 @@ func TestLoadSizeHint(t *testing.T) {
 	}
 	keys := writeTestFile(t, dir, "keys.txt", b.Bytes())
 	grown := loadSummary(t, keys)
-	snap := filepath.Join(dir, "h.snap")
-	code, out, errOut := runCLI("load", "--keys", keys, "--out", snap, "--format", "json", "--quiet", "--size-hint", "100000")
-	if code != 0 {
-		t.Fatalf("load --size-hint 100000: exit %d, stderr %q", code, errOut)
-	}
-	var sized map[string]any
-	if err := json.Unmarshal([]byte(out), &sized); err != nil {
-		t.Fatal(err)
-	}
+	sized := loadSummary(t, keys, "--size-hint", "100000")
 	if sized["entries"] != grown["entries"] || sized["entries"] != float64(2000) {
 		t.Errorf("entries %v with the hint, %v without; want 2000", sized["entries"], grown["entries"])
 	}
 	if gb, sb := grown["buckets"].(float64), sized["buckets"].(float64); sb < 20*gb {
 		t.Errorf("%v buckets with --size-hint 100000, %v without: want the hint's table", sb, gb)
 	}
-	for _, bad := range []string{"-1", "268435457", "x"} {
-		code, _, errOut := runCLI("load", "--keys", keys, "--out", filepath.Join(dir, "bad.snap"), "--size-hint", bad)
-		if code != exitUsage || !strings.Contains(errOut, "size-hint") {
-			t.Errorf("--size-hint %s: exit %d, stderr %q; want a usage error naming the flag", bad, code, errOut)
+	loadRefuses(t, keys, "size-hint", "-1", "268435457", "x")
+}
+
+// loadRefuses checks that load with --flag set to each of bad is a usage
+// error naming the flag, and writes no snapshot.
+func loadRefuses(t *testing.T, keys, flag string, bad ...string) {
+	t.Helper()
+	snap := filepath.Join(t.TempDir(), "bad.snap")
+	for _, v := range bad {
+		code, _, errOut := runCLI("load", "--keys", keys, "--out", snap, "--"+flag, v)
+		if code != exitUsage || !strings.Contains(errOut, flag) {
+			t.Errorf("--%s %s: exit %d, stderr %q; want a usage error naming the flag", flag, v, code, errOut)
 		}
-		if _, err := os.Stat(filepath.Join(dir, "bad.snap")); err == nil {
-			t.Errorf("--size-hint %s: a snapshot was written", bad)
+		if _, err := os.Stat(snap); err == nil {
+			t.Errorf("--%s %s: a snapshot was written", flag, v)
 		}
 	}
 }
@@ -241,27 +241,12 @@ func TestLoadGrowth(t *testing.T) {
 	keys := writeTestFile(t, dir, "keys.txt", b.Bytes())
 	want := map[string]float64{"0": 128, "2": 128, "1.5": 144}
 	for g, wb := range want {
-		code, out, errOut := runCLI("load", "--keys", keys, "--out", filepath.Join(dir, "g"+g+".snap"), "--format", "json", "--quiet", "--growth", g)
-		if code != 0 {
-			t.Fatalf("load --growth %s: exit %d, stderr %q", g, code, errOut)
-		}
-		var sum map[string]any
-		if err := json.Unmarshal([]byte(out), &sum); err != nil {
-			t.Fatal(err)
-		}
+		sum := loadSummary(t, keys, "--growth", g)
 		if sum["entries"] != float64(700) || sum["buckets"] != wb {
 			t.Errorf("--growth %s: %v entries in %v buckets, want 700 in %v", g, sum["entries"], sum["buckets"], wb)
 		}
 	}
-	for _, bad := range []string{"1", "4.5", "-2", "NaN", "x"} {
-		code, _, errOut := runCLI("load", "--keys", keys, "--out", filepath.Join(dir, "bad.snap"), "--growth", bad)
-		if code != exitUsage || !strings.Contains(errOut, "growth") {
-			t.Errorf("--growth %s: exit %d, stderr %q; want a usage error naming the flag", bad, code, errOut)
-		}
-		if _, err := os.Stat(filepath.Join(dir, "bad.snap")); err == nil {
-			t.Errorf("--growth %s: a snapshot was written", bad)
-		}
-	}
+	loadRefuses(t, keys, "growth", "1", "4.5", "-2", "NaN", "x")
 }
 
 // A report that cannot be printed says the snapshot was saved all the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/bucket/fluid"
 	"github.com/twochoice/twochoice/internal/cli"
