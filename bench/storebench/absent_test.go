@@ -38,7 +38,7 @@ func getAbsentWorkload(b *testing.B) workload {
 		if !slices.Equal(all[:n], w.keys) {
 			panic("testkeys.Synthetic(2n) no longer begins with Synthetic(n): the absent keys may be present")
 		}
-		absentWl = workload{all[n:], w.access}
+		absentWl = newWorkload(all[n:], w.access)
 	})
 	return absentWl
 }

@@ -125,11 +125,11 @@ func pairedOps[K comparable](b *testing.B, g int, c, peer kcache[K], w workloadO
 	for j := range jobs {
 		jobs[j] = make(chan job)
 		go func() {
-			mask := len(w.access) - 1
+			mask := len(w.seq) - 1
 			var sum int64
 			for jb := range jobs[j] {
 				for i := jb.from; i < jb.from+pairedChunk; i++ {
-					sum += op(jb.c, w.keys[w.access[i&mask]], i)
+					sum += op(jb.c, w.seq[i&mask], i)
 				}
 				done.Done()
 			}

@@ -88,7 +88,7 @@ var (
 func getIntWorkload(b *testing.B) workloadOf[uint64] {
 	w := getWorkload(b)
 	intWlOnce.Do(func() {
-		intWl = workloadOf[uint64]{intIDs(len(w.keys)), w.access}
+		intWl = newWorkload(intIDs(len(w.keys)), w.access)
 	})
 	return intWl
 }
