@@ -64,3 +64,8 @@ const bigTableBytes = 8 << 20
 func bigTable[K comparable, V any](n uint64) bool {
 	return n*uint64(unsafe.Sizeof(bucketOf[K, V]{})) >= bigTableBytes
 }
+
+// prefetchSlot prefetches the lines of slot e.
+func prefetchSlot[K comparable, V any](e *slot[K, V]) {
+	prefetchRange(unsafe.Pointer(e), unsafe.Sizeof(*e))
+}

@@ -16,3 +16,5 @@ func (p spot) prefetch() {}
 func prefetchBucket[K comparable, V any](b *bucketOf[K, V]) {}
 
 func bigTable[K comparable, V any](n uint64) bool { return false }
+
+func prefetchSlot[K comparable, V any](e *slot[K, V]) {}
