@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/twochoice/twochoice/internal/testfs"
 )
 
 func compress(t *testing.T, b []byte) []byte {
@@ -187,16 +188,10 @@ func TestOpenStdin(t *testing.T) {
 	if err := os.WriteFile(p, compress(t, []byte("a\nb\x00\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	old := os.Stdin
-	os.Stdin = in
-	defer func() { os.Stdin = old }()
+	in, restore := testfs.Stdin(t, p)
+	defer restore()
 	var keys []string
-	err = ScanKeyFile(StdinPath, nil, func(_ int, key []byte) error {
+	err := ScanKeyFile(StdinPath, nil, func(_ int, key []byte) error {
 		keys = append(keys, string(key))
 		return nil
 	})

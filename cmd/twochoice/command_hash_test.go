@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/twochoice/twochoice/hashfn"
+	"github.com/twochoice/twochoice/internal/testfs"
 )
 
 // hashJSON runs the hash command with --format json and returns its rows.
@@ -81,14 +82,8 @@ func withStdin(t *testing.T, data string, f func()) {
 	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	old := os.Stdin
-	os.Stdin = in
-	defer func() { os.Stdin = old }()
+	_, restore := testfs.Stdin(t, p)
+	defer restore()
 	f()
 }
 

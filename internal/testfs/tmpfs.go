@@ -1,5 +1,7 @@
-// Package testfs gives tests a file system small enough to fill, so that
-// they can check what a full disk does.
+// Package testfs gives tests the files and file systems they need beyond
+// a temporary directory: a file system small enough to fill, so that they
+// can check what a full disk does, a read-only one, and a file as standard
+// input (stdin.go).
 package testfs
 
 import (
