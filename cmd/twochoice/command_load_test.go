@@ -194,12 +194,7 @@ func writeNumberedKeys(t *testing.T, dir string, n int) string {
 // --size-hint sizes the table up front: the same keys over more buckets,
 // every key still stored; a hint out of range is a usage error.
 func TestLoadSizeHint(t *testing.T) {
-	dir := t.TempDir()
-	var b bytes.Buffer
-	for i := range 2000 {
-		fmt.Fprintf(&b, "user:%d\n", i)
-	}
-	keys := writeTestFile(t, dir, "keys.txt", b.Bytes())
+	keys := writeNumberedKeys(t, t.TempDir(), 2000)
 	grown := loadSummary(t, keys)
 	sized := loadSummary(t, keys, "--size-hint", "100000")
 	if sized["entries"] != grown["entries"] || sized["entries"] != float64(2000) {
@@ -233,12 +228,7 @@ func loadRefuses(t *testing.T, keys, flag string, bad ...string) {
 // 8, 16, ..., 64 (409 keys), 128 (819); by 1.5 8, 12, 18, 28, 42, 64,
 // 96 (614 keys), 144); a factor out of range is a usage error.
 func TestLoadGrowth(t *testing.T) {
-	dir := t.TempDir()
-	var b bytes.Buffer
-	for i := range 700 {
-		fmt.Fprintf(&b, "user:%d\n", i)
-	}
-	keys := writeTestFile(t, dir, "keys.txt", b.Bytes())
+	keys := writeNumberedKeys(t, t.TempDir(), 700)
 	want := map[string]float64{"0": 128, "2": 128, "1.5": 144}
 	for g, wb := range want {
 		sum := loadSummary(t, keys, "--growth", g)
