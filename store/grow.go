@@ -44,8 +44,7 @@ func growthOf(o *Options) uint64 {
 	if g == 0 {
 		g = DefaultGrowth
 	}
-	// Rounded by adding a half (g > 0): prepare asks for the next size
-	// on every insert, and math.Round is a call.
+	// Rounded to the nearest 1024th by adding a half (g > 0).
 	return uint64(g*growthDen + 0.5)
 }
 
