@@ -299,11 +299,11 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// held, k cannot appear elsewhere). Half the locking of an insert, and
 	// a hot key's updates leave its other candidate alone.
 	for x, i := range cs {
-		m := ctrl(t.bucket(i).ctrl.Load()).match(tag)
+		b := t.bucket(i)
+		m := ctrl(b.ctrl.Load()).match(tag)
 		if m == 0 {
 			continue
 		}
-		b := t.bucket(i)
 		// Start the matched slot's line on its way now: the lock below
 		// waits for every earlier load (the other candidate's words
 		// included), and find then waited for this line after it, a
