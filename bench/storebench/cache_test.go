@@ -35,8 +35,8 @@ func cachePeers(b *testing.B, w workload, fraction int) (tc, ot cache) {
 	tc = twochoice{s}
 	ot = otterCache{otter.Must(&otter.Options[string, int64]{MaximumSize: n, InitialCapacity: n})}
 	for _, c := range []cache{tc, ot} {
-		for i, r := range w.access[:min(len(w.access), 4*len(w.keys))] {
-			c.Set(w.keys[r], int64(i))
+		for i, k := range w.seq[:min(len(w.seq), 4*len(w.keys))] {
+			c.Set(k, int64(i))
 		}
 	}
 	settle(ot)
