@@ -15,23 +15,33 @@ import (
 	"github.com/twochoice/twochoice/internal/testfs"
 )
 
-// A full disk fails Save with ErrNoSpace, leaves no temporary file, and
-// leaves the previous snapshot whole. It needs a small file system, which
-// root can mount.
-func TestSaveDiskFull(t *testing.T) {
-	dir := testfs.SmallTmpfs(t, "2m")
-	path := filepath.Join(dir, "s.snap")
-	s := newTestStore[string, []byte](t, Options{Seed: 41})
+// savedThenGrown mounts a tmpfs of the given size and saves a store of
+// 100 small entries at path in it (the snapshot a failed Save must leave
+// whole), then sets 5,000 more entries of valLen bytes each, "big0" to
+// "big4999", for the next Save to write.
+func savedThenGrown(t *testing.T, size string, seed uint64, valLen int) (dir, path string, s *Store[string, []byte]) {
+	t.Helper()
+	dir = testfs.SmallTmpfs(t, size)
+	path = filepath.Join(dir, "s.snap")
+	s = newTestStore[string, []byte](t, Options{Seed: seed})
 	for i := range 100 {
 		s.Set(fmt.Sprint(i), []byte("small"))
 	}
 	if err := s.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	big := make([]byte, 1000)
+	val := make([]byte, valLen)
 	for i := range 5000 {
-		s.Set(fmt.Sprint("big", i), big)
+		s.Set(fmt.Sprint("big", i), val)
 	}
+	return dir, path, s
+}
+
+// A full disk fails Save with ErrNoSpace, leaves no temporary file, and
+// leaves the previous snapshot whole. It needs a small file system, which
+// root can mount.
+func TestSaveDiskFull(t *testing.T) {
+	dir, path, s := savedThenGrown(t, "2m", 41, 1000)
 	err := s.Save(path)
 	if !errors.Is(err, ErrNoSpace) || !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("saving 5 MB into 2 MB: %v", err)
@@ -57,19 +67,7 @@ func TestSaveDiskFull(t *testing.T) {
 // temporary file and the previous snapshot whole: the free space is
 // stepped from none to enough, a ballast file taking the rest.
 func TestSaveDiskFullAtEveryPoint(t *testing.T) {
-	dir := testfs.SmallTmpfs(t, "8m")
-	path := filepath.Join(dir, "s.snap")
-	s := newTestStore[string, []byte](t, Options{Seed: 43})
-	for i := range 100 {
-		s.Set(fmt.Sprint(i), []byte("small"))
-	}
-	if err := s.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	val := make([]byte, 200)
-	for i := range 5000 {
-		s.Set(fmt.Sprint("big", i), val)
-	}
+	dir, path, s := savedThenGrown(t, "8m", 43, 200)
 	step := int64(32 << 10) // one bbolt page is 4 KiB: -store.long tries each
 	switch {
 	case *longTests:
