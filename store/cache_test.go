@@ -17,6 +17,7 @@ import (
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
+	"github.com/twochoice/twochoice/internal/race"
 	"github.com/twochoice/twochoice/internal/testkeys"
 )
 
@@ -523,7 +524,7 @@ func TestCacheConcurrent(t *testing.T) {
 }
 
 func TestCacheAllocs(t *testing.T) {
-	if testing.CoverMode() != "" || raceEnabled {
+	if testing.CoverMode() != "" || race.Enabled {
 		t.Skip("instrumented build")
 	}
 	keys := testkeys.Synthetic(4000, 2)

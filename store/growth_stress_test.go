@@ -15,6 +15,7 @@ import (
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
+	"github.com/twochoice/twochoice/internal/race"
 )
 
 // The growth stress test: writers, readers, iterators and snapshots on an
@@ -497,7 +498,7 @@ func TestGrowthStress(t *testing.T) {
 	ops, phases := 1500, 3
 	if testing.Short() {
 		ops, phases = 400, 2
-		if raceEnabled {
+		if race.Enabled {
 			ops = 150 // 320 configurations
 		}
 	}
@@ -527,7 +528,7 @@ func TestGrowthStressLong(t *testing.T) {
 	ops, phases := 20000, 4
 	if testing.Short() {
 		ops, phases = 3000, 2
-		if raceEnabled {
+		if race.Enabled {
 			ops = 1000
 		}
 	}

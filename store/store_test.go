@@ -11,6 +11,7 @@ import (
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
+	"github.com/twochoice/twochoice/internal/race"
 	"github.com/twochoice/twochoice/internal/testkeys"
 )
 
@@ -348,7 +349,7 @@ func TestCountersAreExact(t *testing.T) {
 }
 
 func TestAllocs(t *testing.T) {
-	if testing.CoverMode() != "" || raceEnabled {
+	if testing.CoverMode() != "" || race.Enabled {
 		t.Skip("instrumented build")
 	}
 	keys := testkeys.Synthetic(1000, 2)

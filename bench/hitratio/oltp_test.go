@@ -9,6 +9,7 @@ import (
 
 	"github.com/twochoice/twochoice/bench/caches"
 	"github.com/twochoice/twochoice/bench/workload"
+	"github.com/twochoice/twochoice/internal/race"
 )
 
 // tracesDir is ../shared/traces seen from the repository's root.
@@ -122,7 +123,7 @@ const otterSpread = 1.0
 // own configuration puts it. The -short suite checks LRU and ARC at 1,000
 // entries.
 func TestOLTPMatchesReference(t *testing.T) {
-	if testing.Short() && raceEnabled {
+	if testing.Short() && race.Enabled {
 		t.Skip("decoding and replaying OLTP under the race detector takes 20 s; the suite without -race checks it")
 	}
 	open := loadTrace(t, "OLTP.lis.zst")
@@ -172,7 +173,7 @@ func TestOLTPMatchesReference(t *testing.T) {
 // harness measures it) at every capacity of the OLTP table. The store's
 // seed is fixed in the adapter, so the figures are exact and replayable.
 func TestOLTPTwochoiceBeatsPeers(t *testing.T) {
-	if testing.Short() && raceEnabled {
+	if testing.Short() && race.Enabled {
 		t.Skip("decoding and replaying OLTP under the race detector takes 20 s; the suite without -race checks it")
 	}
 	open := loadTrace(t, "OLTP.lis.zst")
