@@ -103,6 +103,7 @@ func rk4(goLeft bool, d, levels, capacity int, load float64, steps int) (y [][]f
 // keeps a relative error on the tails, which grow like t^a at the start:
 // float64 holds them down to 10⁻³⁰⁸).
 func TestAgainstRK4(t *testing.T) {
+	longUnderRace(t)
 	for _, c := range []struct {
 		p        bucket.Placement
 		d        int

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/internal/race"
 )
 
 // sortedPart fills part with a sorted state (fullest first) of random
@@ -37,7 +38,20 @@ func sortedPart(rng *rand.Rand, part []uint8, next []uint32, base uint32, top in
 // some with loads at 255 so that the loops stop, and requires the same
 // bins, counters, stream state and stop. Under purego or off amd64 the two
 // are the same code and the test checks nothing new.
+// singleUnderRace skips a long single-goroutine test in the short suite
+// under the race detector: a loop test checks the assembly loops, which
+// the detector does not see into, against their Go twins, which it slows
+// tenfold (12 s a test), and one goroutine gives it nothing to find. The
+// suite without -race runs the test in full.
+func singleUnderRace(t *testing.T) {
+	t.Helper()
+	if race.Enabled && testing.Short() {
+		t.Skip("single-goroutine loop test: run in full by the suite without -race")
+	}
+}
+
 func TestSortedLoopsMatchGo(t *testing.T) {
+	singleUnderRace(t)
 	seed := uint64(20261130)
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
@@ -113,6 +127,7 @@ func TestSortedLoopsMatchGo(t *testing.T) {
 // 255, and requires the same bins, counters, states and stops; every kind
 // of stop, of either chain, must come up.
 func TestPairedLoopsMatchGo(t *testing.T) {
+	singleUnderRace(t)
 	seed := uint64(20261201)
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
