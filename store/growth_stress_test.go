@@ -492,11 +492,15 @@ func slicesContains(s []string, k string) bool {
 }
 
 // TestGrowthStress runs the stress test over every rule and family, d = 1
-// to 4 and buckets of 1 to 8 slots, from an empty store, with short runs;
+// to 4 and buckets of 1 to 8 slots, from an empty store, with short runs
+// (1,500 operations a writer and phase under -store.long, 800 otherwise);
 // and a few configurations longer, with snapshots and a held iteration.
 func TestGrowthStress(t *testing.T) {
-	ops, phases := 1500, 3
-	if testing.Short() {
+	ops, phases := 800, 3
+	switch {
+	case *longTests:
+		ops = 1500
+	case testing.Short():
 		ops, phases = 400, 2
 		if race.Enabled {
 			ops = 150 // 320 configurations
@@ -523,10 +527,16 @@ func TestGrowthStress(t *testing.T) {
 
 // TestGrowthStressLong runs a few configurations longer: with snapshots,
 // a held iteration (the stash takes the new keys meanwhile), and the
-// locked read path.
+// locked read path. The plain suite runs 6,000 operations a writer and
+// phase, a minute and a half less than the 20,000 of -store.long, to keep
+// CI within its budget on a 2-core machine; a soak before a release runs
+// -store.long (and the fuzzers, see fuzz_test.go).
 func TestGrowthStressLong(t *testing.T) {
-	ops, phases := 20000, 4
-	if testing.Short() {
+	ops, phases := 6000, 4
+	switch {
+	case *longTests:
+		ops = 20000
+	case testing.Short():
 		ops, phases = 3000, 2
 		if race.Enabled {
 			ops = 1000

@@ -835,7 +835,14 @@ func TestSaveContextCanceled(t *testing.T) {
 	if err := s.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 200_000 {
+	// Enough keys for a walk of 16,384 buckets or more, four times the
+	// stretch between two checks of ctx (ctxCheckBuckets): the walk must
+	// stop within half of it.
+	keys := 200_000
+	if testing.Short() {
+		keys = 100_000
+	}
+	for i := range keys {
 		s.Set(fmt.Sprint(i), i)
 	}
 	stopWriters := make(chan struct{})
@@ -850,7 +857,7 @@ func TestSaveContextCanceled(t *testing.T) {
 					return
 				default:
 				}
-				s.Set(fmt.Sprint(i%200_000), g)
+				s.Set(fmt.Sprint(i%keys), g)
 			}
 		}()
 	}
@@ -862,6 +869,9 @@ func TestSaveContextCanceled(t *testing.T) {
 			cancel() // once the walk is under way
 		}
 	})
+	if all < 4*ctxCheckBuckets {
+		t.Fatalf("a walk of %d buckets is too short to tell a stop after the cancel", all)
+	}
 	if last >= all/2 {
 		t.Errorf("the walk went on to bucket %d of %d after the cancel", last, all)
 	}
