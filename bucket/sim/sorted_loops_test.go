@@ -33,11 +33,6 @@ func sortedPart(rng *rand.Rand, part []uint8, next []uint32, base uint32, top in
 	}
 }
 
-// TestSortedLoopsMatchGo runs each sorted-mode loop that the build uses
-// (assembly on amd64) and its Go twin on copies of the same random states,
-// some with loads at 255 so that the loops stop, and requires the same
-// bins, counters, stream state and stop. Under purego or off amd64 the two
-// are the same code and the test checks nothing new.
 // singleUnderRace skips a long single-goroutine test in the short suite
 // under the race detector: a loop test checks the assembly loops, which
 // the detector does not see into, against their Go twins, which it slows
@@ -50,6 +45,11 @@ func singleUnderRace(t *testing.T) {
 	}
 }
 
+// TestSortedLoopsMatchGo runs each sorted-mode loop that the build uses
+// (assembly on amd64) and its Go twin on copies of the same random states,
+// some with loads at 255 so that the loops stop, and requires the same
+// bins, counters, stream state and stop. Under purego or off amd64 the two
+// are the same code and the test checks nothing new.
 func TestSortedLoopsMatchGo(t *testing.T) {
 	singleUnderRace(t)
 	seed := uint64(20261130)
