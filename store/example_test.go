@@ -170,18 +170,18 @@ func ExampleStore_GetOrSet() {
 	// 1 true
 }
 
-// A store that will hold about a million keys can be sized for them up
+// A store that will hold about 100,000 keys can be sized for them up
 // front, as make's hint sizes a map: the Sets up to the hint then move no
 // keys from table to table.
 func ExampleOptions_sizeHint() {
-	s, err := store.New[int, int](store.Options{SizeHint: 1_000_000, Seed: 1})
+	s, err := store.New[int, int](store.Options{SizeHint: 100_000, Seed: 1})
 	if err != nil {
 		panic(err)
 	}
-	for i := range 1_000_000 {
+	for i := range 100_000 {
 		s.Set(i, i)
 	}
 	fmt.Println(s.Len(), s.Stats().Grows)
 	// Output:
-	// 1000000 0
+	// 100000 0
 }

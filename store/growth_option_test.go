@@ -42,6 +42,7 @@ func TestGrowthOptions(t *testing.T) {
 // to a size the rule accepts, and the store holds what a Go map holds
 // throughout.
 func TestGrowthFactor(t *testing.T) {
+	oneGoroutineUnderRace(t)
 	n := 60_000
 	if testing.Short() {
 		n = 15_000

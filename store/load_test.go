@@ -20,6 +20,7 @@ import (
 // finite tables sit a little under the limit) of the fluid limit. This is
 // what the move order of grow.go is for: moving whole buckets fails it.
 func TestGrownTableFollowsFluidLimit(t *testing.T) {
+	oneGoroutineUnderRace(t)
 	n := 100_000
 	switch {
 	case *longTests:

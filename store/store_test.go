@@ -28,6 +28,18 @@ func seedFor(t testing.TB) uint64 {
 	return s
 }
 
+// oneGoroutineUnderRace skips a long test that does all its work on one
+// goroutine in the short suite under the race detector, where such a test
+// takes 5 to 10 s: the store starts no goroutine of its own outside Open,
+// so the detector has nothing to find there, and the suite without -race
+// runs the test.
+func oneGoroutineUnderRace(t *testing.T) {
+	t.Helper()
+	if race.Enabled && testing.Short() {
+		t.Skip("one goroutine, long: run by the suite without -race")
+	}
+}
+
 // everyConfig lists an option set for each rule and family, with the
 // usual d and a few unusual ones.
 func everyConfig() []Options {
@@ -206,6 +218,7 @@ func TestKeysHashAsTheirFamily(t *testing.T) {
 // TestSameSeedSamePlacement: two stores with one seed and one sequence of
 // operations hold every key in the same bucket and slot.
 func TestSameSeedSamePlacement(t *testing.T) {
+	oneGoroutineUnderRace(t)
 	keys := testkeys.Synthetic(5000, 1)
 	for _, o := range everyConfig() {
 		a := newTestStore[string, int](t, o)
