@@ -10,6 +10,7 @@ import (
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/bucket/fluid"
 	"github.com/twochoice/twochoice/hashfn"
+	"github.com/twochoice/twochoice/internal/racetest"
 	"github.com/twochoice/twochoice/internal/stats"
 	"github.com/twochoice/twochoice/internal/testkeys"
 )
@@ -20,7 +21,7 @@ import (
 // finite tables sit a little under the limit) of the fluid limit. This is
 // what the move order of grow.go is for: moving whole buckets fails it.
 func TestGrownTableFollowsFluidLimit(t *testing.T) {
-	oneGoroutineUnderRace(t)
+	racetest.SkipOneGoroutine(t, "fills through many growths")
 	n := 100_000
 	switch {
 	case *longTests:

@@ -12,6 +12,7 @@ import (
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
 	"github.com/twochoice/twochoice/internal/race"
+	"github.com/twochoice/twochoice/internal/racetest"
 	"github.com/twochoice/twochoice/internal/testkeys"
 )
 
@@ -26,18 +27,6 @@ func seedFor(t testing.TB) uint64 {
 	}
 	t.Logf("seed %d (replay with -store.seed %d)", s, s)
 	return s
-}
-
-// oneGoroutineUnderRace skips a long test that does all its work on one
-// goroutine in the short suite under the race detector, where such a test
-// takes 5 to 10 s: the store starts no goroutine of its own outside Open,
-// so the detector has nothing to find there, and the suite without -race
-// runs the test.
-func oneGoroutineUnderRace(t *testing.T) {
-	t.Helper()
-	if race.Enabled && testing.Short() {
-		t.Skip("one goroutine, long: run by the suite without -race")
-	}
 }
 
 // everyConfig lists an option set for each rule and family, with the
@@ -218,7 +207,7 @@ func TestKeysHashAsTheirFamily(t *testing.T) {
 // TestSameSeedSamePlacement: two stores with one seed and one sequence of
 // operations hold every key in the same bucket and slot.
 func TestSameSeedSamePlacement(t *testing.T) {
-	oneGoroutineUnderRace(t)
+	racetest.SkipOneGoroutine(t, "two stores filled alike")
 	keys := testkeys.Synthetic(5000, 1)
 	for _, o := range everyConfig() {
 		a := newTestStore[string, int](t, o)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/twochoice/twochoice/bucket"
-	"github.com/twochoice/twochoice/internal/race"
+	"github.com/twochoice/twochoice/internal/racetest"
 )
 
 // sortedPart fills part with a sorted state (fullest first) of random
@@ -33,25 +33,13 @@ func sortedPart(rng *rand.Rand, part []uint8, next []uint32, base uint32, top in
 	}
 }
 
-// singleUnderRace skips a long single-goroutine test in the short suite
-// under the race detector: a loop test checks the assembly loops, which
-// the detector does not see into, against their Go twins, which it slows
-// tenfold (12 s a test), and one goroutine gives it nothing to find. The
-// suite without -race runs the test in full.
-func singleUnderRace(t *testing.T) {
-	t.Helper()
-	if race.Enabled && testing.Short() {
-		t.Skip("single-goroutine loop test: run in full by the suite without -race")
-	}
-}
-
 // TestSortedLoopsMatchGo runs each sorted-mode loop that the build uses
 // (assembly on amd64) and its Go twin on copies of the same random states,
 // some with loads at 255 so that the loops stop, and requires the same
 // bins, counters, stream state and stop. Under purego or off amd64 the two
 // are the same code and the test checks nothing new.
 func TestSortedLoopsMatchGo(t *testing.T) {
-	singleUnderRace(t)
+	racetest.SkipOneGoroutine(t, "assembly loops against their Go twins")
 	seed := uint64(20261130)
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
@@ -127,7 +115,7 @@ func TestSortedLoopsMatchGo(t *testing.T) {
 // 255, and requires the same bins, counters, states and stops; every kind
 // of stop, of either chain, must come up.
 func TestPairedLoopsMatchGo(t *testing.T) {
-	singleUnderRace(t)
+	racetest.SkipOneGoroutine(t, "assembly loops against their Go twins")
 	seed := uint64(20261201)
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))

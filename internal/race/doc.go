@@ -7,5 +7,6 @@
 // it, since the detector slows memory accesses several times over and
 // finds nothing where one goroutine does all the work. CI runs the short
 // suite with the detector on and the whole suite without it, so such a
-// test is still run in full once.
+// test is still run in full once. Tests skip that way through package
+// racetest.
 package race
