@@ -287,7 +287,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// one another. The key's sketch block, which only a new key needs, is
 	// prefetched instead: an update (most Sets of a Zipf workload) would
 	// otherwise wait for it at its lock.
-	sp[0].prefetch()
+	sp.prefetch()
 	var touched uint64
 	for _, i := range cs {
 		touched ^= t.bucket(i).ctrl.Load() ^ t.meta[i].acc[0].Load()
@@ -331,7 +331,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// came before. Counted before taking the locks, to hold them for less
 	// time (if k came in meanwhile, the count is one too many, which a
 	// frequency estimate does not mind).
-	f := s.sk.add(&sp) - 1
+	f := s.sk.add(sp) - 1
 	// The tick counts the insert for the eviction clock and for Stats
 	// (Sets, Evictions; counters.go): the one atomic add of an insert's
 	// bookkeeping. Taken before the locks, so that no locked instruction

@@ -41,8 +41,8 @@ func prefetchKey[K comparable](k *K, strKeys bool) {
 	}
 }
 
-// prefetch prefetches the sketch line that holds p's counter.
-func (p spot) prefetch() { prefetchRange(unsafe.Pointer(p.w), 8) }
+// prefetch prefetches the sketch line that holds the key's counters.
+func (p spots) prefetch() { prefetchRange(unsafe.Pointer(p.blk), 8) }
 
 // prefetchBucket prefetches every line of bucket b.
 func prefetchBucket[K comparable, V any](b *bucketOf[K, V]) {

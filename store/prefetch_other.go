@@ -11,7 +11,7 @@ func prefetchBuckets[K comparable, V any](t *table[K, V], lo, hi uint64) {}
 
 func prefetchKey[K comparable](k *K, strKeys bool) {}
 
-func (p spot) prefetch() {}
+func (p spots) prefetch() {}
 
 func prefetchBucket[K comparable, V any](b *bucketOf[K, V]) {}
 

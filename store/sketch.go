@@ -60,42 +60,53 @@ func (s *sketch) init(capacity int) {
 	s.period = uint64(max(capacity, 64)) * sketchPeriod
 }
 
-// spot is one counter: its word and the shift of its 4 bits.
-type spot struct {
-	w     *atomic.Uint64
-	shift uint
+// spots are a key's 4 counters: its block of the sketch and the mixed
+// hash that picks a word and a 4-bit counter in each row. Two words, so
+// that locating a key's counters costs a multiply and a mask, and the
+// words and shifts are worked out where they are used: a cache Set
+// locates the counters of every key to prefetch its block, but only a
+// new key reads them.
+type spots struct {
+	blk *[blockWords]atomic.Uint64
+	x   uint64
 }
 
-// spots returns the key's 4 counters. The key's hash is mixed again, so
-// the counters do not follow the bits that pick its buckets and tag.
-func (s *sketch) spots(h uint64) [sketchRows]spot {
+// spots locates the key's counters. The key's hash is mixed again, so the
+// counters do not follow the bits that pick its buckets and tag.
+func (s *sketch) spots(h uint64) spots {
 	x := hashfn.Mix(h ^ sketchSalt)
-	base := (x & s.blocks) * blockWords
-	var sp [sketchRows]spot
-	for r := range sketchRows {
-		w := base + uint64(2*r) + (x>>(32+r))&1
-		sp[r] = spot{&s.words[w], uint(x>>(40+4*r)&15) * 4}
-	}
-	return sp
+	return spots{(*[blockWords]atomic.Uint64)(s.words[(x&s.blocks)*blockWords:]), x}
 }
 
-func (p spot) get() uint8 { return uint8(p.w.Load() >> p.shift & counterMax) }
+// word returns the word of row r's counter: one of the row's 2 words of
+// the block.
+func (p spots) word(r int) *atomic.Uint64 { return &p.blk[2*r+int(p.x>>(32+r)&1)] }
 
-// add counts one occurrence of the key whose counters spots returned
-// and returns its new estimate. It raises only the counters at the
-// minimum (the conservative update), which keeps estimates of rare keys
-// from being inflated by the frequent keys they share counters with.
-func (s *sketch) add(sp *[sketchRows]spot) uint8 {
+// shift returns the shift of row r's counter in its word.
+func (p spots) shift(r int) uint { return uint(p.x>>(40+4*r)&15) * 4 }
+
+// get returns row r's counter.
+func (p spots) get(r int) uint8 { return uint8(p.word(r).Load() >> p.shift(r) & counterMax) }
+
+// min returns the least of the key's counters: its estimate.
+func (p spots) min() uint8 {
 	m := uint8(counterMax)
-	for _, p := range sp {
-		m = min(m, p.get())
+	for r := range sketchRows {
+		m = min(m, p.get(r))
 	}
+	return m
+}
+
+// add counts one occurrence of the key whose counters are sp and returns
+// its new estimate. It raises only the counters at the minimum (the
+// conservative update), which keeps estimates of rare keys from being
+// inflated by the frequent keys they share counters with.
+func (s *sketch) add(sp spots) uint8 {
+	m := sp.min()
 	if m == counterMax {
 		return m
 	}
-	for _, p := range sp {
-		p.raiseTo(m + 1)
-	}
+	sp.raiseTo(m + 1)
 	return m + 1
 }
 
@@ -104,33 +115,28 @@ func (s *sketch) raise(h uint64, f uint8) {
 	if f == 0 {
 		return
 	}
-	for _, p := range s.spots(h) {
-		p.raiseTo(f)
-	}
+	s.spots(h).raiseTo(f)
 }
 
-// raiseTo sets the counter to f if it is below f.
-func (p spot) raiseTo(f uint8) {
-	for {
-		w := p.w.Load()
-		if uint8(w>>p.shift&counterMax) >= f {
-			return
-		}
-		nw := w&^(counterMax<<p.shift) | uint64(f)<<p.shift
-		if casRelaxed(p.w, w, nw) {
-			return
+// raiseTo sets each of the key's counters that is below f to f.
+func (p spots) raiseTo(f uint8) {
+	for r := range sketchRows {
+		w, sh := p.word(r), p.shift(r)
+		for {
+			old := w.Load()
+			if uint8(old>>sh&counterMax) >= f {
+				break
+			}
+			nw := old&^(counterMax<<sh) | uint64(f)<<sh
+			if casRelaxed(w, old, nw) {
+				break
+			}
 		}
 	}
 }
 
 // estimate returns the key's frequency: the least of its counters.
-func (s *sketch) estimate(h uint64) uint8 {
-	m := uint8(counterMax)
-	for _, p := range s.spots(h) {
-		m = min(m, p.get())
-	}
-	return m
-}
+func (s *sketch) estimate(h uint64) uint8 { return s.spots(h).min() }
 
 // advance starts a new period if the tick count crossed a period boundary
 // between before and after: it halves every counter and moves gen on. It

@@ -13,7 +13,7 @@ func TestSketch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 2))
 	sk := new(sketch)
 	sk.init(1000)
-	add := func(h uint64) uint8 { sp := sk.spots(h); return sk.add(&sp) }
+	add := func(h uint64) uint8 { return sk.add(sk.spots(h)) }
 	counts := make(map[uint64]int)
 	for range 3000 {
 		h := rng.Uint64() % 500 * 0x9e3779b97f4a7c15 // 500 keys, uneven counts
