@@ -277,8 +277,18 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 		s.ttl.Store(true)
 	}
 	t := s.tabs.Load().cur
-	var c [hashfn.MaxChoices]uint64
-	cs := t.cands(h, &c)
+	var (
+		c  [hashfn.MaxChoices]uint64
+		cs []uint64
+	)
+	// The d = 2 candidates of the word schemes written out, as in get2:
+	// cands is a call, a few percent of an update's time.
+	if t.d == 2 && t.scheme != hashfn.Double {
+		c[0], c[1] = t.cand2Words(h)
+		cs = c[:2]
+	} else {
+		cs = t.cands(h, &c)
+	}
 	sp := s.sk.spots(h)
 	// Load, before the first locked instruction (which waits for every
 	// load before it), a word of each cache line a Set needs: the
@@ -478,7 +488,11 @@ func (t *table[K, V]) update(i uint64, j int, k K, v V, exp int64, ttl bool, now
 	if ttl && m.exp[j].Load() != exp {
 		storeRelaxedInt64(&m.exp[j], exp)
 	}
-	t.touch(i, j, m.acc[j].Load(), now, gen, slack)
+	// A hot key's update leaves a fresh policy word alone (see touch):
+	// checked here, to spare it the call.
+	if old := m.acc[j].Load(); !fresh(old, now, gen, slack) {
+		t.touch(i, j, old, now, gen, slack)
+	}
 }
 
 // slotsOf returns the number of slots in a capacity mask.

@@ -236,7 +236,17 @@ func (s *Store[K, V]) cowTouch(t *table[K, V], h uint64) {
 // instant) finishes its change before the walker can copy the bucket: its
 // write is part of the snapshot, as if it had happened just before the
 // instant, while no one could see the bucket.
+//
+// Written so that it is inlined into the cache's Set: the check is all
+// that a Set pays while no snapshot is being taken.
 func (s *Store[K, V]) cowTouchLocked(t *table[K, V], buckets []uint64) {
+	if s.view.Load() != nil {
+		s.cowTouchView(t, buckets)
+	}
+}
+
+// cowTouchView is cowTouchLocked while a snapshot is being taken.
+func (s *Store[K, V]) cowTouchView(t *table[K, V], buckets []uint64) {
 	if v := s.view.Load(); v != nil && v.t == t {
 		v.touch(s, buckets)
 	}
