@@ -281,8 +281,9 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 		c  [hashfn.MaxChoices]uint64
 		cs []uint64
 	)
-	// The d = 2 candidates of the word schemes written out, as in get2:
-	// cands is a call, a few percent of an update's time.
+	// The d = 2 candidates of the word schemes written out, as in get2,
+	// which spares every Set the calls of cands and cand2 (about 1% of
+	// its samples at 1/10).
 	if t.d == 2 && t.scheme != hashfn.Double {
 		c[0], c[1] = t.cand2Words(h)
 		cs = c[:2]
