@@ -489,10 +489,10 @@ func (t *table[K, V]) update(i uint64, j int, k K, v V, exp int64, ttl bool, now
 	if ttl && m.exp[j].Load() != exp {
 		storeRelaxedInt64(&m.exp[j], exp)
 	}
-	// A hot key's update leaves a fresh policy word alone (see touch):
-	// checked here, to spare it the call.
+	// touch, written out: a hot key's update leaves a fresh policy word
+	// alone without a call.
 	if old := m.acc[j].Load(); !fresh(old, now, gen, slack) {
-		t.touch(i, j, old, now, gen, slack)
+		touchStale(&m.acc[j], old, now, gen)
 	}
 }
 
@@ -552,10 +552,13 @@ func (t *table[K, V]) clearSlot(i uint64, j int) {
 // an emptied slot's 0, or the word of a key that replaced the entry, and
 // stamp the hit there.
 func (t *table[K, V]) touch(i uint64, j int, old, now uint64, gen uint32, slack uint32) {
-	m := &t.meta[i].acc[j]
-	if fresh(old, now, gen, slack) {
-		return
+	if !fresh(old, now, gen, slack) {
+		touchStale(&t.meta[i].acc[j], old, now, gen)
 	}
+}
+
+// touchStale is touch's write, for a policy word m that fresh found stale.
+func touchStale(m *atomic.Uint64, old, now uint64, gen uint32) {
 	if nw := accessed(old, now, gen); nw != old {
 		m.CompareAndSwap(old, nw)
 	}
