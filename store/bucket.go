@@ -22,14 +22,27 @@ type slot[K comparable, V any] struct {
 // or emptied (remove) only under the bucket's exclusive lock, which moves
 // the version on; an empty slot is filled without it (put). For slots read
 // optimistically, every write to a slot that a reader may be reading is
-// made of atomic word stores (storeSlot). Per-slot metadata that later
-// features need (a clock bit, an expiry) belongs beside the slots, in the
-// slot or in a parallel word like ctrl, so that the one-cache-line header
-// stays as it is.
+// made of atomic word stores (storeSlot). Per-slot metadata of a bounded
+// store lives in cacheBucket and bucketMeta, so that an unbounded store's
+// buckets stay as they are.
 type bucketOf[K comparable, V any] struct {
 	ctrl  atomic.Uint64
 	sync  syncWord
 	slots [slotsPerBucket]slot[K, V]
+}
+
+// A cacheBucket is a bounded store's bucket: the slots' policy words
+// (evict.go) right before the bucket's control and sync words. The
+// 48-byte header, which every cache Set loads first, is one cache line
+// for the buckets that start in the first 16 bytes of a line and two for
+// the others; in a slice of their own, the policy words were a line more
+// for every candidate, and a Set into a full cache of 100,000 entries on
+// 2 goroutines took 4.5% longer, a Get 7–8% (store/PERFORMANCE.md, stop
+// 33). Unbounded stores keep plain buckets (table.chunks), which spares
+// them 4 bytes an entry.
+type cacheBucket[K comparable, V any] struct {
+	acc [slotsPerBucket]atomic.Uint32
+	b   bucketOf[K, V]
 }
 
 // get looks k up in the bucket: optimistically for the layouts that allow

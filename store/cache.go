@@ -27,18 +27,15 @@ import (
 // read as in an unbounded store, plus the slot's expiry, validated by the
 // same version check, and then record the hit in the slot's policy word.
 
-// bucketMeta is what the cache keeps beside a bucket's slots, in a slice
-// beside the buckets rather than in them, so that unbounded stores do not
-// pay for it. Each field is an array over the slots, so that what one
-// operation reads is one cache line: the eviction scan reads acc, a Get
-// reads one acc (and one exp when TTLs are in use). There is no hash
-// beside the slots: the few victims whose count the sketch must remember
-// (hit twice or more) have their key hashed again, which costs less than
-// writing a hash to a third cache line on every insert.
+// bucketMeta is what the cache keeps beside a bucket's slots other than
+// their policy words (which live in the bucket, bucket.go): the
+// expiries, in a slice beside the buckets rather than in them, so that
+// unbounded stores do not pay for them, and so that a store without TTLs
+// never loads them. There is no hash beside the slots: the few victims
+// whose count the sketch must remember (hit twice or more) have their key
+// hashed again, which costs less than writing a hash to another cache
+// line on every insert.
 type bucketMeta struct {
-	// acc is each slot's policy word (evict.go): the tick of its last
-	// access, its hit count and the sketch generation of that count.
-	acc [slotsPerBucket]atomic.Uint64
 	// exp is when each entry expires, in Unix nanoseconds by the store's
 	// clock; 0 means never. Snapshots save it as it is (see
 	// table.entriesOf).
@@ -88,7 +85,12 @@ func newCacheTable[K comparable, V any](o *Options, lay wordLayout) *table[K, V]
 	if err != nil {
 		panic("store: " + err.Error()) // New checked it
 	}
-	t := newTable[K, V](o, n, lay, true)
+	t := newTable[K, V](o, n, lay, false)
+	t.chunks = nil
+	t.cchunks = make([][]cacheBucket[K, V], (n+chunkSize-1)/chunkSize)
+	for c := range t.cchunks {
+		t.cchunks[c] = make([]cacheBucket[K, V], min(chunkSize, n-uint64(c)*chunkSize))
+	}
 	t.size = size
 	t.capMask = capMaskOf(size)
 	t.short = short
@@ -120,10 +122,10 @@ func (t *table[K, V]) cands(h uint64, c *[hashfn.MaxChoices]uint64) []uint64 {
 // and the policy word are read inside the same version check as the
 // slot), else under the read lock. It reads the expiry only if ttl says
 // some entry may have one.
-func (t *table[K, V]) lookup(i uint64, k K, tag uint8, ttl bool) (j int, v V, exp int64, acc uint64, ok bool) {
-	b := t.bucket(i)
+func (t *table[K, V]) lookup(i uint64, k K, tag uint8, ttl bool) (j int, v V, exp int64, acc uint32, ok bool) {
+	b := &t.cbucket(i).b
 	me := &t.meta[i].exp
-	ma := &t.meta[i].acc
+	ma := &t.cbucket(i).acc
 	l := t.lay
 	if l.words == 0 {
 		if ctrl(b.ctrl.Load()).match(tag) == 0 {
@@ -181,7 +183,7 @@ func (s *Store[K, V]) getCache(t *table[K, V], k K, h uint64, tag uint8, hint ui
 	// candidate without a matching tag needs no further look: a key
 	// present all along keeps its slot and its tag.
 	for x, i := range cs {
-		matches[x] = ctrl(t.bucket(i).ctrl.Load()).match(tag) != 0
+		matches[x] = ctrl(t.cbucket(i).b.ctrl.Load()).match(tag) != 0
 	}
 	for x, i := range cs {
 		if !matches[x] {
@@ -195,7 +197,7 @@ func (s *Store[K, V]) getCache(t *table[K, V], k K, h uint64, tag uint8, hint ui
 			s.expire(t, i, k, tag)
 			break
 		}
-		t.touch(i, j, acc, s.ticks.now(hint), s.sk.gen.Load(), s.slack)
+		t.touch(i, j, acc, s.tickNow(hint), s.sk.gen.Load(), s.slack)
 		s.tot.hit(hint)
 		return v, true
 	}
@@ -207,7 +209,7 @@ func (s *Store[K, V]) getCache(t *table[K, V], k K, h uint64, tag uint8, hint ui
 // expire removes k from bucket i if it is there and expired: a Get that
 // finds an expired entry removes it, so Len stops counting it.
 func (s *Store[K, V]) expire(t *table[K, V], i uint64, k K, tag uint8) {
-	b := t.bucket(i)
+	b := &t.cbucket(i).b
 	b.sync.lock()
 	if j := b.find(k, tag); j >= 0 {
 		if x := t.meta[i].exp[j].Load(); x != 0 && x <= s.nowNanos() {
@@ -242,7 +244,7 @@ func lockAll[K comparable, V any](lk *locked, t *table[K, V], cs []uint64) {
 		lk.n = len(slices.Compact(lk.idx[:lk.n]))
 	}
 	for _, i := range lk.idx[:lk.n] {
-		t.bucket(i).sync.lock()
+		t.cbucket(i).b.sync.lock()
 	}
 }
 
@@ -258,9 +260,9 @@ func unlockAll[K comparable, V any](lk *locked, t *table[K, V]) {
 // no reader writes the sync word (syncWord.unlockAlone).
 func (t *table[K, V]) unlockBucket(i uint64) {
 	if t.lay.words > 0 {
-		t.bucket(i).sync.unlockAlone()
+		t.cbucket(i).b.sync.unlockAlone()
 	} else {
-		t.bucket(i).sync.unlock()
+		t.cbucket(i).b.sync.unlock()
 	}
 }
 
@@ -292,16 +294,20 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	}
 	sp := s.sk.spots(h)
 	// Load, before the first locked instruction (which waits for every
-	// load before it), a word of each cache line a Set needs: the
-	// candidates' control words and policy words. The loads do not depend
-	// on one another, so their cache misses overlap instead of following
-	// one another. The key's sketch block, which only a new key needs, is
-	// prefetched instead: an update (most Sets of a Zipf workload) would
-	// otherwise wait for it at its lock.
+	// load before it), a word of each cache line a Set needs first: the
+	// candidates' headers, their policy words and their control words
+	// (cacheBucket), which are one line when the bucket starts in the
+	// first 16 bytes of a line and two otherwise, so the first policy
+	// word and the control word between them load both. The loads do not
+	// depend on one another, so their cache misses overlap instead of
+	// following one another. The key's sketch block, which only a new key
+	// needs, is prefetched instead: an update (most Sets of a Zipf
+	// workload) would otherwise wait for it at its lock.
 	sp.prefetch()
 	var touched uint64
 	for _, i := range cs {
-		touched ^= t.bucket(i).ctrl.Load() ^ t.meta[i].acc[0].Load()
+		cb := t.cbucket(i)
+		touched ^= cb.b.ctrl.Load() ^ uint64(cb.acc[0].Load())
 	}
 	keep(touched)
 	// An update locks only the bucket that holds the key: found without
@@ -310,7 +316,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// held, k cannot appear elsewhere). Half the locking of an insert, and
 	// a hot key's updates leave its other candidate alone.
 	for x, i := range cs {
-		b := t.bucket(i)
+		b := &t.cbucket(i).b
 		m := ctrl(b.ctrl.Load()).match(tag)
 		if m == 0 {
 			continue
@@ -331,7 +337,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 				}
 			}
 			s.cowTouchLocked(t, cs[x:x+1])
-			t.update(i, j, k, v, exp, s.ttl.Load(), s.ticks.now(hint), s.sk.gen.Load(), s.slack)
+			t.update(i, j, k, v, exp, s.ttl.Load(), s.tickNow(hint), s.sk.gen.Load(), s.slack)
 			t.unlockBucket(i)
 			st.updates.Add(1)
 			return v, false
@@ -355,7 +361,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	var lk locked
 	lockAll(&lk, t, cs)
 	s.cowTouchLocked(t, lk.idx[:lk.n])
-	now := s.ticks.now(hint)
+	now := s.tickNow(hint)
 	gen := s.sk.gen.Load()
 	// Loaded under the locks: if no entry ever had an expiry when they
 	// were taken, every expiry word of these buckets is 0 (a writer that
@@ -365,7 +371,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// Look again: k may have come in since. Then the Set, ticked as an
 	// insert, evicted nothing: counted as a fill for Stats.
 	for _, i := range cs {
-		if j := t.bucket(i).find(k, tag); j >= 0 {
+		if j := t.cbucket(i).b.find(k, tag); j >= 0 {
 			if ifAbsent {
 				// Counted as a fill as well, as above: the tick has
 				// counted an insert.
@@ -384,7 +390,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	var loads [hashfn.MaxChoices]uint32
 	for x, i := range cs {
 		// A short bucket counts its missing slot as full.
-		loads[x] = uint32(ctrl(t.bucket(i).ctrl.Load()).load() + t.size - slotsOf(t.capAt(i)))
+		loads[x] = uint32(ctrl(t.cbucket(i).b.ctrl.Load()).load() + t.size - slotsOf(t.capAt(i)))
 	}
 	var x int
 	switch t.d {
@@ -395,7 +401,8 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 		x = t.rule.Choose(loads[:t.d], hashfn.Extend(h, coinExtension))
 	}
 	i := cs[x]
-	b := t.bucket(i)
+	cb := t.cbucket(i)
+	b := &cb.b
 	cw := ctrl(b.ctrl.Load())
 	j := -1
 	var (
@@ -412,13 +419,14 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	} else {
 		var expired bool
 		i, j, expired = s.victim(t, cs, now, gen)
-		b = t.bucket(i)
+		cb = t.cbucket(i)
+		b = &cb.b
 		cw = ctrl(b.ctrl.Load())
 		// An eviction is counted by the tick above (counters.go).
 		if expired {
 			st.expiredVictims.Add(1)
 		} else {
-			acc := t.meta[i].acc[j].Load()
+			acc := cb.acc[j].Load()
 			victimHits = hitsOf(acc, gen)
 			if raise = victimHits >= 2 && acc&usedBit != 0; raise {
 				victimKey = b.slots[j].key
@@ -437,7 +445,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	if ttl {
 		storeRelaxedInt64(&m.exp[j], exp)
 	}
-	storeRelaxed(&m.acc[j], inserted(now, f, gen))
+	storeRelaxed32(&cb.acc[j], inserted(now, f, gen))
 	storeRelaxed(&b.ctrl, uint64(cw.withSlot(j, tag)))
 	unlockAll(&lk, t)
 	// Remember how popular the victim was, for when it returns (the
@@ -468,9 +476,9 @@ func (s *Store[K, V]) liveLocked(t *table[K, V], i uint64, j int, hint uint64) (
 			return zero, false
 		}
 	}
-	t.touch(i, j, m.acc[j].Load(), s.ticks.now(hint), s.sk.gen.Load(), s.slack)
+	t.touch(i, j, t.cbucket(i).acc[j].Load(), s.tickNow(hint), s.sk.gen.Load(), s.slack)
 	s.tot.hit(hint)
-	return t.bucket(i).slots[j].val, true
+	return t.cbucket(i).b.slots[j].val, true
 }
 
 // update replaces the value in slot j of bucket i, which holds k; the
@@ -478,7 +486,8 @@ func (s *Store[K, V]) liveLocked(t *table[K, V], i uint64, j int, hint uint64) (
 // flag, loaded after taking the bucket: while it is false, every expiry
 // word of the bucket is 0 and stays so.
 func (t *table[K, V]) update(i uint64, j int, k K, v V, exp int64, ttl bool, now uint64, gen uint32, slack uint32) {
-	b := t.bucket(i)
+	cb := t.cbucket(i)
+	b := &cb.b
 	if t.lay.words > 0 {
 		e := slot[K, V]{key: k, val: v}
 		writeSlotLocked(&b.slots[j], &e, t.lay.val, t.lay)
@@ -491,8 +500,8 @@ func (t *table[K, V]) update(i uint64, j int, k K, v V, exp int64, ttl bool, now
 	}
 	// touch, written out: a hot key's update leaves a fresh policy word
 	// alone without a call.
-	if old := m.acc[j].Load(); !fresh(old, now, gen, slack) {
-		touchStale(&m.acc[j], old, now, gen)
+	if old := cb.acc[j].Load(); !fresh(old, now, gen, slack) {
+		touchStale(&cb.acc[j], old, now, gen)
 	}
 }
 
@@ -511,7 +520,7 @@ func (s *Store[K, V]) deleteCache(k K, h uint64, tag uint8) bool {
 	defer unlockAll(&lk, t)
 	s.cowTouchLocked(t, lk.idx[:lk.n])
 	for _, i := range cs {
-		if j := t.bucket(i).find(k, tag); j >= 0 {
+		if j := t.cbucket(i).b.find(k, tag); j >= 0 {
 			// An expired entry goes too, but was not there to delete.
 			st := s.tot.stripe(stripeHint())
 			if x := t.meta[i].exp[j].Load(); x != 0 && x <= s.nowNanos() {
@@ -529,7 +538,8 @@ func (s *Store[K, V]) deleteCache(k K, h uint64, tag uint8) bool {
 
 // clearSlot empties slot j of bucket i; the caller holds the bucket.
 func (t *table[K, V]) clearSlot(i uint64, j int) {
-	b := t.bucket(i)
+	cb := t.cbucket(i)
+	b := &cb.b
 	b.ctrl.Store(uint64(ctrl(b.ctrl.Load()).withSlot(j, emptyUsed)))
 	var zero slot[K, V]
 	if t.lay.words > 0 {
@@ -537,7 +547,7 @@ func (t *table[K, V]) clearSlot(i uint64, j int) {
 	} else {
 		b.slots[j] = zero
 	}
-	t.meta[i].acc[j].Store(0)
+	cb.acc[j].Store(0)
 	t.meta[i].exp[j].Store(0)
 	t.live.Add(-1)
 }
@@ -551,14 +561,14 @@ func (t *table[K, V]) clearSlot(i uint64, j int) {
 // check, or under a lock), for if touch loaded it afresh it could find
 // an emptied slot's 0, or the word of a key that replaced the entry, and
 // stamp the hit there.
-func (t *table[K, V]) touch(i uint64, j int, old, now uint64, gen uint32, slack uint32) {
+func (t *table[K, V]) touch(i uint64, j int, old uint32, now uint64, gen uint32, slack uint32) {
 	if !fresh(old, now, gen, slack) {
-		touchStale(&t.meta[i].acc[j], old, now, gen)
+		touchStale(&t.cbucket(i).acc[j], old, now, gen)
 	}
 }
 
 // touchStale is touch's write, for a policy word m that fresh found stale.
-func touchStale(m *atomic.Uint64, old, now uint64, gen uint32) {
+func touchStale(m *atomic.Uint32, old uint32, now uint64, gen uint32) {
 	if nw := accessed(old, now, gen); nw != old {
 		m.CompareAndSwap(old, nw)
 	}

@@ -628,8 +628,8 @@ func TestTouchAfterRemovalWritesNothing(t *testing.T) {
 		tb.clearSlot(i, j)
 		b.sync.unlock()
 		// The hit lands after the removal, with the word it read before.
-		tb.touch(i, j, acc, acc+1000, s.sk.gen.Load(), 0)
-		if w := tb.meta[i].acc[j].Load(); w != 0 {
+		tb.touch(i, j, acc, uint64(acc)+1000, s.sk.gen.Load(), 0)
+		if w := tb.cbucket(i).acc[j].Load(); w != 0 {
 			t.Fatalf("the emptied slot's policy word is %#x, want 0", w)
 		}
 		return
@@ -734,12 +734,12 @@ func TestCacheGetWrites(t *testing.T) {
 	s.Set(1, 1)
 	s.SetWithTTL(2, 2, time.Second)
 	tb := s.tabs.Load().cur
-	word := func(k int) uint64 {
+	word := func(k int) uint32 {
 		h := s.hash(k)
 		var c [hashfn.MaxChoices]uint64
 		for _, i := range tb.cands(h, &c) {
 			if j, _, _, _, ok := tb.lookup(i, k, tagOf(h), true); ok {
-				return tb.meta[i].acc[j].Load()
+				return tb.cbucket(i).acc[j].Load()
 			}
 		}
 		return 0

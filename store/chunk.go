@@ -15,9 +15,25 @@ const (
 	chunkSize = 1 << chunkBits
 )
 
-// bucket returns bucket i.
+// bucket returns bucket i, of either kind of table.
 func (t *table[K, V]) bucket(i uint64) *bucketOf[K, V] {
+	if t.cchunks != nil {
+		return &t.cbucket(i).b
+	}
+	return t.mbucket(i)
+}
+
+// mbucket returns bucket i of an unbounded store's table, for its hot
+// paths, without bucket's test of the kind of table. On a cache's table
+// it panics (its chunks are nil), so a call from a path that caches take
+// fails every cache test that takes it.
+func (t *table[K, V]) mbucket(i uint64) *bucketOf[K, V] {
 	return &t.chunks[i>>chunkBits][i&(chunkSize-1)]
+}
+
+// cbucket returns bucket i of a cache's table with its policy words.
+func (t *table[K, V]) cbucket(i uint64) *cacheBucket[K, V] {
+	return &t.cchunks[i>>chunkBits][i&(chunkSize-1)]
 }
 
 // allocNext allocates the next chunk, if any is missing.

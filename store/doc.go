@@ -36,7 +36,10 @@
 // slots, so a string→int64 bucket is 208 bytes and the header shares a
 // cache line with the first slots. Buckets are allocated in chunks of 1024
 // (chunk.go), so that the next table can be allocated a chunk at a time
-// before a growth needs it.
+// before a growth needs it. A bounded store's buckets carry the slots'
+// 32-bit policy words (evict.go) in front of the control word, 48 bytes
+// of header, so that a Set finds a candidate's policy words on the lines
+// of its control word (cacheBucket).
 //
 // # Invariant
 //

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
@@ -188,4 +189,72 @@ func TestCacheEvictsOnlyWhenCandidatesFull(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The policy word's fields, its halving by generation, and the wraps that
+// evict.go documents: ages mod 2^20 units, generations mod 64.
+func TestPolicyWord(t *testing.T) {
+	w := packAcc(5, 3, 2)
+	if w&liveBit == 0 || w&usedBit != 0 {
+		t.Fatalf("packAcc(5, 3, 2) = %#x: want the live bit and not the used bit", w)
+	}
+	for _, c := range []struct {
+		now  uint64
+		want uint32
+	}{{5, 0}, {9, 4}, {tickMask + 5, tickMask}, {tickMask + 6, 0}, {1 << 40, (1<<40 - 5) & tickMask}} {
+		if got := ageOf(w, c.now); got != c.want {
+			t.Errorf("ageOf(tick 5, now %d) = %d, want %d", c.now, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		gen  uint32
+		want uint8
+	}{{2, 3}, {3, 1}, {4, 0}, {9, 0}, {10, 0}, {66, 3}, {67, 1}} {
+		if got := hitsOf(w, c.gen); got != c.want {
+			t.Errorf("hitsOf(3 hits in gen 2, gen %d) = %d, want %d", c.gen, got, c.want)
+		}
+	}
+	if got := hitsOf(packAcc(0, 15, 63), 64); got != 7 {
+		t.Errorf("15 hits in gen 63, read in gen 64: %d, want 7 (one halving across the wrap)", got)
+	}
+	a := accessed(w, 7, 3)
+	if hitsOf(a, 3) != 2 || ageOf(a, 7) != 0 || a&usedBit == 0 || a&liveBit == 0 {
+		t.Errorf("accessed(3 hits in gen 2, now 7, gen 3) = %#x: want 1+1 hits, age 0, used and live", a)
+	}
+	top := accessed(packAcc(5, hitsCap, 2), 5, 2)
+	if hitsOf(top, 2) != hitsCap {
+		t.Errorf("accessed at the cap: %d hits, want %d", hitsOf(top, 2), hitsCap)
+	}
+	if !fresh(top, 5+3, 2, 4) || fresh(top, 5+4, 2, 4) || fresh(top, 5, 3, 4) || fresh(w, 5, 2, 4) {
+		t.Errorf("fresh: want true only under the slack, in the word's generation, at the cap")
+	}
+	if w := inserted(1<<21+9, 20, 2); hitsOf(w, 2) != hitsCap || ageOf(w, 1<<21+9) != 0 || w&usedBit != 0 {
+		t.Errorf("inserted(now, 20 hits, gen 2) = %#x: want the hits capped, age 0, not used", w)
+	}
+	for _, c := range []struct {
+		max  int
+		unit uint8
+	}{{1, 0}, {511, 0}, {1023, 0}, {1024, 1}, {2000, 1}, {100_000, 7}, {1 << 20, 11}} {
+		slack := recencySlack(c.max)
+		if got := tickUnit(c.max); got != c.unit || slack >= 2 && 2<<got > slack {
+			t.Errorf("tickUnit(%d) = %d, want %d (slack %d)", c.max, got, c.unit, recencySlack(c.max))
+		}
+	}
+}
+
+// A cache bucket's header (policy words, control word, sync word) is the
+// 48 bytes bucket.go describes: on one cache line whenever the bucket
+// starts at byte 0 or 16 of a line. An unbounded store's bucket has a
+// 16-byte header.
+func TestBucketHeader(t *testing.T) {
+	var cb cacheBucket[string, int64]
+	if off := unsafe.Offsetof(cb.b) + unsafe.Offsetof(cb.b.slots); off != 48 {
+		t.Fatalf("the slots start at byte %d of a cache bucket, want 48", off)
+	}
+	if off := unsafe.Offsetof(cb.b.ctrl); off != 0 || unsafe.Offsetof(cb.b) != 32 {
+		t.Fatalf("the control word is at byte %d of the bucket, %d of the cache bucket; want 0 and 32", off, unsafe.Offsetof(cb.b))
+	}
+	if off := unsafe.Offsetof(cb.b.slots); off != 16 {
+		t.Fatalf("the slots start at byte %d of a bucket, want 16", off)
+	}
 }

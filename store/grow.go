@@ -332,7 +332,7 @@ func (s *Store[K, V]) migrateFor(st *tables[K, V], k K, h uint64) *tables[K, V] 
 	tag := tagOf(h)
 	cs := st.old.candidates(h, &c)
 	for _, i := range cs {
-		if m := ctrl(st.old.bucket(i).ctrl.Load()).match(tag); m != 0 {
+		if m := ctrl(st.old.mbucket(i).ctrl.Load()).match(tag); m != 0 {
 			mv.take(s, st, i, m)
 		}
 	}
@@ -340,7 +340,7 @@ func (s *Store[K, V]) migrateFor(st *tables[K, V], k K, h uint64) *tables[K, V] 
 	// The stash is moved first, usually within the first write; while it
 	// lasts, the old table's hints, never lowered during the move (grow),
 	// tell whether k may be in it.
-	if s.snext < len(s.moving) && st.old.bucket(cs[0]).sync.hint() != 0 {
+	if s.snext < len(s.moving) && st.old.mbucket(cs[0]).sync.hint() != 0 {
 		s.moveStashed(st, k)
 	}
 	return s.advance(st, s.step)
@@ -384,7 +384,7 @@ func (s *Store[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 	}
 	pass, i := s.next/n, uint64(s.next%n) // s.next = pass·n + i (moveOrder)
 	for ; k > 0 && s.next < visits; k-- {
-		b := st.old.bucket(i)
+		b := st.old.mbucket(i)
 		if m := passMask(ctrl(b.ctrl.Load()), pass); m != 0 {
 			mv.take(s, st, i, m)
 		}
@@ -450,7 +450,7 @@ func (mv *mover[K, V]) take(s *Store[K, V], st *tables[K, V], i, mask uint64) {
 	if mv.n+bits.OnesCount64(mask) > moveBatch || mv.nb == moveBatch {
 		mv.flush(s, st)
 	}
-	b := st.old.bucket(i)
+	b := st.old.mbucket(i)
 	for m := mask; m != 0; m &= m - 1 {
 		mv.es[mv.n] = b.slots[slotOf(m)]
 		// Start loading the key's bytes, which flush hashes: their cache
@@ -490,7 +490,7 @@ func (mv *mover[K, V]) flush(s *Store[K, V], st *tables[K, V]) {
 	// also sees the new table's control word that insertBatch stored
 	// before, and finds the key there.
 	for x := range mv.nb {
-		b := st.old.bucket(mv.olds[x])
+		b := st.old.mbucket(mv.olds[x])
 		bytes := mv.masks[x] >> 7 * 0xff
 		storeRelease(&b.ctrl, b.ctrl.Load()&^bytes)
 	}

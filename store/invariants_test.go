@@ -132,7 +132,7 @@ func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int
 				}
 				if t.meta != nil {
 					m := &t.meta[i]
-					if m.acc[j].Load() != 0 || m.exp[j].Load() != 0 {
+					if t.cbucket(i).acc[j].Load() != 0 || m.exp[j].Load() != 0 {
 						return 0, fmt.Errorf("cache bucket %d slot %d: empty but its metadata is not zeroed", i, j)
 					}
 				}
@@ -153,8 +153,8 @@ func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int
 			}
 			// Every entry's policy word carries the live bit, so that no
 			// entry's word is an emptied slot's 0 (table.touch).
-			if t.meta != nil && t.meta[i].acc[j].Load()&liveBit == 0 {
-				return 0, fmt.Errorf("cache bucket %d slot %d: policy word %#x without the live bit", i, j, t.meta[i].acc[j].Load())
+			if t.meta != nil && t.cbucket(i).acc[j].Load()&liveBit == 0 {
+				return 0, fmt.Errorf("cache bucket %d slot %d: policy word %#x without the live bit", i, j, t.cbucket(i).acc[j].Load())
 			}
 			if tagOf(h) != cb {
 				return 0, fmt.Errorf("%s bucket %d slot %d: key %v has tag %#x, control byte %#x", name, i, j, sl.key, tagOf(h), cb)

@@ -25,9 +25,10 @@ type Options struct {
 	// practice, bounds below Choices or just above it.
 	//
 	// New allocates a cache's whole table at once, so MaxEntries is
-	// memory taken up front, used or not: about 26 bytes an entry plus
-	// the size of K and V (42 bytes for uint64 → uint64, measured). It is
-	// at most MaxCacheEntries.
+	// memory taken up front, used or not: about 22 bytes an entry plus
+	// the size of K and V (the header and policy words of its bucket, 6;
+	// its expiry, 8; its share of the frequency sketch, 8). It is at most
+	// MaxCacheEntries.
 	MaxEntries int
 
 	// SizeHint is how many entries an unbounded store is to hold before
@@ -119,13 +120,12 @@ const (
 
 // MaxCacheEntries is the largest Options.MaxEntries, 2^28 (268,435,456):
 // New rejects a larger bound with ErrOptions before allocating anything
-// (a cache of uint64 → uint64 at this bound takes 10.5 GiB). The limit
-// comes from the eviction policy (evict.go): an entry's last access is
-// kept as a 32-bit tick, a count of inserts, so ages are told apart only
-// below 2^32 inserts. The oldest entries a cache evicts are about 7
-// capacities old (measured on uniform and Zipf workloads), and each of
-// up to 15 hits buys half a capacity more, so ages reach about 15
-// capacities: under 2^32 up to 2^28 entries, not at 2^29.
+// (a cache of uint64 → uint64 at this bound takes 9.5 GiB). The limit
+// came from the eviction policy's ticks, once 32-bit counts of inserts;
+// policy words now count in units of at least a 1,024th of the capacity,
+// in 20 bits (evict.go), so ages are told apart up to over 1,000
+// capacities at any bound, and the limit stays as a bound on what one
+// call to New allocates.
 const MaxCacheEntries = 1 << 28
 
 // MaxSizeHint is the largest Options.SizeHint, 2^28: like a cache's

@@ -26,7 +26,7 @@ const havePrefetch = true
 // chunk.
 func prefetchBuckets[K comparable, V any](t *table[K, V], lo, hi uint64) {
 	if lo < hi {
-		b := t.bucket(lo)
+		b := t.mbucket(lo)
 		prefetchRange(unsafe.Pointer(b), uintptr(hi-lo)*unsafe.Sizeof(*b))
 	}
 }

@@ -51,6 +51,9 @@ import (
 // storeRelaxed stores v into *p; see above for when that is allowed.
 func storeRelaxed(p *atomic.Uint64, v uint64) { *(*uint64)(unsafe.Pointer(p)) = v }
 
+// storeRelaxed32 is storeRelaxed for a uint32.
+func storeRelaxed32(p *atomic.Uint32, v uint32) { *(*uint32)(unsafe.Pointer(p)) = v }
+
 // storeRelaxedInt64 is storeRelaxed for an int64.
 func storeRelaxedInt64(p *atomic.Int64, v int64) { *(*int64)(unsafe.Pointer(p)) = v }
 

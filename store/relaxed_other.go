@@ -10,6 +10,8 @@ import "sync/atomic"
 
 func storeRelaxed(p *atomic.Uint64, v uint64) { p.Store(v) }
 
+func storeRelaxed32(p *atomic.Uint32, v uint32) { p.Store(v) }
+
 func storeRelaxedInt64(p *atomic.Int64, v int64) { p.Store(v) }
 
 func writeSlotLocked[K comparable, V any](dst, src *slot[K, V], from int, l wordLayout) {

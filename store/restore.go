@@ -202,7 +202,7 @@ func (rs *restorer[K, V]) place(k K, v V, expiry, bi int64, h uint64) error {
 		if expiry != 0 && !s.ttl.Load() {
 			s.ttl.Store(true) // Gets read expiries only once some entry has one
 		}
-		m.acc[j].Store(inserted(s.ticks.now(0), 0, s.sk.gen.Load()))
+		t.cbucket(uint64(bi)).acc[j].Store(inserted(s.tickNow(0), 0, s.sk.gen.Load()))
 		t.live.Add(1)
 	}
 	return nil

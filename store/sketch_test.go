@@ -53,20 +53,3 @@ func TestSketch(t *testing.T) {
 		t.Fatalf("advance without a boundary moved the generation")
 	}
 }
-
-// Policy words: hits age by halving with the sketch's generations, and
-// fresh spares a write only when nothing would change much.
-func TestPolicyWord(t *testing.T) {
-	acc := inserted(100, 3, 5)
-	if hitsOf(acc, 5) != 3 || hitsOf(acc, 6) != 1 || hitsOf(acc, 13) != 0 {
-		t.Fatalf("hitsOf: %d %d %d", hitsOf(acc, 5), hitsOf(acc, 6), hitsOf(acc, 13))
-	}
-	a2 := accessed(acc, 200, 6)
-	if hitsOf(a2, 6) != 2 || uint32(a2) != 200 {
-		t.Fatalf("accessed: hits %d tick %d", hitsOf(a2, 6), uint32(a2))
-	}
-	hot := inserted(1000, hitsCap, 0)
-	if !fresh(hot, 1003, 0, 4) || fresh(hot, 1004, 0, 4) || fresh(acc, 101, 5, 4) || fresh(hot, 1001, 1, 4) {
-		t.Fatalf("fresh")
-	}
-}

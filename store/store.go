@@ -36,8 +36,9 @@ type Store[K comparable, V any] struct {
 	cache  bool
 	sk     sketch
 	ticks  *ticks
-	weight int64       // eviction weight of one hit (evict.go)
-	slack  uint32      // recency slack of a hit (evict.go)
+	weight int64       // eviction weight of one hit, in tick units (evict.go)
+	slack  uint32      // recency slack of a hit, in tick units (evict.go)
+	tq     uint8       // the policy words' tick unit is 2^tq ticks (evict.go)
 	clock  Clock       // for TTLs
 	ttl    atomic.Bool // some entry has or had an expiry
 
@@ -100,8 +101,9 @@ func New[K comparable, V any](o Options) (*Store[K, V], error) {
 		s.cache = true
 		s.sk.init(o.MaxEntries)
 		s.ticks = new(ticks)
-		s.weight = evictWeight(o.MaxEntries)
-		s.slack = recencySlack(o.MaxEntries)
+		s.tq = tickUnit(o.MaxEntries)
+		s.weight = max(evictWeight(o.MaxEntries)>>s.tq, 1)
+		s.slack = max(recencySlack(o.MaxEntries)>>s.tq, 1)
 		s.clock = o.Clock
 		if s.clock == nil {
 			s.clock = systemClock{}

@@ -14,8 +14,9 @@ type table[K comparable, V any] struct {
 	// that a growth can allocate the next table a chunk at a time instead
 	// of in one call that stalls its caller (chunk.go).
 	chunks  [][]bucketOf[K, V]
-	n       uint64 // buckets
-	ready   int    // chunks allocated
+	cchunks [][]cacheBucket[K, V] // a cache's buckets instead of chunks
+	n       uint64                // buckets
+	ready   int                   // chunks allocated
 	gen     hashfn.Generator
 	rule    bucket.Placement
 	d       int
@@ -47,10 +48,10 @@ type table[K comparable, V any] struct {
 	stash   stash[K, V]
 	entries int64 // keys in the buckets and the stash; guarded by the store's mutex
 
-	// Cache mode only (cache.go): the slots' policy words and expiries,
-	// bucket by bucket; the buckets below short have one slot fewer than
-	// size; live counts the entries (the bucket locks guard the writes, so
-	// there is no store-wide count to contend for).
+	// Cache mode only (cache.go): the slots' expiries, bucket by bucket
+	// (their policy words are in cchunks); the buckets below short have
+	// one slot fewer than size; live counts the entries (the bucket locks
+	// guard the writes, so there is no store-wide count to contend for).
 	meta  []bucketMeta
 	short uint64
 	live  atomic.Int64
@@ -154,11 +155,11 @@ func (t *table[K, V]) get(k K, h uint64, tag uint8) (v V, ok bool) {
 func (t *table[K, V]) getD(k K, h uint64, tag uint8) (v V, ok bool) {
 	var c [hashfn.MaxChoices]uint64
 	for _, i := range t.candidates(h, &c) {
-		if v, ok = t.bucket(i).get(k, tag, t.lay); ok {
+		if v, ok = t.mbucket(i).get(k, tag, t.lay); ok {
 			return v, true
 		}
 	}
-	if t.stash.len() > 0 && t.bucket(c[0]).sync.hint() != 0 {
+	if t.stash.len() > 0 && t.mbucket(c[0]).sync.hint() != 0 {
 		return t.stash.get(k)
 	}
 	return v, false
@@ -200,7 +201,7 @@ func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool) {
 	} else {
 		c0, c1 = t.cand2Double(h)
 	}
-	b0, b1 := t.bucket(c0), t.bucket(c1)
+	b0, b1 := t.mbucket(c0), t.mbucket(c1)
 	if t.prefetch {
 		prefetchBucket(b0)
 		prefetchBucket(b1)
@@ -274,7 +275,7 @@ func (t *table[K, V]) get2Rest(k K, tag uint8, b0, b1 *bucketOf[K, V], s0, s1, m
 func (t *table[K, V]) set(k K, v V, h uint64, tag uint8) bool {
 	var c [hashfn.MaxChoices]uint64
 	for _, i := range t.candidates(h, &c) {
-		b := t.bucket(i)
+		b := t.mbucket(i)
 		if j := b.find(k, tag); j >= 0 {
 			b.update(j, v, t.lay)
 			return true
@@ -292,7 +293,7 @@ func (t *table[K, V]) set(k K, v V, h uint64, tag uint8) bool {
 func (t *table[K, V]) getLocked(k K, h uint64, tag uint8) (V, bool) {
 	var c [hashfn.MaxChoices]uint64
 	for _, i := range t.candidates(h, &c) {
-		b := t.bucket(i)
+		b := t.mbucket(i)
 		if j := b.find(k, tag); j >= 0 {
 			return b.slots[j].val, true
 		}
@@ -313,12 +314,12 @@ func (t *table[K, V]) insert(k K, v V, h uint64, tag uint8) {
 
 // place is insert given the key's candidates cs.
 func (t *table[K, V]) place(cs []uint64, k K, v V, h uint64, tag uint8) {
-	b := t.bucket(cs[t.choose(cs, h)])
+	b := t.mbucket(cs[t.choose(cs, h)])
 	if e := ctrl(b.ctrl.Load()).empty(t.capMask); e != 0 {
 		b.put(slotOf(e), k, v, tag, t.lay)
 	} else {
 		t.stash.put(k, v)
-		t.bucket(cs[0]).sync.addHint(+1)
+		t.mbucket(cs[0]).sync.addHint(+1)
 	}
 	t.entries++
 }
@@ -387,9 +388,9 @@ func (t *table[K, V]) insertBatch(es []slot[K, V], hs []uint64) {
 	for x := range es {
 		for _, i := range cands[x][:t.d] {
 			if havePrefetch {
-				prefetchBucket(t.bucket(i))
+				prefetchBucket(t.mbucket(i))
 			} else {
-				touch |= t.bucket(i).ctrl.Load()
+				touch |= t.mbucket(i).ctrl.Load()
 			}
 		}
 	}
@@ -409,7 +410,7 @@ func (t *table[K, V]) delete(k K, h uint64, tag uint8) bool {
 	var c [hashfn.MaxChoices]uint64
 	cs := t.candidates(h, &c)
 	for _, i := range cs {
-		b := t.bucket(i)
+		b := t.mbucket(i)
 		if j := b.find(k, tag); j >= 0 {
 			b.remove(j, t.lay)
 			t.entries--
@@ -418,7 +419,7 @@ func (t *table[K, V]) delete(k K, h uint64, tag uint8) bool {
 	}
 	if t.stash.len() > 0 && t.stash.has(k) {
 		t.stash.remove(k)
-		t.bucket(cs[0]).sync.addHint(-1)
+		t.mbucket(cs[0]).sync.addHint(-1)
 		t.entries--
 		return true
 	}
@@ -434,7 +435,7 @@ func (t *table[K, V]) delete(k K, h uint64, tag uint8) bool {
 func (t *table[K, V]) prefetchCandidates(h uint64) {
 	var c [hashfn.MaxChoices]uint64
 	for _, i := range t.candidates(h, &c) {
-		prefetchBucket(t.bucket(i))
+		prefetchBucket(t.mbucket(i))
 	}
 }
 
