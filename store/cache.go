@@ -123,9 +123,9 @@ func (t *table[K, V]) cands(h uint64, c *[hashfn.MaxChoices]uint64) []uint64 {
 // slot), else under the read lock. It reads the expiry only if ttl says
 // some entry may have one.
 func (t *table[K, V]) lookup(i uint64, k K, tag uint8, ttl bool) (j int, v V, exp int64, acc uint32, ok bool) {
-	b := &t.cbucket(i).b
+	cb := t.cbucket(i)
+	b, ma := &cb.b, &cb.acc
 	me := &t.meta[i].exp
-	ma := &t.cbucket(i).acc
 	l := t.lay
 	if l.words == 0 {
 		if ctrl(b.ctrl.Load()).match(tag) == 0 {
