@@ -601,9 +601,8 @@ func (s *Store[K, V]) SetWithTTL(k K, v V, ttl time.Duration) {
 // (optimistically or under the read lock). Iteration and snapshots read
 // the table this way.
 func (t *table[K, V]) entriesOf(i uint64, dst *[slotsPerBucket]slot[K, V], exps *[slotsPerBucket]int64) int {
-	b := t.bucket(i)
 	if t.meta == nil {
-		return b.snapshot(dst, t.lay)
+		return t.mbucket(i).snapshot(dst, t.lay)
 	}
-	return b.snapshotExp(dst, &t.meta[i].exp, exps, t.lay)
+	return t.cbucket(i).b.snapshotExp(dst, &t.meta[i].exp, exps, t.lay)
 }

@@ -72,28 +72,31 @@ const usedBit = 1 << 30
 // (table.touch).
 const liveBit = 1 << 31
 
-// tickBits is the width of the policy word's tick; ages are taken mod
-// 2^tickBits units.
+// The policy word's fields (see the table above): the tick's width,
+// ages being taken mod 2^tickBits units, and where hits and the
+// generation start.
 const (
-	tickBits = 20
-	tickMask = 1<<tickBits - 1
-	genMask  = 63
+	tickBits  = 20
+	tickMask  = 1<<tickBits - 1
+	hitsShift = tickBits
+	genShift  = hitsShift + 4
+	genMask   = 63
 )
 
 // packAcc builds a policy word from a tick in units (now), a hit count and
 // a sketch generation.
 func packAcc(now uint64, hits uint8, gen uint32) uint32 {
-	return uint32(now)&tickMask | uint32(hits)<<20 | (gen&genMask)<<24 | liveBit
+	return uint32(now)&tickMask | uint32(hits)<<hitsShift | (gen&genMask)<<genShift | liveBit
 }
 
 // hitsOf returns the slot's hit count in generation gen: halved once for
 // every generation since it was counted.
 func hitsOf(acc uint32, gen uint32) uint8 {
-	d := (gen - acc>>24) & genMask
+	d := (gen - acc>>genShift) & genMask
 	if d >= 8 {
 		return 0
 	}
-	return uint8(acc>>20&15) >> d
+	return uint8(acc>>hitsShift&counterMax) >> d
 }
 
 // ageOf returns how many tick units passed between the slot's last access
@@ -109,7 +112,7 @@ func accessed(acc uint32, now uint64, gen uint32) uint32 {
 // word acc too little to be worth a write: the hit count is at its cap (or
 // would not change) and the last access is under slack units old.
 func fresh(acc uint32, now uint64, gen uint32, slack uint32) bool {
-	return ageOf(acc, now) < slack && hitsOf(acc, gen) == hitsCap && (acc>>24)&genMask == gen&genMask
+	return ageOf(acc, now) < slack && hitsOf(acc, gen) == hitsCap && (acc>>genShift)&genMask == gen&genMask
 }
 
 // inserted returns the policy word of a key inserted at tick unit now
