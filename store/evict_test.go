@@ -258,3 +258,35 @@ func TestBucketHeader(t *testing.T) {
 		t.Fatalf("the slots start at byte %d of a bucket, want 16", off)
 	}
 }
+
+// TestCachePrefetch: a cache whose buckets pass a core's L2 prefetches
+// its candidates' lines on a Set (bigCacheTable); a small one does not,
+// and neither does a build without the prefetch's assembly.
+func TestCachePrefetch(t *testing.T) {
+	for _, c := range []struct {
+		max  int
+		want bool
+	}{
+		{1 << 20 / 10, havePrefetch}, // 13,108 buckets of 240 bytes: 3 MiB
+		{1 << 20 / 100, false},       // 0.3 MiB
+		{1 << 10, false},
+	} {
+		s, err := New[string, int64](Options{Seed: 1, MaxEntries: c.max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb := s.tabs.Load().cur
+		bytes := tb.n * uint64(unsafe.Sizeof(cacheBucket[string, int64]{}))
+		if tb.prefetch != c.want {
+			t.Errorf("MaxEntries %d (%d bytes of buckets): prefetch %v, want %v", c.max, bytes, tb.prefetch, c.want)
+		}
+	}
+	// An unbounded store keeps get2's own threshold (bigTable).
+	s, err := New[string, int64](Options{Seed: 1, SizeHint: 1 << 20 / 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb := s.tabs.Load().cur; tb.prefetch != bigTable[string, int64](tb.n) {
+		t.Errorf("unbounded store of %d buckets: prefetch %v, want bigTable's %v", tb.n, tb.prefetch, !tb.prefetch)
+	}
+}

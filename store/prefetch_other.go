@@ -15,6 +15,10 @@ func (p spots) prefetch() {}
 
 func prefetchBucket[K comparable, V any](b *bucketOf[K, V]) {}
 
+func prefetchCacheBucket[K comparable, V any](b *cacheBucket[K, V]) {}
+
+func bigCacheTable[K comparable, V any](n uint64) bool { return false }
+
 func bigTable[K comparable, V any](n uint64) bool { return false }
 
 func prefetchSlot[K comparable, V any](e *slot[K, V]) {}

@@ -42,7 +42,8 @@ type table[K comparable, V any] struct {
 	lay wordLayout // the slots' word layout: how they are read (layout.go)
 
 	// prefetch: a Get prefetches every line of both candidates, as the
-	// buckets are too many to be in cache (bigTable).
+	// buckets are too many to be in cache (bigTable); in a cache's table,
+	// a Get and a Set do (bigCacheTable).
 	prefetch bool
 
 	stash   stash[K, V]
