@@ -185,8 +185,8 @@ func (s *Store[K, V]) getCache(t *table[K, V], k K, h uint64, tag uint8, hint ui
 	// present all along keeps its slot and its tag. In a table past a
 	// core's L2, prefetch every line of the candidates first, as setCache
 	// does, so that a hit's slot is not a second miss after its header's
-	// (BenchmarkCacheGetRatio at 1/10, 8 alternations: x-otter 0.783 ->
-	// 0.664 on 2 goroutines, 0.756 -> 0.649 on 1; p < 0.001).
+	// (BenchmarkCacheGetRatio at 1/10, 10 alternations: x-otter 0.756 ->
+	// 0.681 on 2 goroutines, 0.745 -> 0.650 on 1; p < 0.001).
 	if t.prefetch {
 		for _, i := range cs {
 			prefetchCacheBucket(t.cbucket(i))
@@ -316,8 +316,8 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// a core's L2 (bigCacheTable) every line of both candidates is
 	// prefetched too, so that the slot an update finds or an insert fills
 	// comes with the header instead of a miss after it. All eight cache
-	// benchmark cases, 8 alternations: the 1/10 Set's x-otter 0.522 ->
-	// 0.477 on 2 goroutines (p = 0.007), 0.560 -> 0.508 on 1.
+	// benchmark cases, 10 alternations: the 1/10 Set's x-otter 0.507 ->
+	// 0.469 on 2 goroutines (p = 0.009), 0.562 -> 0.503 on 1.
 	sp.prefetch()
 	var touched uint64
 	for _, i := range cs {

@@ -260,8 +260,8 @@ func TestBucketHeader(t *testing.T) {
 }
 
 // TestCachePrefetch: a cache whose buckets pass a core's L2 prefetches
-// its candidates' lines on a Set (bigCacheTable); a small one does not,
-// and neither does a build without the prefetch's assembly.
+// its candidates' lines on a Get and a Set (bigCacheTable); a small one
+// does not, and neither does a build without the prefetch's assembly.
 func TestCachePrefetch(t *testing.T) {
 	for _, c := range []struct {
 		max  int

@@ -81,9 +81,10 @@ func prefetchSlot[K comparable, V any](e *slot[K, V]) {
 // headers (cache.go): a table this size is past a core's L2 (1 MiB on the
 // Zen 4 that measured it, 512 KiB on Zen 3), so the slot that a hit or an
 // update finds or an insert fills is usually a miss, and it used to
-// follow the header's miss instead of overlapping it. A cache of 100,000 string→int64
-// entries has 3 MiB of buckets; one of 10,000 has 0.3 MiB, which stays
-// in L2 and gains nothing from the prefetch (store/PERFORMANCE.md).
+// follow the header's miss instead of overlapping it. A cache of 100,000
+// string→int64 entries has 3 MiB of buckets; one of 10,000 has 0.3 MiB,
+// which stays in L2 and gains nothing from the prefetch
+// (store/PERFORMANCE.md).
 const bigCacheTableBytes = 1 << 20
 
 // bigCacheTable reports whether a cache's table of n buckets is at least
