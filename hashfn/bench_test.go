@@ -30,15 +30,16 @@ func benchKeys(size int) [][]byte {
 }
 
 // BenchmarkHash compares, for each key length, raw xxhash.Sum64 (the peer),
-// seeded xxHash through this package, and tabulation (which folds with
-// xxHash first for byte keys). Each loop is written out, not passed as a
+// seeded xxHash through this package, tabulation (which folds with xxHash
+// first for byte keys) and SipHash (the flood-resistant family). Each loop is written out, not passed as a
 // closure, so an indirect call does not dilute the differences, and they
 // count to b.N rather than call b.Loop, which would keep the compiler from
 // inlining the thin wrappers (XXH.Bytes) as it does in real callers.
 func BenchmarkHash(b *testing.B) {
 	xx := NewXXH(0x5eed)
 	tb := NewTab(0x5eed)
-	for _, size := range []int{8, 16, 64} {
+	sip := NewSip(0x5eed)
+	for _, size := range []int{8, 16, 64, 256} {
 		keys := benchKeys(size)
 		strs := make([]string, len(keys))
 		for i, k := range keys {
@@ -77,6 +78,15 @@ func BenchmarkHash(b *testing.B) {
 			var h uint64
 			for i := 0; i < b.N; i++ {
 				h ^= tb.String(strs[i&1023])
+			}
+			sink = h
+		})
+		b.Run(fmt.Sprintf("Sip.String/%d", size), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			var h uint64
+			for i := 0; i < b.N; i++ {
+				h ^= sip.String(strs[i&1023])
 			}
 			sink = h
 		})

@@ -2,7 +2,7 @@ package hashfn
 
 import "fmt"
 
-// Func is one seeded function of a family. [XXH] and [*Tab] implement it.
+// Func is one seeded function of a family. [XXH], [*Tab] and [Sip] implement it.
 // Calling through the interface costs an indirect call; hot loops that know
 // their family use the concrete type.
 type Func interface {
@@ -20,6 +20,8 @@ func New(k Kind, seed uint64) (Func, error) {
 		return NewXXH(seed), nil
 	case Tabulation:
 		return NewTab(seed), nil
+	case SipHash:
+		return NewSip(seed), nil
 	}
 	return nil, fmt.Errorf("%w: %d", ErrUnknownKind, uint8(k))
 }

@@ -13,17 +13,20 @@ const (
 	XXHash Kind = iota
 	// Tabulation is simple tabulation over the 8 bytes of a 64-bit key.
 	Tabulation
+	// SipHash is SipHash-2-4 keyed from the seed: slower, but no one who
+	// does not know the seed can build keys that collide ([Sip]).
+	SipHash
 )
 
 // ErrUnknownKind is returned when a name or value is not a hash family.
 var ErrUnknownKind = errors.New("hashfn: unknown hash family")
 
-var kindNames = [...]string{XXHash: "xxhash", Tabulation: "tabulation"}
+var kindNames = [...]string{XXHash: "xxhash", Tabulation: "tabulation", SipHash: "siphash"}
 
 // Kinds lists every family, in order.
-func Kinds() []Kind { return []Kind{XXHash, Tabulation} }
+func Kinds() []Kind { return []Kind{XXHash, Tabulation, SipHash} }
 
-// String returns "xxhash" or "tabulation".
+// String returns "xxhash", "tabulation" or "siphash".
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
@@ -34,14 +37,14 @@ func (k Kind) String() string {
 // Valid reports whether k is one of the families.
 func (k Kind) Valid() bool { return int(k) < len(kindNames) }
 
-// ParseKind parses "xxhash" or "tabulation".
+// ParseKind parses "xxhash", "tabulation" or "siphash".
 func ParseKind(s string) (Kind, error) {
 	for k, name := range kindNames {
 		if s == name {
 			return Kind(k), nil
 		}
 	}
-	return 0, fmt.Errorf("%w: %q (want xxhash or tabulation)", ErrUnknownKind, s)
+	return 0, fmt.Errorf("%w: %q (want xxhash, tabulation or siphash)", ErrUnknownKind, s)
 }
 
 // MarshalText implements encoding.TextMarshaler.
