@@ -478,7 +478,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// evictions had two hits or more, 48K of them used), and the other
 	// half would have told the sketch what it already knew.
 	if raise {
-		s.sk.raise(s.hash(victimKey), min(victimHits+1, counterMax))
+		s.sk.raise(t.hash(victimKey), min(victimHits+1, counterMax))
 	}
 	return v, false
 }

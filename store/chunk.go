@@ -80,6 +80,10 @@ func (s *Store[K, V]) prepare(t *table[K, V]) {
 	if s.prep != nil && t.entries > s.prepTo {
 		s.prep = nil
 	}
+	if s.flood.pending != nil {
+		s.prepareRekey(t)
+		return
+	}
 	if s.prep == nil {
 		next := t.next
 		chunks := int64((next + chunkSize - 1) / chunkSize)
@@ -92,7 +96,7 @@ func (s *Store[K, V]) prepare(t *table[K, V]) {
 		if t.entries > t.maxEntries {
 			next = growTo(&s.opts, t.n, t.entries)
 		}
-		s.prep = newTable[K, V](&s.opts, next, s.lay, false)
+		s.prep = newTableFn[K, V](&s.opts, next, s.lay, false, t.hasher)
 		s.prepTo = growLimit(&s.opts, t.n, next)
 	}
 	s.prep.allocNext()

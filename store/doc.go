@@ -77,8 +77,8 @@
 // When the entries pass the rule's utilization threshold (0.80 for go-left
 // with d = 2 and buckets of 8, 0.75 for d-choice: the largest u at which
 // the fluid limit sends at most 1e-4 of the keys to the stash; grow.go has
-// the table for every rule, d and C), or the stash passes its bound, the
-// table doubles, as a Go map's does: a freshly grown table is then at
+// the table for every rule, d and C), the table doubles, as a Go map's
+// does: a freshly grown table is then at
 // least half full (a table that All or Save kept from growing grows in one
 // step to the size its entries need: see Caveats). Options.Growth sets
 // another factor, from 1.25 to 4: by 1.5 a grown table is two thirds full,
@@ -88,6 +88,25 @@
 // moved in 8 passes, by tag bits, so that keys arrive in the new table in
 // an order the theory describes (moving whole buckets at once left grown
 // tables measurably less balanced than the fluid limit; see grow.go).
+//
+// # Hash flooding
+//
+// Keys that collide (an attacker's, built against xxHash64's structure
+// without the seed or against a seed they learned, or structured keys a
+// family spreads poorly) cannot make the table grow: only the entries do.
+// A key whose candidates are full goes to the stash, a Go map, so it costs
+// O(1) per operation whatever the keys. A stash far past what the fluid
+// limit allows at the table's utilization is the signature of a flood, and
+// the store answers it by moving its keys, incrementally as a growth does,
+// to a table of the same size under a new hash function: the same family
+// under a new random seed first, then, if the keys still collide, SipHash
+// (hashfn.Sip), which no one can build collisions for without the seed.
+// Stats.Rekeys and the load report count these moves, and Options, Seed
+// and the load report give the function in use (flood.go). The seed is
+// what an attacker needs: print it only where the store's owner reads it
+// (snapshots keep it; the debug page and JSON reports hide it unless told
+// to show it). A cache needs none of this: its table never grows, and
+// colliding keys only evict one another.
 //
 // # Concurrency
 //

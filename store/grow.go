@@ -10,8 +10,9 @@ import (
 
 // Growth.
 //
-// A table grows when its entries pass maxUtilization × n × BucketSize or
-// its stash passes stashBound. The new table has about Options.Growth
+// A table grows when its entries pass maxUtilization × n × BucketSize
+// (a stash past stashBound is answered by a re-key instead: flood.go).
+// The new table has about Options.Growth
 // times as many buckets (rounded up to a size the rule accepts, see
 // sizeAtLeast; more when a pin left it far past its threshold, see
 // growTo), and the keys move to it incrementally: every write moves
@@ -108,12 +109,13 @@ var (
 	}
 )
 
-// thresholds returns the entry count and stash size past which a table of
-// n buckets grows. The stash bound, 16 + slots/4096, is a few times what
+// thresholds returns the entry count past which a table of n buckets
+// grows, and the stash size past which its keys are taken to collide
+// (flooded). The stash bound, 16 + slots/4096, is a few times what
 // overflowTarget predicts at the threshold: the stash only fills past it
 // when keys spread worse than the theory says (a poor hash family on
-// structured keys, say), and then the table grows early instead of
-// letting lookups slow down.
+// structured keys, or keys built to collide), and then the store re-keys
+// the table, where growing would not separate keys whose hashes collide.
 func thresholds(o *Options, n uint64) (maxEntries int64, stashBound int) {
 	slots := n * uint64(o.BucketSize)
 	u := maxUtilization(o.Placement, o.Choices, o.BucketSize)
@@ -207,9 +209,12 @@ func growLimit(o *Options, n, next uint64) int64 {
 	return growthDen * maxE / int64(growthOf(o))
 }
 
-// needsGrowth reports whether t has passed a threshold.
+// needsGrowth reports whether t's entries have passed its threshold. A
+// stash past its bound is not a reason to grow: keys that collide collide
+// in any table, and the store answers them by re-keying instead
+// (flood.go).
 func (t *table[K, V]) needsGrowth() bool {
-	return t.entries > t.maxEntries || t.stash.len() > t.stashBound
+	return t.entries > t.maxEntries
 }
 
 // grow starts moving the keys of the current table t into a bigger one.
@@ -221,13 +226,27 @@ func (s *Store[K, V]) grow(t *table[K, V]) {
 		return
 	}
 	nt := s.prep
-	if nt == nil || nt.n != next {
-		// Not prepared: a growth forced early by the stash.
-		nt = newTable[K, V](&s.opts, next, s.lay, false)
+	if nt == nil || nt.n != next || nt.fn != s.nextHasher(t).fn {
+		// Not prepared: the table passed its threshold within one
+		// insert of being short of the prepare window, which only a
+		// tiny table does, or a re-key changed what to prepare.
+		nt = newTableFn[K, V](&s.opts, next, s.lay, false, s.nextHasher(t))
 	}
+	s.startMove(t, nt)
+}
+
+// startMove makes nt the current table and starts moving t's keys into
+// it: a growth, a re-key (nt hashes differently, flood.go), or both. The
+// caller holds s.mu and no move is under way.
+func (s *Store[K, V]) startMove(t, nt *table[K, V]) {
+	n := t.n
 	nt.allocRest()
 	s.prep = nil
-	s.tabs.Store(&tables[K, V]{cur: nt, old: t})
+	rehash := nt.fn != t.fn
+	s.tabs.Store(&tables[K, V]{cur: nt, old: t, rehash: rehash})
+	if rehash {
+		s.rekeyStarted(t, nt)
+	}
 	s.next = 0
 	// The old stash moves with the buckets, a few keys per write: after
 	// All or Save kept the table from growing it may hold most of the
@@ -249,7 +268,7 @@ func (s *Store[K, V]) grow(t *table[K, V]) {
 	nans := 0
 	for x := range s.moving {
 		if e := &s.moving[x]; e.key != e.key {
-			h := s.hash(e.key)
+			h := nt.hash(e.key)
 			nt.insert(e.key, e.val, h, tagOf(h))
 			nans++
 		} else if nans > 0 {
@@ -270,7 +289,9 @@ func (s *Store[K, V]) grow(t *table[K, V]) {
 	visits := movePasses*int64(n) + int64(len(s.moving))
 	room := max(nt.maxEntries-t.entries-nt.entries, 1)
 	s.step = max(int((visits+room-1)/room)+1, minStep)
-	s.grows++
+	if nt.n > n {
+		s.grows++
+	}
 }
 
 // The move visits every old bucket movePasses times, in bucket order; in
@@ -319,18 +340,19 @@ func passMask(c ctrl, p int) uint64 {
 	return c.full() &^ (differ << 7)
 }
 
-// migrateFor, during a growth, makes sure key k with hash h is not left
-// in the old table (it moves the old slots whose tag matches the key's,
-// and k if it is in the old stash), then makes s.step more visits, and
-// ends the growth when none are left. The caller holds s.mu. It returns
+// migrateFor, during a growth or re-key, makes sure key k (hash h in the
+// new table) is not left in the old table (it moves the old slots whose
+// tag matches the key's there, and k if it is in the old stash), then
+// makes s.step more visits, and ends the move when none are left. The caller holds s.mu. It returns
 // the tables as they are afterwards.
 func (s *Store[K, V]) migrateFor(st *tables[K, V], k K, h uint64) *tables[K, V] {
 	var (
 		c  [hashfn.MaxChoices]uint64
 		mv mover[K, V]
 	)
-	tag := tagOf(h)
-	cs := st.old.candidates(h, &c)
+	ho := st.oldHash(k, h)
+	tag := tagOf(ho)
+	cs := st.old.candidates(ho, &c)
 	for _, i := range cs {
 		if m := ctrl(st.old.mbucket(i).ctrl.Load()).match(tag); m != 0 {
 			mv.take(s, st, i, m)
@@ -354,7 +376,7 @@ func (s *Store[K, V]) moveStashed(st *tables[K, V], k K) {
 	if !ok {
 		return // moved already, by a write of k
 	}
-	h := s.hash(k)
+	h := st.cur.hash(k)
 	st.cur.insert(k, v, h, tagOf(h))
 	st.old.stash.remove(k)
 	st.old.entries--
@@ -481,7 +503,7 @@ func (mv *mover[K, V]) flush(s *Store[K, V], st *tables[K, V]) {
 		keep(uint64(touch))
 	}
 	for x := range mv.n {
-		mv.hs[x] = s.hash(mv.es[x].key)
+		mv.hs[x] = st.cur.hash(mv.es[x].key)
 	}
 	st.cur.insertBatch(mv.es[:mv.n], mv.hs[:mv.n])
 	// Clear the old slots with storeRelease (the holder of the store's

@@ -24,6 +24,13 @@ func newTestStore[K comparable, V any](tb testing.TB, o Options) *Store[K, V] {
 	return s
 }
 
+// setHash makes f the hash function of s's keys, for tests that need keys
+// to collide: the current table's, which the tables it grows into share
+// (a re-key replaces it).
+func setHash[K comparable, V any](s *Store[K, V], f func(K) uint64) {
+	s.tabs.Load().cur.hash = f
+}
+
 // checkInvariants verifies the table's structure; call it when no other
 // goroutine uses the store. It checks:
 //   - every key sits in one of its candidate buckets of its table, or in
@@ -145,7 +152,7 @@ func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int
 				n++ // a NaN: anywhere, and never found
 				continue
 			}
-			h := s.hash(sl.key)
+			h := t.hash(sl.key)
 			// Cache writers skip the expiry words while no entry ever had
 			// one (setCache): they must all be 0 then.
 			if t.meta != nil && !s.ttl.Load() && t.meta[i].exp[j].Load() != 0 {
@@ -185,7 +192,7 @@ func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int
 			return 0, fmt.Errorf("key %v twice: %s and %s stash", e.key, where, name)
 		}
 		seen[e.key] = name + " stash"
-		hints[t.candidates(s.hash(e.key), &c)[0]]++
+		hints[t.candidates(t.hash(e.key), &c)[0]]++
 	}
 	if got := int64(t.stash.len()); got != int64(len(t.stash.entries())) {
 		return 0, fmt.Errorf("%s stash: size %d, holds %d", name, got, len(t.stash.entries()))

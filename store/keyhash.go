@@ -39,11 +39,24 @@ func shapeOf(t reflect.Type) keyShape {
 // two stores with different seeds differ, but a restart changes every hash.
 var processSeed = maphash.MakeSeed()
 
+// hasher is a hash function of keys: fn, a family and a seed, and hash,
+// which applies it to a K (newHasher). A table keeps one.
+type hasher[K comparable] struct {
+	hash func(K) uint64
+	fn   hashfn.Func
+}
+
+// hasherOf returns the hasher of fn.
+func hasherOf[K comparable](fn hashfn.Func) hasher[K] {
+	return hasher[K]{hash: newHasher[K](fn), fn: fn}
+}
+
 // newHasher returns the function that hashes keys of type K with f. Strings,
 // byte arrays and integer kinds are hashed without allocating, through the
 // reinterpretations in keyhash_unsafe.go (or the reflection in
 // keyhash_purego.go); tabulation takes integers directly and strings and
-// byte arrays through its xxHash fold. Other key types go through
+// byte arrays through its xxHash fold; SipHash takes all three directly.
+// Other key types go through
 // maphash.Comparable and then through f, so they stay seeded by the store's
 // seed, but reproducible only within a process.
 func newHasher[K comparable](f hashfn.Func) func(K) uint64 {
@@ -71,6 +84,16 @@ func newHasher[K comparable](f hashfn.Func) func(K) uint64 {
 		}
 		return func(k K) uint64 { return f.Uint64(maphash.Comparable(processSeed, k)) }
 	case *hashfn.Tab:
+		switch shape {
+		case shapeString:
+			return func(k K) uint64 { return f.String(keyString(&k)) }
+		case shapeBytes:
+			return func(k K) uint64 { return f.Bytes(keyBytes(&k)) }
+		case shapeInt:
+			return func(k K) uint64 { return f.Uint64(keyUint(&k, size)) }
+		}
+		return func(k K) uint64 { return f.Uint64(maphash.Comparable(processSeed, k)) }
+	case hashfn.Sip:
 		switch shape {
 		case shapeString:
 			return func(k K) uint64 { return f.String(keyString(&k)) }

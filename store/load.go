@@ -25,8 +25,12 @@ type Report struct {
 	BucketSize int              `json:"bucket_size"`
 	Placement  bucket.Placement `json:"placement"`
 	Choices    int              `json:"choices"` // d
-	Hash       hashfn.Kind      `json:"hash"`
-	Seed       uint64           `json:"seed"`
+	// Hash and Seed are the hash function in use; Rekeys counts the
+	// times a flood of colliding keys moved the store to a new one (see
+	// "Hash flooding" in the package documentation).
+	Hash   hashfn.Kind `json:"hash"`
+	Seed   uint64      `json:"seed"`
+	Rekeys uint64      `json:"rekeys,omitempty"`
 
 	// Histogram[k] is the number of buckets holding k keys, k = 0 … C.
 	Histogram []uint64 `json:"histogram"`
@@ -107,7 +111,10 @@ func (s *Store[K, V]) Load() *Report {
 	}
 	// Stats adds a cache's deletes, counted in stripes, to the unbounded
 	// store's.
-	return s.report(h, stash, int(t.n), t.size, s.Stats().Deletes)
+	st := s.Stats()
+	r := s.report(h, stash, int(t.n), t.size, st.Deletes)
+	r.Hash, r.Seed, r.Rekeys = t.fn.Kind(), t.fn.Seed(), st.Rekeys
+	return r
 }
 
 // report builds the report from a histogram of the table's buckets, n

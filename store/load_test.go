@@ -178,7 +178,7 @@ func TestCacheLoadHasNoFluid(t *testing.T) {
 //   - FluidStash is the fluid limit's overflow share of Entries.
 func TestReportFigures(t *testing.T) {
 	s := newTestStore[int, int](t, Options{Placement: bucket.DChoice, Choices: 2, BucketSize: 8, Seed: 9})
-	s.hash = func(int) uint64 { return 0x9e3779b97f4a7c15 }
+	setHash(s, func(int) uint64 { return 0x9e3779b97f4a7c15 })
 	for i := range 30 {
 		s.Set(i, i)
 	}

@@ -236,7 +236,7 @@ func (s *Store[K, V]) writeView(ctx context.Context, v *cowView[K, V], progress 
 	if err != nil {
 		return snapshot.Meta{}, err
 	}
-	o := s.opts
+	o := s.optionsOf(v.t)
 	m := snapshot.Meta{
 		KeyType:    typeName[K](),
 		ValueType:  typeName[V](),

@@ -6,8 +6,10 @@ import (
 )
 
 // stash holds the keys of a table whose candidates were all full when they
-// arrived. It is a Go map behind its own lock: it is small (the growth
-// rules keep it under [table.stashBound]) and rarely read, because a lookup
+// arrived. It is a Go map behind its own lock: O(1) per operation for any
+// keys (the Go map hashes with a per-process random seed of its own), small
+// (past [table.stashBound] the store re-keys the table, flood.go) and
+// rarely read, because a lookup
 // visits it only when the stash hint of the key's first candidate is set,
 // that is when some stashed key has that bucket as its first candidate.
 // A stashed key stays in the stash until it is deleted or the table grows.

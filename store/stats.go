@@ -8,6 +8,10 @@ type Stats struct {
 	Sets    uint64 `json:"sets"`    // calls to Set, new keys and updates
 	Deletes uint64 `json:"deletes"` // calls to Delete that removed a key
 	Grows   uint64 `json:"grows"`   // growths started
+	// Rekeys counts the times an unbounded store moved its keys to a new
+	// hash function because they collided far more than the fluid limit
+	// allows (see "Hash flooding" in the package documentation).
+	Rekeys uint64 `json:"rekeys"`
 	// Bounded stores: entries evicted to make room for a new key, and
 	// expired entries removed (by a Get or Delete of their key, or to
 	// make room; a Set of the key replaces an expired entry as an update).
@@ -33,7 +37,7 @@ func (st Stats) HitRatio() float64 {
 // each exact at some moment during the call but not all at the same one.
 func (s *Store[K, V]) Stats() Stats {
 	s.mu.Lock()
-	sets, deletes, grows := s.sets, s.deletes, s.grows
+	sets, deletes, grows, rekeys := s.sets, s.deletes, s.grows, s.flood.rekeys
 	s.mu.Unlock()
 	hits, misses := s.tot.sum()
 	var inserts uint64
@@ -55,6 +59,7 @@ func (s *Store[K, V]) Stats() Stats {
 		Sets:        sets,
 		Deletes:     deletes,
 		Grows:       grows,
+		Rekeys:      rekeys,
 		Evictions:   ev,
 		Expirations: ex,
 		Entries:     s.Len(),

@@ -12,12 +12,14 @@ import (
 // table. Its methods are safe for concurrent use by any number of
 // goroutines. See the package documentation for how it works.
 type Store[K comparable, V any] struct {
-	opts Options // resolved: no zero fields, the seed in use
-	fn   hashfn.Func
-	hash func(K) uint64
+	// opts is resolved: no zero fields. Its Hash and Seed are those New
+	// started with; the tables carry the function in use, which a flood
+	// changes (flood.go), and Options reports that one.
+	opts Options
 
-	// tabs is the current table and, while the table grows, the old one.
-	// Readers load it once per lookup; writers replace it under mu.
+	// tabs is the current table and, while the table grows or re-keys,
+	// the old one. Readers load it once per lookup; writers replace it
+	// under mu.
 	tabs atomic.Pointer[tables[K, V]]
 
 	lay wordLayout // how slots are read: optimistically or under a lock
@@ -58,6 +60,7 @@ type Store[K comparable, V any] struct {
 	prepTo int64        // the most entries for which growTo still picks prep's size
 
 	sets, deletes, grows uint64
+	flood                floodState[K] // how the store answers colliding keys (flood.go)
 
 	view   atomic.Pointer[cowView[K, V]] // the snapshot being taken, if any (cow.go); atomic for cache writers, which do not hold mu
 	saveMu sync.Mutex                    // one Save at a time
@@ -67,9 +70,24 @@ type Store[K comparable, V any] struct {
 
 // tables is what a lookup needs to see at one instant: the current table
 // and, during a growth, the old one. It is replaced, never changed.
+// rehash says the two hash keys differently (a re-key, flood.go): a
+// lookup in old then needs the key's hash under old's function.
 type tables[K comparable, V any] struct {
 	cur, old *table[K, V]
+	rehash   bool
 }
+
+// oldHash returns k's hash in st.old, given its hash h in st.cur.
+func (st *tables[K, V]) oldHash(k K, h uint64) uint64 {
+	if st.rehash {
+		return st.old.hash(k)
+	}
+	return h
+}
+
+// hash returns k's hash under the current table's function, for the paths
+// that are not hot: the hot ones hash through the table they load.
+func (s *Store[K, V]) hash(k K) uint64 { return s.tabs.Load().cur.hash(k) }
 
 // New returns an empty store. The zero Options means the defaults; options
 // that cannot be used get an error wrapping ErrOptions, never a panic.
@@ -88,11 +106,10 @@ func New[K comparable, V any](o Options) (*Store[K, V], error) {
 	if err != nil {
 		return nil, err
 	}
-	fn, err := hashfn.New(o.Hash, o.Seed)
-	if err != nil {
+	if _, err := hashfn.New(o.Hash, o.Seed); err != nil {
 		return nil, err
 	}
-	s := &Store[K, V]{opts: o, fn: fn, hash: newHasher[K](fn), lay: slotLayout[K, V]()}
+	s := &Store[K, V]{opts: o, lay: slotLayout[K, V]()}
 	s.strKeys = optimisticReads && shapeOf(reflect.TypeFor[K]()) == shapeString
 	if o.MaxEntries > 0 {
 		if _, _, _, err := cacheSize(&o); err != nil {
@@ -116,19 +133,34 @@ func New[K comparable, V any](o Options) (*Store[K, V], error) {
 // emptyTable returns the table New starts with: a cache's whole table,
 // or the first table on the growth path that holds Options.SizeHint keys
 // (the smallest one, with no hint).
+// It hashes as the current table does (a Clear keeps the function a
+// flood made the store move to), or by the options before the first.
 func (s *Store[K, V]) emptyTable() *table[K, V] {
 	if s.cache {
 		return newCacheTable[K, V](&s.opts, s.lay)
 	}
-	return newTable[K, V](&s.opts, tableFor(&s.opts, uint64(s.opts.SizeHint)), s.lay, true)
+	n := tableFor(&s.opts, uint64(s.opts.SizeHint))
+	if st := s.tabs.Load(); st != nil {
+		return newTableFn[K, V](&s.opts, n, s.lay, true, st.cur.hasher)
+	}
+	return newTable[K, V](&s.opts, n, s.lay, true)
 }
 
-// Options returns the options in use: defaults filled in and the seed
-// that was drawn when Options.Seed was 0.
-func (s *Store[K, V]) Options() Options { return s.opts }
+// Options returns the options in use: defaults filled in, and the hash
+// family and seed in use: the seed drawn when Options.Seed was 0, or the
+// ones a flood made the store move to (see "Hash flooding" in the package
+// documentation).
+func (s *Store[K, V]) Options() Options { return s.optionsOf(s.tabs.Load().cur) }
 
-// Seed returns the seed of the store's hash function.
-func (s *Store[K, V]) Seed() uint64 { return s.opts.Seed }
+// optionsOf returns the store's options with t's hash family and seed.
+func (s *Store[K, V]) optionsOf(t *table[K, V]) Options {
+	o := s.opts
+	o.Hash, o.Seed = t.fn.Kind(), t.fn.Seed()
+	return o
+}
+
+// Seed returns the seed of the store's hash function in use.
+func (s *Store[K, V]) Seed() uint64 { return s.tabs.Load().cur.fn.Seed() }
 
 // Get returns the value stored for k and whether there is one.
 //
@@ -142,19 +174,20 @@ func (s *Store[K, V]) Seed() uint64 { return s.opts.Seed }
 // documentation), and a Get that finds k expired takes the exclusive lock
 // of k's bucket to remove it.
 func (s *Store[K, V]) Get(k K) (V, bool) {
-	h := s.hash(k)
-	tag := tagOf(h)
 	hint := stripeHint()
+	st := s.tabs.Load()
+	h := st.cur.hash(k)
 	if !optimisticReads {
 		hint = h
 	}
 	if s.cache {
-		return s.getCache(s.tabs.Load().cur, k, h, tag, hint)
+		return s.getCache(st.cur, k, h, tagOf(h), hint)
 	}
 	for {
-		st := s.tabs.Load()
+		tag := tagOf(h)
 		if st.old != nil {
-			if v, ok := st.old.get(k, h, tag); ok {
+			ho := st.oldHash(k, h)
+			if v, ok := st.old.get(k, ho, tagOf(ho)); ok {
 				s.tot.hit(hint)
 				return v, true
 			}
@@ -174,11 +207,17 @@ func (s *Store[K, V]) Get(k K) (V, bool) {
 			return v, true
 		}
 		// Keys move from the old table to the new one; if the tables
-		// changed while we looked, k may have moved past us: look again.
-		if s.tabs.Load() == st {
+		// changed while we looked, k may have moved past us: look again,
+		// under the new current table's hash if it has another.
+		now := s.tabs.Load()
+		if now == st {
 			s.tot.miss(hint)
 			return v, false
 		}
+		if now.cur != st.cur {
+			h = now.cur.hash(k)
+		}
+		st = now
 	}
 }
 
@@ -188,14 +227,15 @@ func (s *Store[K, V]) Get(k K) (V, bool) {
 // never refused: after Set returns, Get(k) returns v until k is set again,
 // deleted, expires, or is evicted by a later Set.
 func (s *Store[K, V]) Set(k K, v V) {
-	h := s.hash(k)
+	t0 := s.tabs.Load().cur
+	h := t0.hash(k)
 	tag := tagOf(h)
 	if s.cache {
 		s.setCache(k, v, h, tag, s.defaultExpiry(), false)
 		return
 	}
 	s.mu.Lock()
-	st := s.writeTables(k, h)
+	st, h, tag := s.writeTables(t0, k, h, tag)
 	if !st.cur.set(k, v, h, tag) {
 		s.insertNew(st, k, v, h, tag)
 	}
@@ -212,7 +252,8 @@ func (s *Store[K, V]) Set(k K, v V) {
 // marks the entry used as a Get does. It is counted as a Get (hit or
 // miss) and, when it stores, as a Set.
 func (s *Store[K, V]) GetOrSet(k K, v V) (V, bool) {
-	h := s.hash(k)
+	t0 := s.tabs.Load().cur
+	h := t0.hash(k)
 	tag := tagOf(h)
 	if s.cache {
 		old, loaded := s.setCache(k, v, h, tag, s.defaultExpiry(), true)
@@ -223,7 +264,7 @@ func (s *Store[K, V]) GetOrSet(k K, v V) (V, bool) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := s.writeTables(k, h)
+	st, h, tag := s.writeTables(t0, k, h, tag)
 	if old, ok := st.cur.getLocked(k, h, tag); ok {
 		s.tot.hit(stripeHint())
 		return old, true
@@ -243,12 +284,19 @@ func (s *Store[K, V]) defaultExpiry() int64 {
 	return 0
 }
 
-// writeTables readies the tables for a write of k (hash h) to the current
-// one: during a growth it moves k out of the old table, and while a Save
-// runs it copies k's candidates for the snapshot first. The caller holds
-// s.mu.
-func (s *Store[K, V]) writeTables(k K, h uint64) *tables[K, V] {
+// writeTables readies the tables for a write of k to the current one:
+// during a growth it moves k out of the old table, and while a Save runs
+// it copies k's candidates for the snapshot first. h and tag are k's hash
+// and tag in t0, the current table when the caller hashed k, before it
+// took s.mu; writeTables returns the tables and k's hash and tag in their
+// current one, which a re-key that started meanwhile changes. The caller
+// holds s.mu.
+func (s *Store[K, V]) writeTables(t0 *table[K, V], k K, h uint64, tag uint8) (*tables[K, V], uint64, uint8) {
 	st := s.tabs.Load()
+	if st.cur != t0 && st.cur.fn != t0.fn {
+		h = st.cur.hash(k)
+		tag = tagOf(h)
+	}
 	// Start loading the key's candidates now, so that their cache misses
 	// overlap with one another and, during a growth, with the moving work
 	// that migrateFor does first, instead of following it.
@@ -259,7 +307,7 @@ func (s *Store[K, V]) writeTables(k K, h uint64) *tables[K, V] {
 	if s.view.Load() != nil {
 		s.cowTouch(st.cur, h)
 	}
-	return st
+	return st, h, tag
 }
 
 // insertNew inserts k, which the current table of st does not hold, and
@@ -269,10 +317,14 @@ func (s *Store[K, V]) insertNew(st *tables[K, V], k K, v V, h uint64, tag uint8)
 	t := st.cur
 	t.insert(k, v, h, tag)
 	s.count.Add(1)
+	s.flood.inserts++
 	if st.old == nil {
-		if s.pins == 0 && t.needsGrowth() {
+		switch {
+		case s.pins == 0 && t.needsGrowth():
 			s.grow(t)
-		} else {
+		case s.flood.allowed() && s.flooded(t):
+			s.rekey(t)
+		default:
 			s.prepare(t)
 		}
 	}
@@ -280,13 +332,18 @@ func (s *Store[K, V]) insertNew(st *tables[K, V], k K, v V, h uint64, tag uint8)
 
 // Delete removes k and reports whether it was there.
 func (s *Store[K, V]) Delete(k K) bool {
-	h := s.hash(k)
+	t0 := s.tabs.Load().cur
+	h := t0.hash(k)
 	tag := tagOf(h)
 	if s.cache {
 		return s.deleteCache(k, h, tag)
 	}
 	s.mu.Lock()
 	st := s.tabs.Load()
+	if st.cur != t0 && st.cur.fn != t0.fn {
+		h = st.cur.hash(k)
+		tag = tagOf(h)
+	}
 	if st.old != nil {
 		st = s.migrateFor(st, k, h)
 	}
@@ -322,6 +379,7 @@ func (s *Store[K, V]) Clear() {
 	s.next, s.step = 0, 0
 	s.moving, s.snext = nil, 0
 	s.prep = nil
+	s.flood.pending = nil
 	s.mu.Unlock()
 }
 

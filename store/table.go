@@ -7,9 +7,14 @@ import (
 	"github.com/twochoice/twochoice/hashfn"
 )
 
-// table is one array of n buckets with its candidate generator and stash.
-// A store has one table, and two while it grows (see grow.go).
+// table is one array of n buckets with its hash function, candidate
+// generator and stash. A store has one table, and two while it grows or
+// re-keys (see grow.go and flood.go).
 type table[K comparable, V any] struct {
+	// The table's hash function of keys. Tables of one store share it
+	// until a flood makes the store re-key (flood.go).
+	hasher[K]
+
 	// The buckets, in chunks of chunkSize (the last may be shorter), so
 	// that a growth can allocate the next table a chunk at a time instead
 	// of in one call that stalls its caller (chunk.go).
@@ -58,16 +63,26 @@ type table[K comparable, V any] struct {
 	live  atomic.Int64
 }
 
-// newTable returns a table of n buckets; with alloc false its chunks are
-// not allocated yet (see allocNext).
+// newTable returns a table of n buckets hashing with o's family and seed;
+// with alloc false its chunks are not allocated yet (see allocNext).
 func newTable[K comparable, V any](o *Options, n uint64, lay wordLayout, alloc bool) *table[K, V] {
+	fn, err := hashfn.New(o.Hash, o.Seed)
+	if err != nil {
+		panic("store: " + err.Error()) // resolve and Open check the family
+	}
+	return newTableFn[K, V](o, n, lay, alloc, hasherOf[K](fn))
+}
+
+// newTableFn is newTable with the hash function hs: the one of the table
+// it replaces, or a re-key's.
+func newTableFn[K comparable, V any](o *Options, n uint64, lay wordLayout, alloc bool, hs hasher[K]) *table[K, V] {
 	gen, err := o.Placement.Generator(n, o.Choices)
 	if err != nil {
 		// Sizes come from sizeAtLeast, which only returns sizes the
 		// rule accepts: reaching this is a bug in this package.
 		panic("store: " + err.Error())
 	}
-	t := &table[K, V]{}
+	t := &table[K, V]{hasher: hs}
 	t.setup(o, gen)
 	t.lay = lay
 	t.chunks = make([][]bucketOf[K, V], (n+chunkSize-1)/chunkSize)

@@ -52,7 +52,7 @@ func runHash(args []string, stdout, stderr io.Writer) error {
 		format = cli.Table
 	)
 	fs.Var(&format, "format", "output: table, json or csv")
-	fs.Var(&kind, "hash", "hash family: xxhash or tabulation")
+	fs.Var(&kind, "hash", "hash family: xxhash, tabulation or siphash")
 	fs.Var(&rule, "rule", "placement rule: one, dchoice, halves, goleft or double")
 	keys, err := parseKeysAndFlags(fs, args)
 	if err != nil {

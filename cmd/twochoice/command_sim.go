@@ -103,7 +103,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		engine   = sim.Auto
 		format   = cli.Table
 	)
-	fs.Var(&kind, "hash", "hash family for --keys: xxhash or tabulation")
+	fs.Var(&kind, "hash", "hash family for --keys: xxhash, tabulation or siphash")
 	fs.Var(&engine, "engine", "engine: auto, levels or array")
 	fs.Var(&format, "format", "output: table, json or csv")
 	if err := parseFlags(fs, args); err != nil {

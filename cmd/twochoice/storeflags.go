@@ -27,7 +27,7 @@ var storeFlagNames = []string{"placement", "choices", "bucket-size", "hash", "se
 func addStoreFlags(fs *flag.FlagSet, seed uint64, seedUsage string) *storeFlags {
 	f := &storeFlags{placement: store.DefaultPlacement, hash: hashfn.XXHash}
 	fs.Var(&f.placement, "placement", "placement rule: one, dchoice, halves, goleft or double")
-	fs.Var(&f.hash, "hash", "hash family: xxhash or tabulation")
+	fs.Var(&f.hash, "hash", "hash family: xxhash, tabulation or siphash")
 	f.choices = fs.Int("choices", store.DefaultChoices, "d, candidate buckets per key (one choice takes 1)")
 	f.bucketSize = fs.Int("bucket-size", store.DefaultBucketSize, "slots per bucket, 1 to 8")
 	f.seed = fs.Uint64("seed", seed, seedUsage)
