@@ -31,6 +31,10 @@ to, so the report shows how the keys spread over a table planned for N;
 with --growth F the table grows by F instead of 2, which leaves it fuller
 (a report after a growth by 1.5 shows utilization up to a third higher).
 Ctrl-C stops the read or abandons the save, leaving SNAP as it was.
+SNAP may replace only a snapshot (through a symbolic link, the file it
+points to), checked before the load and again when the snapshot takes
+its place: if SNAP has meanwhile become a link elsewhere or a file that
+is not a snapshot, load fails and leaves it as it is.
 
 Examples:
   twochoice load --keys keys.txt --out keys.snap
@@ -70,7 +74,8 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	if err := opts.check(fs); err != nil {
 		return err
 	}
-	if err := checkSnapshotOut(*out, *keysPath); err != nil {
+	pin, err := checkSnapshotOut(*out, *keysPath)
+	if err != nil {
 		return err
 	}
 	o := opts.options()
@@ -95,7 +100,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	bar := cli.NewProgress(stderr, "save", *quiet)
-	err = s.SaveContext(ctx, *out, func(done, total uint64) {
+	err = saveSnapshot(ctx, s, *out, pin, func(done, total uint64) {
 		bar.Update(float64(done)/float64(total), fmt.Sprintf("%d/%d buckets", done, total))
 	})
 	bar.Done()
