@@ -17,7 +17,7 @@ func init() {
 	register(command{"load", "build a store from a key file, print its load report and save a snapshot", runLoad})
 }
 
-const loadSynopsis = `load --keys FILE --out SNAP [flags]
+const loadSynopsis = `load --keys FILE --out SNAP [--format json [--show-seed]] [flags]
 
 Reads keys from FILE, one per line (or the first column of a
 tab-separated file; empty keys are skipped; Zstandard files are
@@ -34,7 +34,10 @@ Ctrl-C stops the read or abandons the save, leaving SNAP as it was.
 SNAP may replace only a snapshot (through a symbolic link, the file it
 points to), checked before the load and again when the snapshot takes
 its place: if SNAP has meanwhile become a link elsewhere or a file that
-is not a snapshot, load fails and leaves it as it is.
+is not a snapshot, load fails and leaves it as it is. The JSON report's
+seed is null unless --show-seed (whoever knows the seed can choose keys
+that collide); the table gives it, the snapshot keeps it, and "twochoice
+inspect SNAP" shows it.
 
 Examples:
   twochoice load --keys keys.txt --out keys.snap
@@ -51,6 +54,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		sizeHint = fs.Int("size-hint", 0, "entries to size the table for up front, as make's hint sizes a map (0: start small and grow)")
 		growth   = fs.Float64("growth", 0, fmt.Sprintf("factor the table grows by when it passes its threshold, %v to %v (0: %v)", store.MinGrowth, store.MaxGrowth, store.DefaultGrowth))
 		quiet    = fs.Bool("quiet", false, "no progress bar")
+		showSeed = fs.Bool("show-seed", false, "give the hash seed in the JSON report (null without; the snapshot keeps it, and inspect shows it)")
 		format   = cli.Table
 	)
 	fs.Var(summaryFormatFlag{&format}, "format", "output: table or json")
@@ -98,6 +102,9 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	sum, err := newSnapSummary([][]uint64{r.Histogram}, uint64(r.Stash), r.Placement, r.Choices, r.BucketSize, r.Hash.String(), r.Seed, r.MaxEntries > 0)
 	if err != nil {
 		return err
+	}
+	if !*showSeed {
+		sum.Seed = nil
 	}
 	bar := cli.NewProgress(stderr, "save", *quiet)
 	err = saveSnapshot(ctx, s, *out, pin, func(done, total uint64) {
