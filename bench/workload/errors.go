@@ -11,7 +11,8 @@ var (
 	// ErrSyntax: a line is not in the input's format.
 	ErrSyntax = errors.New("workload: malformed line")
 	// ErrRange: a number is out of range (a count of zero, a block number
-	// past 2^64-1, a generator's key past its table of names).
+	// past 2^64-1, an ARC trace past MaxARCRequests requests, a
+	// generator's key past its table of names).
 	ErrRange = errors.New("workload: value out of range")
 	// ErrWeight: a weighted key's weight is not a finite number ≥ 0, or the
 	// weights sum to zero.

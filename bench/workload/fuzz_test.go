@@ -57,6 +57,7 @@ func fields(l string) []string {
 // refARC returns the keys and the line of the first error (0 for none).
 func refARC(in string) ([]uint64, int) {
 	var keys []uint64
+	var total uint64
 	for i, l := range splitLines(in) {
 		if len(l) > MaxLine {
 			return keys, i + 1
@@ -70,9 +71,10 @@ func refARC(in string) ([]uint64, int) {
 		}
 		start, ok1 := refUint(f[0])
 		count, ok2 := refUint(f[1])
-		if !ok1 || !ok2 || count == 0 || count-1 > math.MaxUint64-start {
+		if !ok1 || !ok2 || count == 0 || count-1 > math.MaxUint64-start || count > MaxARCRequests-total {
 			return keys, i + 1
 		}
+		total += count
 		for j := range min(count, 1<<12) { // the fuzzer's counts stay small; see below
 			keys = append(keys, start+j)
 		}

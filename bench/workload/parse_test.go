@@ -2,6 +2,9 @@ package workload
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -46,6 +49,70 @@ func TestARCErrors(t *testing.T) {
 		if !errors.Is(err, c.err) || !errors.As(err, &le) || le.Line != c.line || le.Name != "t.lis" || len(got) != c.before {
 			t.Errorf("%.40q: %d requests, error %v; want %d requests, %v on line %d", c.in, len(got), err, c.before, c.err, c.line)
 		}
+	}
+}
+
+// A line whose count passes MaxARCRequests is refused as it is read,
+// before it is expanded: the 20 bytes "0 1000000000000 0 0" took the
+// benchmark harness, which collects a trace's requests up to its bound of
+// 2^27 (2^27+1 to tell a trace past it), to 4.37 GB before it could refuse
+// them. So is a line that takes the trace's total past the bound, after
+// the requests of the lines before it.
+func TestARCCountBound(t *testing.T) {
+	const line = "0 1000000000000 0 0\n"
+	// Streamed, the line is an error at the first Read, with no request.
+	w := NewARC("big.lis", strings.NewReader(line))
+	buf := make([]Request[uint64], BatchSize)
+	read := 0
+	var err error
+	for read <= MaxARCRequests && err == nil {
+		var n int
+		n, err = w.Read(buf)
+		read += n
+	}
+	var le *LineError
+	if read != 0 || !errors.Is(err, ErrRange) || !errors.As(err, &le) || le.Line != 1 {
+		t.Fatalf("%q: %d requests, then %v; want an ErrRange error on line 1 before any request", line, read, err)
+	}
+	// Collected as the harness collects a trace, it costs Collect's first
+	// block (2^20 requests, 16 MiB) and the reader's buffers, not the
+	// line's requests.
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	reqs, err := Collect(NewARC("big.lis", strings.NewReader(line)), MaxARCRequests+1)
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 20<<20 {
+		t.Errorf("collecting %q allocated %d MiB; want at most 20", line, alloc>>20)
+	}
+	if len(reqs) != 0 || !errors.Is(err, ErrRange) || !strings.Contains(err.Error(), "1000000000000") {
+		t.Errorf("Collect of %q: %d requests, %v; want none and an ErrRange error that gives the count", line, len(reqs), err)
+	}
+
+	// A total past the bound: the requests before the line that passes
+	// it, then the error on that line.
+	in := fmt.Sprintf("0 %d 0 0\n\n7 2 0 1\n", MaxARCRequests-1)
+	w = NewARC("sum.lis", strings.NewReader(in))
+	read, err = 0, nil
+	for err == nil {
+		var n int
+		n, err = w.Read(buf)
+		read += n
+	}
+	if read != MaxARCRequests-1 || !errors.Is(err, ErrRange) || !errors.As(err, &le) || le.Line != 3 {
+		t.Errorf("%q: %d requests, then %v; want %d and an ErrRange error on line 3", in, read, err, MaxARCRequests-1)
+	}
+	// Up to the bound, a trace is read whole.
+	in = fmt.Sprintf("0 %d 0 0\n7 1 0 1\n", MaxARCRequests-1)
+	w = NewARC("full.lis", strings.NewReader(in))
+	read, err = 0, nil
+	for err == nil {
+		var n int
+		n, err = w.Read(buf)
+		read += n
+	}
+	if read != MaxARCRequests || err != io.EOF {
+		t.Errorf("%q: %d requests, then %v; want %d and io.EOF", in, read, err, MaxARCRequests)
 	}
 }
 

@@ -17,7 +17,7 @@ func init() {
 	register(command{"load", "build a store from a key file, print its load report and save a snapshot", runLoad})
 }
 
-const loadSynopsis = `load --keys FILE --out SNAP [flags]
+const loadSynopsis = `load --keys FILE --out SNAP [--format json [--show-seed]] [flags]
 
 Reads keys from FILE, one per line (or the first column of a
 tab-separated file; empty keys are skipped; Zstandard files are
@@ -31,6 +31,13 @@ to, so the report shows how the keys spread over a table planned for N;
 with --growth F the table grows by F instead of 2, which leaves it fuller
 (a report after a growth by 1.5 shows utilization up to a third higher).
 Ctrl-C stops the read or abandons the save, leaving SNAP as it was.
+SNAP may replace only a snapshot (through a symbolic link, the file it
+points to), checked before the load and again when the snapshot takes
+its place: if SNAP has meanwhile become a link elsewhere or a file that
+is not a snapshot, load fails and leaves it as it is. The JSON report's
+seed is null unless --show-seed (whoever knows the seed can choose keys
+that collide); the table gives it, the snapshot keeps it, and "twochoice
+inspect SNAP" shows it.
 
 Examples:
   twochoice load --keys keys.txt --out keys.snap
@@ -47,6 +54,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		sizeHint = fs.Int("size-hint", 0, "entries to size the table for up front, as make's hint sizes a map (0: start small and grow)")
 		growth   = fs.Float64("growth", 0, fmt.Sprintf("factor the table grows by when it passes its threshold, %v to %v (0: %v)", store.MinGrowth, store.MaxGrowth, store.DefaultGrowth))
 		quiet    = fs.Bool("quiet", false, "no progress bar")
+		showSeed = fs.Bool("show-seed", false, "give the hash seed in the JSON report (null without; the snapshot keeps it, and inspect shows it)")
 		format   = cli.Table
 	)
 	fs.Var(summaryFormatFlag{&format}, "format", "output: table or json")
@@ -70,7 +78,8 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	if err := opts.check(fs); err != nil {
 		return err
 	}
-	if err := checkSnapshotOut(*out, *keysPath); err != nil {
+	pin, err := checkSnapshotOut(*out, *keysPath)
+	if err != nil {
 		return err
 	}
 	o := opts.options()
@@ -94,8 +103,11 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !*showSeed {
+		sum.Seed = nil
+	}
 	bar := cli.NewProgress(stderr, "save", *quiet)
-	err = s.SaveContext(ctx, *out, func(done, total uint64) {
+	err = saveSnapshot(ctx, s, *out, pin, func(done, total uint64) {
 		bar.Update(float64(done)/float64(total), fmt.Sprintf("%d/%d buckets", done, total))
 	})
 	bar.Done()

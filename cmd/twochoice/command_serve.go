@@ -41,14 +41,22 @@ before it serves, while it reads and loads the keys, it stops it with
 "interrupted" and exit status 1, as it does the other commands.
 
 Pages: / (the index), /NAME (the store), /NAME.json (the same as JSON),
-/NAME.snapshot (a snapshot of the store, saved on request), /debug/vars
-(expvar). It listens on loopback unless --addr says otherwise.
+/debug/vars (expvar, without the command line unless --expose-cmdline),
+and with --allow-snapshot POST /NAME.snapshot (a snapshot of the store,
+every key and value, saved on request: the page's snapshot button). It
+listens on loopback unless --addr says otherwise, and answers only
+requests addressed to localhost, 127.0.0.1, [::1], --addr's host or a
+host of --allow-host; others get 421 Misdirected Request, so that a web
+page cannot read the store through DNS rebinding. The hash seed is
+hidden on the page and null in the JSON unless --show-seed: whoever
+knows it can choose keys that collide.
 
 Examples:
   twochoice serve --keys keys.txt
   twochoice serve --keys keys.txt --placement dchoice --workload uniform --writes 0.5 --rate 0
   twochoice serve --keys trace.keys.zst --addr 127.0.0.1:0 --name oltp
-  twochoice load --keys keys.txt --out keys.snap && twochoice serve --snapshot keys.snap`
+  twochoice serve --keys keys.txt --addr 192.168.1.5:8080 --allow-host box.lan
+  twochoice load --keys keys.txt --out keys.snap && twochoice serve --snapshot keys.snap --allow-snapshot`
 
 // shutdownTimeout bounds how long requests in flight may take to finish
 // once the server is told to stop.
@@ -61,7 +69,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		snapPath = fs.String("snapshot", "", "a snapshot saved by twochoice load, served instead of --keys")
 		addr     = fs.String("addr", "127.0.0.1:8080", "address to listen on; port 0 picks a free one")
 		name     = fs.String("name", "", "the store's name in URLs (default: the key or snapshot file's base name up to its first dot, other characters than letters, digits, - and _ made _; stdin for --keys -)")
-		opts     = addStoreFlags(fs, 0, "hash seed (0: random, shown on the page)")
+		opts     = addStoreFlags(fs, 0, "hash seed (0: random); printed on stderr, and shown on the page with --show-seed")
 		kind     = fs.String("workload", "zipf", "synthetic requests: zipf, uniform or none")
 		zipfS    = fs.Float64("zipf-s", 0.99, "Zipf exponent s: line r of the file is asked for ∝ 1/(r+1)^s")
 		writes   = fs.Float64("writes", 0.1, "share of requests that set a key of the file")
@@ -71,12 +79,23 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		rate     = fs.Float64("rate", 20000, "requests per second over all threads; 0: as fast as they go")
 		wseed    = fs.Uint64("workload-seed", 1, "seed of the workload's streams")
 		quiet    = fs.Bool("quiet", false, "no progress bar")
+		snaps    = fs.Bool("allow-snapshot", false, "offer the store's snapshot, every key and value, on POST /NAME.snapshot")
+		showSeed = fs.Bool("show-seed", false, "show the hash seed on the page, in its JSON and in /debug/vars")
+		cmdline  = fs.Bool("expose-cmdline", false, "keep the command line in /debug/vars")
+		hostList = fs.String("allow-host", "", "further Host names or addresses to answer, comma-separated, each alone (any port) or host:port")
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	var hosts []string
+	if *hostList != "" {
+		var err error
+		if hosts, err = cli.ParseList("allow-host", *hostList, parseHost); err != nil {
+			return fmt.Errorf("%w: %w", errUsage, err)
+		}
 	}
 	if err := opts.check(fs); err != nil {
 		return err
@@ -116,7 +135,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		o.Choices = 1
 	}
 	cfg := serve.Config{
-		Listener: ln, Name: *name, Expvar: true, Snapshots: true,
+		Listener: ln, Name: *name, Expvar: true, Snapshots: *snaps, ShowSeed: *showSeed, Cmdline: *cmdline, Hosts: hosts,
 		Options: o,
 		Workload: serve.Workload{Kind: *kind, ZipfS: *zipfS, Writes: *writes, Deletes: *deletes, Inserts: *inserts,
 			Threads: *threads, Rate: *rate, Seed: *wseed},
@@ -167,9 +186,21 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "loaded %d keys from %s in %s: %s, d = %d, buckets of %d, %s, seed %d\n",
 		srv.Loaded, workload.InputName(source), time.Since(start).Round(time.Millisecond), o.Placement, o.Choices, o.BucketSize, o.Hash, o.Seed)
 	if !loopback(srv.Addr()) {
-		fmt.Fprintf(stderr, "warning: listening on %s, beyond this machine: the page shows the store's configuration, seed and traffic to anyone who can reach it\n", srv.Addr())
+		shown := "configuration"
+		if *showSeed {
+			shown += ", seed"
+		}
+		shown += " and traffic"
+		if *snaps {
+			shown += ", and its snapshot every key and value,"
+		}
+		fmt.Fprintf(stderr, "warning: listening on %s, beyond this machine: the page shows the store's %s to anyone who can reach it\n", srv.Addr(), shown)
 	}
-	fmt.Fprintf(stdout, "serving %s (index /, JSON %s.json, snapshot %s.snapshot, expvar /debug/vars); Ctrl-C stops\n", srv.URL(), cfg.Name, cfg.Name)
+	routes := fmt.Sprintf("index /, JSON %s.json, expvar /debug/vars", cfg.Name)
+	if *snaps {
+		routes += fmt.Sprintf(", snapshot POST %s.snapshot", cfg.Name)
+	}
+	fmt.Fprintf(stdout, "serving %s (%s); Ctrl-C stops\n", srv.URL(), routes)
 
 	select {
 	case err := <-srv.Wait():
@@ -212,6 +243,15 @@ func nameOf(path string) string {
 		return "keys"
 	}
 	return string(b[:min(len(b), 64)])
+}
+
+// parseHost reads one item of --allow-host: a host name or address, alone
+// or with a port, as a request's Host header gives it.
+func parseHost(item string) (string, error) {
+	if item == "" || strings.ContainsAny(item, " \t/?#@") {
+		return "", fmt.Errorf("%q: want a host name or address, alone or host:port", item)
+	}
+	return strings.ToLower(item), nil
 }
 
 // loopback reports whether a is a loopback address.

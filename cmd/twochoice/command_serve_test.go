@@ -230,7 +230,7 @@ func TestServeSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	// No workload, so the store stays as saved while it is compared.
-	page, stop := startServe(t, "--snapshot", snap, "--workload", "none")
+	page, stop := startServe(t, "--snapshot", snap, "--workload", "none", "--allow-snapshot", "--show-seed")
 	if !strings.HasSuffix(page, "/users") {
 		t.Fatalf("page URL %s", page)
 	}
@@ -255,7 +255,7 @@ func TestServeSnapshot(t *testing.T) {
 			t.Fatalf("served histogram %v, saved %v", doc.Histogram, want.Histogram)
 		}
 	}
-	resp, err = http.Get(page + ".snapshot")
+	resp, err = http.Post(page+".snapshot", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestServeSnapshot(t *testing.T) {
 	resp.Body.Close()
 	f.Close()
 	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("GET %s.snapshot: %d, %v", page, resp.StatusCode, err)
+		t.Fatalf("POST %s.snapshot: %d, %v", page, resp.StatusCode, err)
 	}
 	again, err := store.Open[string, uint64](got, nil)
 	if err != nil {

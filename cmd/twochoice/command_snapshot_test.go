@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -41,8 +42,9 @@ var summaryFields = []string{"entries", "buckets", "bucket_size", "placement", "
 	"histogram", "stash", "max_load", "share_at_least", "fluid_share_at_least"}
 
 // load and inspect print the same JSON for a store and its snapshot, with
-// exactly the fields of issue 6; the snapshot opens as a store holding
-// each key with its line number.
+// exactly the summary's fields, but for the seed: load gives it only with
+// --show-seed (null otherwise, as it was not), inspect always; the
+// snapshot opens as a store holding each key with its line number.
 func TestLoadInspectRoundTrip(t *testing.T) {
 	keys := writeKeys(t, 20000)
 	dir := t.TempDir()
@@ -52,7 +54,7 @@ func TestLoadInspectRoundTrip(t *testing.T) {
 		{"--placement", "one", "--bucket-size", "2"},
 	} {
 		snap := filepath.Join(dir, fmt.Sprint(len(args), ".snap"))
-		code, loadOut, errOut := runCLI(append([]string{"load", "--keys", keys, "--out", snap, "--format", "json"}, args...)...)
+		code, hidden, errOut := runCLI(append([]string{"load", "--keys", keys, "--out", snap, "--format", "json"}, args...)...)
 		if code != 0 {
 			t.Fatalf("load %v: code %d, stderr %q", args, code, errOut)
 		}
@@ -60,8 +62,16 @@ func TestLoadInspectRoundTrip(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("inspect: code %d, stderr %q", code, errOut)
 		}
+		seed := regexp.MustCompile(`"seed": \d+,`)
+		if seed.FindString(hidden) != "" || !strings.Contains(hidden, `"seed": null,`) || seed.ReplaceAllString(inspOut, `"seed": null,`) != hidden {
+			t.Fatalf("load without --show-seed: want inspect's JSON with the seed null:\n%s\n%s", hidden, inspOut)
+		}
+		code, loadOut, errOut := runCLI(append([]string{"load", "--keys", keys, "--out", snap, "--format", "json", "--show-seed"}, args...)...)
+		if code != 0 {
+			t.Fatalf("load %v --show-seed: code %d, stderr %q", args, code, errOut)
+		}
 		if loadOut != inspOut {
-			t.Fatalf("load and inspect disagree:\n%s\n%s", loadOut, inspOut)
+			t.Fatalf("load --show-seed and inspect disagree:\n%s\n%s", loadOut, inspOut)
 		}
 		var obj map[string]any
 		if err := json.Unmarshal([]byte(inspOut), &obj); err != nil {

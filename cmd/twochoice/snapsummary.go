@@ -10,8 +10,8 @@ import (
 	"github.com/twochoice/twochoice/internal/plot"
 )
 
-// snapSummary is what load and inspect print about a store or a snapshot,
-// shaped as the JSON issue 6 fixes. Both commands build it from the same
+// snapSummary is what load and inspect print about a store or a snapshot.
+// Both commands build it from the same
 // fields (the histogram of bucket loads, the stash, the options) by
 // newSnapSummary, so a store and its snapshot print the same thing.
 type snapSummary struct {
@@ -21,7 +21,10 @@ type snapSummary struct {
 	Placement  string `json:"placement"`
 	Choices    int    `json:"choices"`
 	Hash       string `json:"hash"`
-	Seed       uint64 `json:"seed"`
+	// Seed is the hash seed; null where it is hidden (load without
+	// --show-seed: whoever knows it can choose keys that collide).
+	// inspect, which reads the user's own file, always gives it.
+	Seed *uint64 `json:"seed"`
 	// Histogram[k] is the number of buckets holding k keys, k = 0 … C.
 	Histogram []uint64 `json:"histogram"`
 	Stash     uint64   `json:"stash"`
@@ -44,7 +47,7 @@ func newSnapSummary(parts [][]uint64, stash uint64, rule bucket.Placement, d, si
 	for _, p := range parts {
 		size = max(size, len(p)-1)
 	}
-	s := &snapSummary{BucketSize: size, Placement: rule.String(), Choices: d, Hash: hash, Seed: seed, Stash: stash,
+	s := &snapSummary{BucketSize: size, Placement: rule.String(), Choices: d, Hash: hash, Seed: &seed, Stash: stash,
 		Histogram: make([]uint64, size+1)}
 	for _, p := range parts {
 		for k, c := range p {
@@ -82,8 +85,12 @@ func newSnapSummary(parts [][]uint64, stash uint64, rule bucket.Placement, d, si
 // writeTable prints the histogram next to the fluid limit: per load k the
 // buckets at k, the share at ≥ k, the fluid limit's, and their ratio.
 func (s *snapSummary) writeTable(w io.Writer) error {
-	fmt.Fprintf(w, "%d entries in %d buckets of %d slots (%s, d = %d, %s, seed %d), stash %d, max load %d\n\n",
-		s.Entries, s.Buckets, s.BucketSize, s.Placement, s.Choices, s.Hash, s.Seed, s.Stash, s.MaxLoad)
+	seed := "seed hidden"
+	if s.Seed != nil {
+		seed = fmt.Sprint("seed ", *s.Seed)
+	}
+	fmt.Fprintf(w, "%d entries in %d buckets of %d slots (%s, d = %d, %s, %s), stash %d, max load %d\n\n",
+		s.Entries, s.Buckets, s.BucketSize, s.Placement, s.Choices, s.Hash, seed, s.Stash, s.MaxLoad)
 	rows := make([][]string, len(s.Histogram))
 	for k, c := range s.Histogram {
 		f, ratio := "-", "-"

@@ -3,7 +3,6 @@ package serve
 import (
 	"context"
 	"errors"
-	"expvar"
 	"fmt"
 	"net"
 	"net/http"
@@ -33,8 +32,17 @@ type Config struct {
 	// unused, and the workload asks for Keys, or for the store's keys
 	// when Keys is empty. It may be empty only with the workload "none".
 	Store *store.Store[string, uint64]
-	// Snapshots offers the store's snapshot for download at /NAME.snapshot.
+	// Snapshots offers the store's snapshot for download, on POST
+	// /NAME.snapshot: every key and value.
 	Snapshots bool
+	// ShowSeed shows the store's hash seed on its page, in its JSON and
+	// in expvar (storehttp.Options.ShowSeed): whoever knows it can choose
+	// keys that collide.
+	ShowSeed bool
+	// Hosts are further names or addresses, beyond loopback's and the
+	// address listened on, that requests may give as their Host; others
+	// get 421 (storehttp.LoopbackOnly).
+	Hosts []string
 	// Options configure the store.
 	Options store.Options
 	// Workload is run against the store while it is served.
@@ -42,9 +50,24 @@ type Config struct {
 	// Expvar also publishes the store in expvar (at /debug/vars, under
 	// "twochoice."+Name). A process can publish a name only once.
 	Expvar bool
+	// Cmdline keeps expvar's "cmdline", the process's command line, in
+	// /debug/vars; without it the page leaves it out (varsHandler).
+	Cmdline bool
 	// Progress, if not nil, is told the fraction of the keys loaded.
 	Progress func(frac float64)
 }
+
+// The server's timeouts. A client that sends its request or reads the
+// answer slowly holds a connection no longer than these; a page of a
+// store of a million keys takes about 30 ms to render (BenchmarkPage in
+// store/storehttp), and its view less. The snapshot route sets its own
+// write deadline for its download, which can be long (storehttp).
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = time.Minute
+	idleTimeout       = time.Minute
+)
 
 // Server is a store being served.
 type Server struct {
@@ -111,7 +134,8 @@ func Start(ctx context.Context, c Config) (srv *Server, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // stopped during the load, or before Start (a store given)
 	}
-	h := storehttp.NewHandler(&storehttp.Options{Snapshots: c.Snapshots})
+	opts := &storehttp.Options{Snapshots: c.Snapshots, ShowSeed: c.ShowSeed}
+	h := storehttp.NewHandler(opts)
 	if err := h.Add(c.Name, s); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -126,15 +150,23 @@ func Start(ctx context.Context, c Config) (srv *Server, err error) {
 	if c.Expvar {
 		// Last of the steps that can fail but the workload's, whose
 		// configuration was checked: expvar cannot unpublish.
-		if err := storehttp.PublishExpvar("twochoice."+c.Name, s); err != nil {
+		if err := storehttp.PublishExpvarOptions("twochoice."+c.Name, s, opts); err != nil {
 			ln.Close()
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
-		mux.Handle("/debug/vars", expvar.Handler())
+		mux.Handle("/debug/vars", varsHandler(c.Cmdline))
 	}
+	// Requests must name loopback, the address listened on, or one of
+	// Hosts: a web page the user visits reaches a loopback server
+	// through DNS rebinding, and would read the store otherwise.
+	bound, _, _ := net.SplitHostPort(ln.Addr().String())
 	srv = &Server{
 		Store: s, ln: ln, served: make(chan error, 1), started: time.Now(), name: c.Name,
-		http: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute},
+		http: &http.Server{
+			Handler:           storehttp.LoopbackOnly(mux, append(slices.Clone(c.Hosts), bound)...),
+			ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
+			WriteTimeout: writeTimeout, IdleTimeout: idleTimeout,
+		},
 	}
 	srv.Loaded = s.Len()
 	srv.workload, err = startWorkload(c.Workload, s, c.Keys)

@@ -216,3 +216,55 @@ func TestBatchFor(t *testing.T) {
 		}
 	}
 }
+
+// guardRuns numbers TestServerGuards' runs: expvar names last for the
+// process, so a run under -count=N publishes under names of its own.
+var guardRuns int
+
+// The server has read, read-header and write timeouts (it had a
+// read-header timeout alone, so that one slow reader held a connection,
+// and the one snapshot a time, for as long as it liked), answers requests
+// addressed to loopback and to Hosts only, and leaves the command line
+// out of /debug/vars unless Cmdline is set.
+func TestServerGuards(t *testing.T) {
+	guardRuns++
+	for _, cmdline := range []bool{false, true} {
+		name := "guard" + strconv.Itoa(guardRuns) + "_" + strconv.FormatBool(cmdline)
+		s := start(t, Config{Name: name, Keys: keys(10), Workload: Workload{Kind: "none"}, Expvar: true, Cmdline: cmdline, Hosts: []string{"box.lan"}})
+		hs := s.http
+		if hs.ReadHeaderTimeout <= 0 || hs.ReadTimeout <= 0 || hs.WriteTimeout <= 0 || hs.IdleTimeout <= 0 {
+			t.Errorf("timeouts: read header %v, read %v, write %v, idle %v; want all set", hs.ReadHeaderTimeout, hs.ReadTimeout, hs.WriteTimeout, hs.IdleTimeout)
+		}
+		base := strings.TrimSuffix(s.URL(), "/"+name)
+		for host, want := range map[string]int{"": 200, "box.lan": 200, "localhost:1": 200, "attacker.example": http.StatusMisdirectedRequest} {
+			req, _ := http.NewRequest("GET", s.URL()+".json", nil)
+			if host != "" {
+				req.Host = host
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != want {
+				t.Errorf("Host %q: %d, want %d", host, resp.StatusCode, want)
+			}
+		}
+		resp, err := http.Get(base + "/debug/vars")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vars map[string]json.RawMessage
+		err = json.NewDecoder(resp.Body).Decode(&vars)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := vars["cmdline"]; ok != cmdline {
+			t.Errorf("Cmdline %v: /debug/vars has the command line: %v", cmdline, ok)
+		}
+		if _, ok := vars["twochoice."+name]; !ok || vars["memstats"] == nil {
+			t.Errorf("/debug/vars lacks the store or memstats: %d variables", len(vars))
+		}
+	}
+}

@@ -31,29 +31,37 @@
 // pages is relative too, so they work under any prefix (strip it with
 // http.StripPrefix, as above).
 //
-//	GET /                the index: one line per store
-//	GET /NAME            the store's page (HTML); ?refresh=N reloads it every N seconds
-//	GET /NAME.json       the same data as JSON
-//	GET /NAME.snapshot   a snapshot file, for stores that can save one (see Saver),
-//	                     when Options.Snapshots is set
+//	GET  /                the index: one line per store
+//	GET  /NAME            the store's page (HTML); ?refresh=N reloads it every N seconds
+//	GET  /NAME.json       the same data as JSON
+//	POST /NAME.snapshot   a snapshot file, for stores that can save one (see Saver),
+//	                      when Options.Snapshots is set (the page's snapshot button)
 //
 // HEAD is answered with the status and headers GET would get and no
-// body (except for snapshots, 405): the handler writes none itself, so a
-// middleware or a ResponseRecorder sees none either. Other methods get
-// 405 Method Not Allowed, an unknown store 404 Not Found, a bad ?refresh
-// (any value of it that is not whole seconds from 0, none, to 3600)
-// 400 Bad Request. Pages and JSON carry their Content-Length, HEAD's
-// too. Responses say Cache-Control: no-store; pages carry a
-// Server-Timing header with the time spent getting the view and
-// rendering, and a Content-Security-Policy that lets them load nothing at
-// all: no script, no font, no image but inline SVG.
+// body: the handler writes none itself, so a middleware or a
+// ResponseRecorder sees none either. A snapshot is taken on POST alone,
+// so that nothing that follows or prefetches links runs a Save, and not
+// for a POST that a browser says another site's page sent (403
+// Forbidden; see http.CrossOriginProtection). Other methods get 405
+// Method Not Allowed, an unknown store 404 Not Found, as does
+// /NAME.snapshot whatever the method when Options.Snapshots is not set,
+// and a bad ?refresh (any value of it that is not whole seconds from 0,
+// none, to 3600) 400 Bad Request. Pages and JSON carry their
+// Content-Length, HEAD's too. Responses say Cache-Control: no-store;
+// pages carry a Server-Timing header with the time spent getting the
+// view and rendering, and a Content-Security-Policy that lets them load
+// nothing at all: no script, no font, no image but inline SVG. The
+// snapshot's download sets its own write deadline (see
+// http.ResponseController): none while the store saves, then 30 s plus a
+// second per MiB of the file.
 //
 // # JSON
 //
 // GET /NAME.json returns one object: the load report's fields under the
 // names the inspect command uses for a snapshot (entries, buckets,
 // bucket_size, placement, choices, hash, seed, histogram, stash, max_load,
-// share_at_least, fluid_share_at_least) and its others (fluid_stash,
+// share_at_least, fluid_share_at_least; seed is null unless
+// Options.ShowSeed is set) and its others (fluid_stash,
 // mean_load, utilization, max_utilization, parts, deletes); name, time
 // (RFC 3339, when the view was taken), view_ms and max_entries; and
 // "stats": the fields of store.Stats with hit_ratio (null before the first
@@ -78,8 +86,13 @@
 //
 //   - The page shows counts, never keys or values; a snapshot holds
 //     them all, which is why its route is off unless asked for.
+//   - The hash seed is hidden unless asked for (Options.ShowSeed): it
+//     tells where every key goes, and so which keys collide.
 //   - Serve the handler where only operators can reach it: it names the
-//     stores, their seeds and their traffic.
+//     stores and their traffic. On loopback, wrap it in LoopbackOnly:
+//     any web page its user visits can otherwise read it through DNS
+//     rebinding. Give the server read and write timeouts; the snapshot
+//     route lifts the write deadline for its download and sets its own.
 //   - A view is consistent bucket by bucket, not across the table:
 //     entries set or deleted while it is taken may or may not be in it,
 //     and the counters and the report are taken one after the other.

@@ -80,3 +80,34 @@ func ExamplePublishExpvar() {
 	// Output:
 	// 500 500
 }
+
+// A server on loopback wraps its handlers in LoopbackOnly, so that a web
+// page that makes its own host name resolve to 127.0.0.1 (DNS rebinding)
+// cannot read them.
+func ExampleLoopbackOnly() {
+	s, _ := store.New[string, int](store.Options{Seed: 1})
+	h := storehttp.NewHandler(nil)
+	h.Add("sessions", s)
+	mux := http.NewServeMux()
+	mux.Handle("/debug/twochoice/", http.StripPrefix("/debug/twochoice", h))
+
+	// In a service: http.Server{Addr: "127.0.0.1:6060", Handler:
+	// storehttp.LoopbackOnly(mux), ReadTimeout: ..., WriteTimeout: ...}.
+	srv := httptest.NewServer(storehttp.LoopbackOnly(mux))
+	defer srv.Close()
+	for _, host := range []string{"", "attacker.example"} {
+		req, _ := http.NewRequest("GET", srv.URL+"/debug/twochoice/sessions.json", nil)
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			panic(err)
+		}
+		resp.Body.Close()
+		fmt.Println(resp.Status)
+	}
+	// Output:
+	// 200 OK
+	// 421 Misdirected Request
+}

@@ -14,32 +14,46 @@ var publishMu sync.Mutex
 // (served as JSON at /debug/vars by expvar's handler, which importing
 // expvar registers on http.DefaultServeMux). The value is the document of
 // GET /NAME.json: the load report's fields, the counters under "stats",
-// and when the view was taken. Each read of /debug/vars takes a view of
-// the store, O(buckets), at most once per DefaultMaxAge however often it
-// is scraped.
+// and when the view was taken; the hash seed is null, as on a Handler
+// without Options.ShowSeed. Each read of /debug/vars takes a view of the
+// store, O(buckets), at most once per DefaultMaxAge however often it is
+// scraped.
 //
 // It returns an error wrapping ErrName for an empty name or one that
 // expvar already has; expvar offers no way to unpublish, so a name stays
 // taken for the life of the process.
-func PublishExpvar(name string, s Store) error {
+func PublishExpvar(name string, s Store) error { return PublishExpvarOptions(name, s, nil) }
+
+// PublishExpvarOptions is PublishExpvar with the options of a Handler:
+// ShowSeed shows the seed, and MaxAge bounds how often a view is taken as
+// it does for a page. Snapshots has no effect. nil Options means the
+// defaults.
+func PublishExpvarOptions(name string, s Store, o *Options) error {
 	if name == "" {
 		return fmt.Errorf("%w: empty expvar name", ErrName)
 	}
 	if s == nil {
 		return fmt.Errorf("%w: %q: nil store", ErrName, name)
 	}
+	maxAge, showSeed := DefaultMaxAge, false
+	if o != nil {
+		if o.MaxAge != 0 {
+			maxAge = o.MaxAge
+		}
+		showSeed = o.ShowSeed
+	}
 	publishMu.Lock()
 	defer publishMu.Unlock()
 	if expvar.Get(name) != nil {
 		return fmt.Errorf("%w: expvar %q is already published", ErrName, name)
 	}
-	src := newSource(name, s, DefaultMaxAge)
+	src := newSource(name, s, maxAge)
 	expvar.Publish(name, expvar.Func(func() any {
 		v := src.view()
 		if v == nil {
 			return nil
 		}
-		return v.document()
+		return v.document(showSeed)
 	}))
 	return nil
 }

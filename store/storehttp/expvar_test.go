@@ -5,6 +5,7 @@ import (
 	"errors"
 	"expvar"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/twochoice/twochoice/store"
@@ -54,5 +55,53 @@ func TestPublishExpvar(t *testing.T) {
 	expvar.NewInt(other)
 	if err := PublishExpvar(other, s); !errors.Is(err, ErrName) {
 		t.Errorf("name taken by another var: %v", err)
+	}
+}
+
+// The hash seed is hidden unless asked for, on the page, in the JSON (as
+// null) and in expvar: it tells where every key goes, and so which keys
+// collide. ShowSeed shows it in all three. It was shown everywhere.
+func TestSeedHidden(t *testing.T) {
+	const seed = 987654321
+	s := newStore(t, store.Options{Seed: seed}, 100)
+	expvarRuns++
+	for _, show := range []bool{false, true} {
+		o := &Options{ShowSeed: show}
+		h := NewHandler(o)
+		h.Add("s", s)
+		name := fmt.Sprintf("storehttp-seed-%d-%v", expvarRuns, show)
+		if err := PublishExpvarOptions(name, s, o); err != nil {
+			t.Fatal(err)
+		}
+		page := serve(h, "GET", "/s").Body.String()
+		config := parsePage(t, page).byID(t, "configuration").text.String()
+		if strings.Contains(page, "987654321") != show || strings.Contains(config, "hidden") == show {
+			t.Errorf("ShowSeed %v: the page's configuration says %q", show, config)
+		}
+		for what, doc := range map[string]string{"JSON": serve(h, "GET", "/s.json").Body.String(), "expvar": expvar.Get(name).String()} {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(doc), &m); err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			v, ok := m["seed"]
+			want := any(nil)
+			if show {
+				want = float64(seed)
+			}
+			if !ok || v != want {
+				t.Errorf("ShowSeed %v: the %s's seed is %v (present %v), want %v", show, what, v, ok, want)
+			}
+			if strings.Count(doc, "987654321") != map[bool]int{false: 0, true: 1}[show] {
+				t.Errorf("ShowSeed %v: the %s gives the seed %d times", show, what, strings.Count(doc, "987654321"))
+			}
+		}
+	}
+	// PublishExpvar, without options, hides it.
+	name := fmt.Sprintf("storehttp-seed-%d-plain", expvarRuns)
+	if err := PublishExpvar(name, s); err != nil {
+		t.Fatal(err)
+	}
+	if doc := expvar.Get(name).String(); strings.Contains(doc, "987654321") || !strings.Contains(doc, `"seed":null`) {
+		t.Errorf("PublishExpvar shows %s", doc)
 	}
 }

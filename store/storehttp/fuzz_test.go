@@ -54,9 +54,12 @@ func FuzzHandler(f *testing.F) {
 		{"GET", "/cache.json", "", "", 0},
 		{"GET", "/A-z_09", "", "", 3},
 		{"GET", "/A-z_09.json", "Accept: application/json", "", 3},
-		{"GET", "/cache.snapshot", "Range: bytes=0-10", "", 0},
-		{"GET", "/unbounded.snapshot", "", "", 0},
-		{"GET", "/cache.snapshot", "", "", 3},
+		{"POST", "/cache.snapshot", "Range: bytes=0-10", "", 0},
+		{"POST", "/unbounded.snapshot", "", "", 0},
+		{"POST", "/cache.snapshot", "", "", 3},
+		{"GET", "/cache.snapshot", "", "", 0},
+		{"POST", "/cache.snapshot", "Sec-Fetch-Site: cross-site", "", 0},
+		{"POST", "/cache.snapshot", "Origin: http://attacker.example", "", 0},
 		{"HEAD", "/", "", "", 0},
 		{"HEAD", "/cache?refresh=60", "If-None-Match: \"x\"", "", 0},
 		{"HEAD", "/cache.json", "If-Modified-Since: Mon, 02 Jan 2006 15:04:05 GMT", "", 0},
@@ -288,7 +291,7 @@ func (fx *fuzzFixture) check(t *testing.T, method, target, headers, name string,
 		// that is net/http's, not the handler's.
 		return
 	}
-	exp := expect(r, stores, savers)
+	exp := expect(r, stores, savers, snaps)
 	where := fmt.Sprintf("%s %q (mount %q, snapshots %v, headers %q; the handler got %s %q?%q)",
 		method, target, mounts[m], snaps, headers, r.Method, r.URL.Path, r.URL.RawQuery)
 	checkResponse(t, where, rec, r, exp)
@@ -308,9 +311,11 @@ func (fx *fuzzFixture) check(t *testing.T, method, target, headers, name string,
 		if plain.Code != get.Code {
 			t.Errorf("%s: code %d, and %d without the headers", where, get.Code, plain.Code)
 		}
-		if exp.route == snapshotRoute && !exp.extra {
-			if head.Code != http.StatusMethodNotAllowed || head.Header().Get("Allow") != "GET" {
-				t.Errorf("%s: HEAD of a snapshot got %d, Allow %q; want 405, Allow GET", where, head.Code, head.Header().Get("Allow"))
+		if exp.route == snapshotRoute && !exp.extra && snaps {
+			for _, rec := range []*httptest.ResponseRecorder{get, head} {
+				if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != "POST" {
+					t.Errorf("%s: GET or HEAD of a snapshot got %d, Allow %q; want 405, Allow POST", where, rec.Code, rec.Header().Get("Allow"))
+				}
 			}
 			return
 		}
@@ -366,22 +371,29 @@ type expectation struct {
 
 // expect reads the request as doc.go describes the routes: the path
 // relative to the mount, one segment, NAME, NAME.json or NAME.snapshot;
-// GET, and HEAD except for snapshots; ?refresh=N on a page.
-func expect(r *http.Request, stores, savers []string) expectation {
+// GET and HEAD, and POST alone for snapshots, whose route is there only
+// with snaps (Options.Snapshots); ?refresh=N on a page.
+func expect(r *http.Request, stores, savers []string, snaps bool) expectation {
 	rel := strings.TrimPrefix(r.URL.Path, "/")
 	e := expectation{name: rel, route: pageRoute, allow: "GET, HEAD"}
 	switch {
 	case strings.HasSuffix(rel, ".json"):
 		e.name, e.route = strings.TrimSuffix(rel, ".json"), jsonRoute
 	case strings.HasSuffix(rel, ".snapshot"):
-		e.name, e.route, e.allow = strings.TrimSuffix(rel, ".snapshot"), snapshotRoute, "GET"
+		e.name, e.route, e.allow = strings.TrimSuffix(rel, ".snapshot"), snapshotRoute, "POST"
 	case rel == "":
 		e.route = indexRoute
 	}
-	get := r.Method == http.MethodGet || r.Method == http.MethodHead && e.route != snapshotRoute
+	get := r.Method == http.MethodGet || r.Method == http.MethodHead
+	if e.route == snapshotRoute {
+		get = r.Method == http.MethodPost
+	}
 	exists := slices.Contains(stores, e.name)
 	e.extra = strings.Contains(rel, "/")
 	switch {
+	case e.route == snapshotRoute && !snaps:
+		// No snapshot route at all, whatever the method.
+		e.codes = []int{http.StatusNotFound}
 	case e.extra:
 		// No route has a second segment: not found, whatever the method.
 		e.codes = []int{http.StatusNotFound, http.StatusMethodNotAllowed}
@@ -411,6 +423,11 @@ func expect(r *http.Request, stores, savers []string) expectation {
 		e.codes = []int{http.StatusNotFound}
 		if slices.Contains(savers, e.name) {
 			e.codes = []int{http.StatusOK}
+			// A POST a browser says came from another site's page
+			// (http.CrossOriginProtection reads these two headers).
+			if r.Header.Get("Sec-Fetch-Site") != "" || r.Header.Get("Origin") != "" {
+				e.codes = append(e.codes, http.StatusForbidden)
+			}
 		}
 	case e.route == pageRoute:
 		var ok bool
@@ -588,10 +605,11 @@ func checkRedirect(t *testing.T, where string, hd http.Header, r *http.Request) 
 }
 
 // jsonFields are the fields doc.go lists for GET /NAME.json, with their
-// kinds; "null" where an empty store has none.
+// kinds; "null" where an empty store has none, and for the seed, which
+// the fixture's handlers do not show.
 var jsonFields = map[string][]string{
 	"entries": {"number"}, "buckets": {"number"}, "bucket_size": {"number"}, "placement": {"string"},
-	"choices": {"number"}, "hash": {"string"}, "seed": {"number"}, "histogram": {"array"},
+	"choices": {"number"}, "hash": {"string"}, "seed": {"null"}, "histogram": {"array"},
 	"stash": {"number"}, "max_load": {"number"}, "share_at_least": {"array", "null"},
 	"fluid_share_at_least": {"array", "null"}, "fluid_stash": {"number"}, "mean_load": {"number"},
 	"utilization": {"number"}, "max_utilization": {"number"}, "parts": {"array", "null"},

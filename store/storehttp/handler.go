@@ -31,11 +31,18 @@ type Options struct {
 	// was taken.
 	MaxAge time.Duration
 
-	// Snapshots turns on the snapshot route (GET /NAME.snapshot) for the
+	// Snapshots turns on the snapshot route (POST /NAME.snapshot) for the
 	// stores that can save themselves ([Saver]). It is off by default: a
 	// snapshot holds every key and value, where the pages show only
 	// counts.
 	Snapshots bool
+
+	// ShowSeed shows the stores' hash seeds on their pages and in their
+	// JSON (and in expvar, with PublishExpvarOptions). It is off by
+	// default: the seed decides where every key goes, and whoever knows
+	// it can choose keys that all land in the same few buckets. Hidden,
+	// the page says so and the JSON's "seed" is null.
+	ShowSeed bool
 }
 
 // DefaultMaxAge bounds the cost of the pages: however many people or
@@ -55,6 +62,7 @@ const maxNameLen = 64
 type Handler struct {
 	maxAge    time.Duration
 	snapshots bool
+	showSeed  bool
 	saving    chan struct{} // holds a token while a snapshot is written
 
 	mu     sync.RWMutex
@@ -69,7 +77,7 @@ func NewHandler(o *Options) *Handler {
 		if o.MaxAge != 0 {
 			h.maxAge = o.MaxAge
 		}
-		h.snapshots = o.Snapshots
+		h.snapshots, h.showSeed = o.Snapshots, o.ShowSeed
 	}
 	return h
 }
@@ -166,6 +174,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case rel == "":
 		kind = indexRoute
 	}
+	if kind == snapshotRoute && !h.snapshots {
+		// No such route, whatever the method: a 405 would say that a
+		// POST is taken.
+		http.Error(w, "storehttp: no snapshots here", http.StatusNotFound)
+		return
+	}
 	if !allowed(w, r, kind) {
 		return
 	}
@@ -182,7 +196,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case pageRoute:
 		h.servePage(w, r, src)
 	case jsonRoute:
-		serveJSON(w, src)
+		serveJSON(w, src, h.showSeed)
 	case snapshotRoute:
 		h.serveSnapshot(w, r, src)
 	}
@@ -197,15 +211,16 @@ const (
 	snapshotRoute
 )
 
-// allowed answers 405 for a method the route does not serve. HEAD is
-// served as GET, with no body (headWriter), except for snapshots, which
-// would be written only to be thrown away.
+// allowed answers 405 for a method the route does not serve. The pages
+// and the JSON take GET, and HEAD as GET with no body (headWriter); a
+// snapshot takes POST alone (see serveSnapshot).
 func allowed(w http.ResponseWriter, r *http.Request, kind route) bool {
 	allow := "GET, HEAD"
 	if kind == snapshotRoute {
-		allow = "GET"
+		allow = "POST"
 	}
-	if r.Method == http.MethodGet || r.Method == http.MethodHead && kind != snapshotRoute {
+	if kind == snapshotRoute && r.Method == http.MethodPost ||
+		kind != snapshotRoute && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		return true
 	}
 	w.Header().Set("Allow", allow)

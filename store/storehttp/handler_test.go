@@ -138,7 +138,7 @@ func TestPage(t *testing.T) {
 		t.Run(fmt.Sprintf("%s-d%d", pc.rule, pc.d), func(t *testing.T) {
 			o := store.Options{Placement: pc.rule, Choices: pc.d, BucketSize: 6, Hash: hashfn.Tabulation, Seed: 99}
 			s := newStore(t, o, 5000)
-			h := NewHandler(nil)
+			h := NewHandler(&Options{ShowSeed: true})
 			if err := h.Add("main", s); err != nil {
 				t.Fatal(err)
 			}
@@ -295,7 +295,7 @@ func TestRefreshPagesKept(t *testing.T) {
 // and the counters.
 func TestJSON(t *testing.T) {
 	s := newStore(t, store.Options{Placement: bucket.GoLeft, Seed: 5}, 3000)
-	h := NewHandler(nil)
+	h := NewHandler(&Options{ShowSeed: true})
 	h.Add("main", s)
 	rec := serve(h, "GET", "/main.json")
 	if rec.Code != 200 || rec.Header().Get("Content-Type") != "application/json" {
@@ -382,10 +382,11 @@ func TestErrors(t *testing.T) {
 		{"GET", "/nosuch.json", 404, ""},
 		{"GET", "/s/extra", 404, ""},
 		{"GET", "/s.snapshot", 404, ""}, // snapshots are off, and this store cannot save
+		{"POST", "/s.snapshot", 404, ""},
 		{"POST", "/s", 405, "GET, HEAD"},
 		{"PUT", "/s.json", 405, "GET, HEAD"},
 		{"DELETE", "/", 405, "GET, HEAD"},
-		{"HEAD", "/s.snapshot", 405, "GET"},
+		{"HEAD", "/s.snapshot", 404, ""},
 		{"POST", "/nosuch", 405, "GET, HEAD"}, // the method is checked first
 	} {
 		rec := serve(h, c.method, c.path)
@@ -423,6 +424,7 @@ func TestNoStoreOnEveryAnswer(t *testing.T) {
 		{"HEAD", "/nosuch.json", 404},
 		{"POST", "/s", 405},
 		{"HEAD", "/s.snapshot", 405},
+		{"GET", "/s.snapshot", 405},
 		{"GET", "/s?refresh=x", 400},
 		{"GET", "/solo", 301},
 	} {
@@ -436,9 +438,9 @@ func TestNoStoreOnEveryAnswer(t *testing.T) {
 	}
 	// 503 while a snapshot is written, and the snapshot itself.
 	done := make(chan *httptest.ResponseRecorder)
-	go func() { done <- serve(h, "GET", "/s.snapshot") }()
+	go func() { done <- serve(h, "POST", "/s.snapshot") }()
 	<-ss.entered
-	if rec := serve(h, "GET", "/s.snapshot"); rec.Code != 503 || rec.Header().Get("Cache-Control") != "no-store" {
+	if rec := serve(h, "POST", "/s.snapshot"); rec.Code != 503 || rec.Header().Get("Cache-Control") != "no-store" {
 		t.Errorf("second snapshot: code %d, Cache-Control %q; want 503, no-store", rec.Code, rec.Header().Get("Cache-Control"))
 	}
 	close(ss.release)
@@ -744,7 +746,9 @@ func TestHead(t *testing.T) {
 		}
 	}
 	// Snapshots take no HEAD, and say so without a body.
-	if rec := serve(h, "HEAD", "/s.snapshot"); rec.Code != http.StatusMethodNotAllowed || rec.Body.Len() != 0 {
+	hs := NewHandler(&Options{Snapshots: true})
+	hs.Add("s", newStore(t, store.Options{Seed: 1}, 100))
+	if rec := serve(hs, "HEAD", "/s.snapshot"); rec.Code != http.StatusMethodNotAllowed || rec.Body.Len() != 0 {
 		t.Errorf("HEAD /s.snapshot: code %d, a body of %d bytes", rec.Code, rec.Body.Len())
 	}
 }

@@ -15,8 +15,8 @@ import (
 // under the names the inspect command uses for a snapshot (entries,
 // buckets, bucket_size, placement, choices, hash, seed, histogram, stash,
 // max_load, share_at_least, fluid_share_at_least, and the report's
-// others), plus the store's name, when the view was taken, and its
-// counters under "stats".
+// others; the seed null unless shown), plus the store's name, when the
+// view was taken, and its counters under "stats".
 type document struct {
 	Name string    `json:"name"`
 	Time time.Time `json:"time"` // when the view was taken
@@ -24,6 +24,10 @@ type document struct {
 	ViewMS float64 `json:"view_ms"`
 	// MaxEntries is the store's bound (0: unbounded).
 	MaxEntries int `json:"max_entries"`
+	// Seed stands in for the report's own seed, which it hides (a field
+	// outside an embedded struct wins over one inside): the hash seed, or
+	// null unless seeds are shown (Options.ShowSeed).
+	Seed *uint64 `json:"seed"`
 	*store.Report
 	Stats statsDocument `json:"stats"`
 }
@@ -35,7 +39,9 @@ type statsDocument struct {
 	HitRatio *float64 `json:"hit_ratio"`
 }
 
-func (v *view) document() *document {
+// document returns the view's JSON document, with the hash seed if
+// showSeed is set.
+func (v *view) document(showSeed bool) *document {
 	d := &document{
 		Name:       v.name,
 		Time:       v.taken.UTC(),
@@ -44,6 +50,10 @@ func (v *view) document() *document {
 		Report:     v.load,
 		Stats:      statsDocument{Stats: v.stats},
 	}
+	if showSeed {
+		seed := v.load.Seed
+		d.Seed = &seed
+	}
 	if v.stats.Gets > 0 {
 		r := v.stats.HitRatio()
 		d.Stats.HitRatio = &r
@@ -51,7 +61,7 @@ func (v *view) document() *document {
 	return d
 }
 
-func serveJSON(w http.ResponseWriter, src *source) {
+func serveJSON(w http.ResponseWriter, src *source, showSeed bool) {
 	v := src.view()
 	if v == nil {
 		http.Error(w, "storehttp: the store failed while being measured", http.StatusInternalServerError)
@@ -61,7 +71,7 @@ func serveJSON(w http.ResponseWriter, src *source) {
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetIndent("", "  ")
-		err := enc.Encode(v.document())
+		err := enc.Encode(v.document(showSeed))
 		return b.Bytes(), err
 	})
 	if err != nil {

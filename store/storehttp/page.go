@@ -24,8 +24,8 @@ type pageData struct {
 	Auto    []choice
 	Self    string // this page, with its refresh
 	JSON    string
-	// Snapshot is the snapshot route, or "" when the store cannot save
-	// one or snapshots are off.
+	// Snapshot is the snapshot route, which the page's form POSTs to, or
+	// "" when the store cannot save one or snapshots are off.
 	Snapshot string
 	Taken    string
 	Took     string
@@ -185,7 +185,7 @@ func (h *Handler) pageData(v *view, refresh int) *pageData {
 		{"choices (d)", strconv.Itoa(r.Choices), "candidate buckets per key"},
 		{"bucket size (C)", strconv.Itoa(r.BucketSize), "slots per bucket"},
 		{"hash", r.Hash.String(), ""},
-		{"seed", strconv.FormatUint(r.Seed, 10), ""},
+		h.seedRow(r.Seed),
 		{"table size (n)", count(uint64(r.Buckets)) + " buckets", count(uint64(r.Buckets*r.BucketSize)) + " slots"},
 		{"size limit", bound, ""},
 	}
@@ -232,6 +232,14 @@ func (h *Handler) pageData(v *view, refresh int) *pageData {
 		d.Deletes = fmt.Sprintf("This store has seen %s deletes. The fluid limit describes keys that arrive and stay; deleted keys leave holes the rule did not choose, so here it is a guide rather than a prediction.", count(r.Deletes))
 	}
 	return d
+}
+
+// seedRow shows the hash seed, or says why it is not shown.
+func (h *Handler) seedRow(seed uint64) row {
+	if h.showSeed {
+		return row{"seed", strconv.FormatUint(seed, 10), ""}
+	}
+	return row{"seed", "hidden", "whoever knows it can choose keys that collide"}
 }
 
 func pageLink(name string, refresh int) string {

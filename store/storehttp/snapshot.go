@@ -14,7 +14,7 @@ import (
 // Saver is a store that can write a snapshot of itself to a file, as
 // *store.Store does (Store.Save); a store that is not one gets no
 // snapshot route (404). With
-// Options.Snapshots set, GET /NAME.snapshot has the store save a snapshot
+// Options.Snapshots set, POST /NAME.snapshot has the store save a snapshot
 // into a fresh temporary directory, streams the file and removes it.
 // Save must write the whole file before it returns, and may fail (a value
 // type it cannot encode, a full disk): the request then gets a 500 with
@@ -45,10 +45,43 @@ func (h *Handler) canSave(name string) bool {
 	return ok
 }
 
+// The snapshot is taken on POST alone, not on GET with a token in its
+// URL: each request runs a whole Save, and browsers, link previews and
+// crawlers fetch what a page links to (prefetching it, or to show it)
+// without anyone asking for a snapshot, but none of them POSTs. A token
+// would have to be shown to whoever is to use it, and would stay in
+// histories and logs. A cross-site page can still make a browser POST
+// (a form): crossOrigin refuses such requests by the Sec-Fetch-Site and
+// Origin headers that browsers send with them; clients that send
+// neither (curl, scripts) are not browsers, and are let through.
+var crossOrigin = http.NewCrossOriginProtection()
+
+// The download's write deadline, set through http.ResponseController so
+// that a server's WriteTimeout, sized for pages, neither cuts a large
+// snapshot short nor is the only bound: none while the store saves (the
+// client's going away stops that, through the request's context), then
+// snapshotSlack plus a second per snapshotRate bytes of the file. A
+// client that reads slower than that loses the download, and the route,
+// which takes one snapshot at a time, is free again: a snapshot of
+// 145 MB holds it for three minutes at most.
+const (
+	snapshotSlack = 30 * time.Second
+	snapshotRate  = 1 << 20 // bytes per second
+)
+
+// snapshotDeadline is the time a download of size bytes may take.
+func snapshotDeadline(size int64) time.Duration {
+	return snapshotSlack + time.Duration(size/snapshotRate)*time.Second
+}
+
 func (h *Handler) serveSnapshot(w http.ResponseWriter, r *http.Request, src *source) {
 	sv, ok := src.s.(Saver)
-	if !h.snapshots || !ok {
+	if !ok {
 		http.Error(w, fmt.Sprintf("storehttp: no snapshots of %q here", src.name), http.StatusNotFound)
+		return
+	}
+	if err := crossOrigin.Check(r); err != nil {
+		http.Error(w, "storehttp: a snapshot is not given to another site's page: "+err.Error(), http.StatusForbidden)
 		return
 	}
 	// One snapshot at a time: each holds a copy of a whole store on disk.
@@ -60,6 +93,10 @@ func (h *Handler) serveSnapshot(w http.ResponseWriter, r *http.Request, src *sou
 		http.Error(w, "storehttp: a snapshot is being written; try again shortly", http.StatusServiceUnavailable)
 		return
 	}
+	rc := http.NewResponseController(w)
+	// A writer that cannot set deadlines (a ResponseRecorder) has none to
+	// lift either.
+	_ = rc.SetWriteDeadline(time.Time{})
 	dir, err := os.MkdirTemp("", "twochoice-snapshot-")
 	if err != nil {
 		http.Error(w, "storehttp: "+err.Error(), http.StatusInternalServerError)
@@ -86,6 +123,7 @@ func (h *Handler) serveSnapshot(w http.ResponseWriter, r *http.Request, src *sou
 		http.Error(w, "storehttp: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
+	_ = rc.SetWriteDeadline(time.Now().Add(snapshotDeadline(fi.Size())))
 	hd := w.Header()
 	hd.Set("Content-Type", "application/octet-stream")
 	hd.Set("Content-Length", strconv.FormatInt(fi.Size(), 10))

@@ -44,7 +44,9 @@ header h1 { margin: 0; font-size: 19px; font-weight: 600; }
 header h1 a { color: #9fb3c8; text-decoration: none; }
 header nav { display: flex; flex-wrap: wrap; gap: 4px; align-items: center; margin-left: auto; }
 header nav a { color: #fff; text-decoration: none; padding: 3px 9px; border-radius: 4px; border: 1px solid #3b4656; font-size: 13px; }
-header nav a:hover { background: #2c3644; }
+header nav form { display: inline; margin: 0; }
+header nav button { font: inherit; font-size: 13px; color: #fff; background: none; cursor: pointer; padding: 3px 9px; border-radius: 4px; border: 1px solid #3b4656; }
+header nav a:hover, header nav button:hover { background: #2c3644; }
 header nav a.on { background: #2f74b5; border-color: #2f74b5; }
 header nav a.primary { background: #fff; color: #1d2430; border-color: #fff; font-weight: 600; }
 header nav span { color: #9fb3c8; margin: 0 4px 0 12px; font-size: 12px; text-transform: uppercase; letter-spacing: .05em; }
@@ -96,7 +98,7 @@ footer { color: var(--muted); font-size: 12px; }
 <span>data</span>
 <a href="{{.JSON}}">JSON</a>
 {{- with .Snapshot}}
-<a href="{{.}}">snapshot</a>
+<form method="post" action="{{.}}"><button type="submit" title="save a snapshot of the store, every key and value, and download it">snapshot</button></form>
 {{- end}}
 </nav>
 </header>
