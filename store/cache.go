@@ -367,15 +367,6 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// time (if k came in meanwhile, the count is one too many, which a
 	// frequency estimate does not mind).
 	f := s.sk.add(sp) - 1
-	// The tick counts the insert for the eviction clock and for Stats
-	// (Sets, Evictions; counters.go): the one atomic add of an insert's
-	// bookkeeping. Taken before the locks, so that no locked instruction
-	// follows the unlock in this Set: one would wait for the Set's stores
-	// (the victim's slot, a cache miss) to reach the cache, which the
-	// unlock itself does not (relaxed_amd64.go).
-	if before, after := s.ticks.tick(hint); before != after {
-		s.sk.advance(before, after)
-	}
 	var lk locked
 	lockAll(&lk, t, cs)
 	s.cowTouchLocked(t, lk.idx[:lk.n])
@@ -390,18 +381,18 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// insert, evicted nothing: counted as a fill for Stats.
 	for _, i := range cs {
 		if j := t.cbucket(i).b.find(k, tag); j >= 0 {
+			st.fills.Add(1)
+			tb, ta := s.ticks.tick(hint)
 			if ifAbsent {
-				// Counted as a fill as well, as above: the tick has
-				// counted an insert.
 				if old, ok := s.liveLocked(t, i, j, hint); ok {
 					unlockAll(&lk, t)
-					st.fills.Add(1)
+					s.sk.advance(tb, ta)
 					return old, true
 				}
 			}
 			t.update(i, j, k, v, exp, ttl, now, gen, s.slack)
 			unlockAll(&lk, t)
-			st.fills.Add(1)
+			s.sk.advance(tb, ta)
 			return v, false
 		}
 	}
@@ -440,7 +431,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 		cb = t.cbucket(i)
 		b = &cb.b
 		cw = ctrl(b.ctrl.Load())
-		// An eviction is counted by the tick above (counters.go).
+		// An eviction is counted by the tick below (counters.go).
 		if expired {
 			st.expiredVictims.Add(1)
 		} else {
@@ -451,6 +442,16 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 			}
 		}
 	}
+	// The tick counts the insert for the eviction clock and for Stats
+	// (Sets, Evictions; counters.go): the one atomic add of an insert's
+	// bookkeeping. It follows the fill or expired-victim count, so that
+	// Stats, which reads the ticks before those counts, never sees an
+	// insert ticked whose fill it has not counted (an eviction that is
+	// not one: counters.sumCache). It precedes the slot's stores, so that
+	// no locked instruction follows them in this Set: one would wait for
+	// them (the victim's slot, a cache miss) to reach the cache, which the
+	// unlock itself does not (relaxed_amd64.go).
+	tb, ta := s.ticks.tick(hint)
 	// Plain stores where the build allows (relaxed_amd64.go): the bucket
 	// is ours, and the unlock publishes them.
 	e := slot[K, V]{key: k, val: v}
@@ -466,6 +467,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	storeRelaxed32(&cb.acc[j], inserted(now, f, gen))
 	storeRelaxed(&b.ctrl, uint64(cw.withSlot(j, tag)))
 	unlockAll(&lk, t)
+	s.sk.advance(tb, ta)
 	// Remember how popular the victim was, for when it returns (the
 	// sketch already counted its first insert), after the locks are
 	// released. Only for victims hit twice or more: raising for a single

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/twochoice/twochoice/internal/race"
 )
 
 // TestCacheStatsAgainstModel runs random Sets (with and without a TTL),
@@ -133,4 +135,72 @@ func TestCacheStatsAgainstModel(t *testing.T) {
 			t.Fatalf("the run did not exercise every count: %+v", want)
 		}
 	})
+}
+
+// TestStatsMonotonic samples Stats while two goroutines write, and checks
+// that no counter ever falls between two samples, and that at idle the
+// counters are exact. The writers set new keys and delete them again, so
+// that a cache never fills: every insert takes an empty slot, so an insert
+// whose fill Stats had not seen yet would read as an eviction and then
+// stop being one.
+func TestStatsMonotonic(t *testing.T) {
+	for _, o := range []Options{{MaxEntries: 1 << 12, Seed: 3}, {Seed: 3}} {
+		t.Run(fmt.Sprintf("MaxEntries=%d", o.MaxEntries), func(t *testing.T) {
+			s := newTestStore[string, int](t, o)
+			ops := 200_000
+			if testing.Short() {
+				ops = 50_000
+				if race.Enabled {
+					ops = 10_000
+				}
+			}
+			done := make(chan struct{})
+			var sets, deletes [2]uint64
+			for w := range 2 {
+				go func() {
+					defer func() { done <- struct{}{} }()
+					for i := range ops {
+						k := fmt.Sprintf("w%d-%d", w, i)
+						s.Set(k, i)
+						sets[w]++
+						if s.Delete(k) {
+							deletes[w]++
+						}
+						s.Get(k)
+					}
+				}()
+			}
+			var prev Stats
+			samples, running := 0, 2
+			for running > 0 {
+				select {
+				case <-done:
+					running--
+				default:
+				}
+				st := s.Stats()
+				samples++
+				for _, c := range []struct {
+					name      string
+					now, then uint64
+				}{
+					{"Gets", st.Gets, prev.Gets}, {"Hits", st.Hits, prev.Hits}, {"Misses", st.Misses, prev.Misses},
+					{"Sets", st.Sets, prev.Sets}, {"Deletes", st.Deletes, prev.Deletes},
+					{"Evictions", st.Evictions, prev.Evictions}, {"Expirations", st.Expirations, prev.Expirations},
+				} {
+					if c.now < c.then {
+						t.Fatalf("sample %d: %s fell from %d to %d\nbefore %+v\nnow    %+v", samples, c.name, c.then, c.now, prev, st)
+					}
+				}
+				prev = st
+			}
+			st := s.Stats()
+			t.Logf("%d samples; at idle %+v", samples, st)
+			want := Stats{Gets: uint64(2 * ops), Misses: uint64(2 * ops), Sets: sets[0] + sets[1], Deletes: deletes[0] + deletes[1]}
+			if st.Gets != want.Gets || st.Hits != 0 || st.Misses != want.Misses || st.Sets != want.Sets ||
+				st.Deletes != want.Deletes || st.Evictions != 0 || st.Expirations != 0 || st.Entries != 0 {
+				t.Fatalf("at idle %+v, want %+v", st, want)
+			}
+		})
+	}
 }

@@ -62,16 +62,20 @@ func (c *ticks) tick(hint uint64) (before, after uint64) {
 	if l.n.Add(1) != tickBatch {
 		return 0, 0
 	}
-	// The shared count first: a reader in between (total, now) sees
-	// the batch twice rather than not at all, so the insert count that
-	// Stats derives from the ticks runs ahead, never behind.
-	after = c.global.Add(tickBatch)
+	// The stripe first: a reader in between (total, now) misses the
+	// batch rather than seeing it twice, so the insert count that Stats
+	// derives from the ticks is a lower bound, never ahead of the inserts
+	// (Stats keeps its figures monotonic on top: counters.go).
 	l.n.Add(^uint64(tickBatch - 1))
+	after = c.global.Add(tickBatch)
 	return after - tickBatch, after
 }
 
 // total returns the ticks so far: the inserts into the store (Stats
-// counts them this way, counters.go). Exact when no insert is in flight.
+// counts them this way, counters.go). It reads the shared count before the
+// stripes, and tick moves a batch from its stripe to the shared count in
+// the other order, so no batch is counted twice: total is at most the
+// ticks at its return, and exact when no insert is in flight.
 func (c *ticks) total() uint64 {
 	n := c.global.Load()
 	for i := range c.local {

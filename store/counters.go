@@ -74,9 +74,12 @@ func (c *counters) sum() (hits, misses uint64) {
 }
 
 // sumCache returns the cache mode's counts, given the inserts (the
-// eviction clock's ticks, read before the stripes): see stripe. Read while
-// writers work, evictions may lag or lead by a few inserts in flight; it
-// never goes below 0.
+// eviction clock's ticks, read before the stripes): see stripe. Each is at
+// most its true count: the ticks are (ticks.total), and a Set counts its
+// fill or expired victim before its tick (setCache), so the fills read
+// after the ticks cover every ticked fill, and evictions, inserts less
+// those, are never ahead either. Read while writers work, the counts lag
+// by the Sets in flight; Stats makes them monotonic (monotone).
 func (c *counters) sumCache(inserts uint64) (evictions, expirations, sets, deletes uint64) {
 	var updates, fills, expiredVictims uint64
 	for i := range c.stripes {
@@ -91,4 +94,38 @@ func (c *counters) sumCache(inserts uint64) (evictions, expirations, sets, delet
 		evictions = inserts - taken
 	}
 	return evictions, expirations + expiredVictims, updates + inserts, deletes
+}
+
+// monotone holds the highest figure Stats has returned for each counter
+// that it derives or adds up while writers work, so that no figure it
+// returns is below one it returned before. The figures it derives are
+// lower bounds of the true counts (sumCache), so the highest of them is
+// too, and at idle, when the figures are exact, it is the exact count.
+type monotone struct {
+	v [numMono]atomic.Uint64
+}
+
+// The counters monotone keeps.
+const (
+	monoHits = iota
+	monoMisses
+	monoSets
+	monoDeletes
+	monoEvictions
+	monoExpirations
+	numMono
+)
+
+// at returns the larger of x and the highest figure returned for counter
+// i, and records it.
+func (m *monotone) at(i int, x uint64) uint64 {
+	for {
+		old := m.v[i].Load()
+		if x <= old {
+			return old
+		}
+		if m.v[i].CompareAndSwap(old, x) {
+			return x
+		}
+	}
 }

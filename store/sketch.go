@@ -142,7 +142,7 @@ func (s *sketch) estimate(h uint64) uint8 { return s.spots(h).min() }
 // between before and after: it halves every counter and moves gen on. It
 // costs one pass over the sketch (a word per entry), once per period.
 func (s *sketch) advance(before, after uint64) {
-	if before/s.period == after/s.period {
+	if before == after || before/s.period == after/s.period {
 		return
 	}
 	for i := range s.words {

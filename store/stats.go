@@ -33,8 +33,12 @@ func (st Stats) HitRatio() float64 {
 
 // Stats returns the counters. Hits and misses are counted in striped
 // counters (counters.go), so that a Get writes no shared cache line; Stats
-// adds up the stripes. Taken while other goroutines work, the figures are
-// each exact at some moment during the call but not all at the same one.
+// adds up the stripes. Every counter is monotonic: each figure Stats
+// returns is at least any figure it returned before, whatever the writers
+// do (a scraper reads a counter that falls as a restart), and exact once
+// the calls it counts have returned. Taken while other goroutines work,
+// the figures are each a count at some moment during the call, not all at
+// the same one, and may lag the calls in flight.
 func (s *Store[K, V]) Stats() Stats {
 	s.mu.Lock()
 	sets, deletes, grows, rekeys := s.sets, s.deletes, s.grows, s.flood.rekeys
@@ -45,8 +49,11 @@ func (s *Store[K, V]) Stats() Stats {
 		inserts = s.ticks.total()
 	}
 	ev, ex, csets, cdeletes := s.tot.sumCache(inserts)
-	sets += csets
-	deletes += cdeletes
+	m := &s.mono
+	hits, misses = m.at(monoHits, hits), m.at(monoMisses, misses)
+	sets = m.at(monoSets, sets+csets)
+	deletes = m.at(monoDeletes, deletes+cdeletes)
+	ev, ex = m.at(monoEvictions, ev), m.at(monoExpirations, ex)
 	st := s.tabs.Load()
 	stash := st.cur.stash.len()
 	if st.old != nil {

@@ -44,7 +44,8 @@ type Store[K comparable, V any] struct {
 	clock  Clock       // for TTLs
 	ttl    atomic.Bool // some entry has or had an expiry
 
-	tot counters // hits and misses, striped; padded on both sides
+	tot  counters // hits and misses, striped; padded on both sides
+	mono monotone // the highest figures Stats returned (counters.go)
 
 	// mu serializes writers (Set, Delete, Clear, growth steps) and guards
 	// the fields below. Get never takes it.
