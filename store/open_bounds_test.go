@@ -3,11 +3,13 @@ package store
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
 	"github.com/twochoice/twochoice/internal/snapshot"
 )
@@ -203,4 +205,169 @@ func grownAndEmptied(t *testing.T, seed uint64, n, every int) *Store[string, int
 		}
 	}
 	return s
+}
+
+// craftCache writes a snapshot of a cache of options o (MaxEntries > 0)
+// holding the given keys (key i with value i, each in its first candidate
+// with room), as Save would write one: a file of a few kilobytes whatever
+// the bound it records. It needs no table, so the bound can be
+// MaxCacheEntries.
+func craftCache(t *testing.T, path string, o Options, keys []string) {
+	t.Helper()
+	o, err := o.resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, size, short, err := cacheSize(&o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := o.Placement.Generator(n, o.Choices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, err := hashfn.New(o.Hash, o.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := newHasher[string](fn)
+	w, err := snapshot.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	enc := snapshot.NewEncoder[string, int]()
+	loads := make(map[uint64]int)
+	for i, k := range keys {
+		var c [hashfn.MaxChoices]uint64
+		gen.Fill(hash(k), c[:])
+		b := c[0]
+		for _, x := range c[:o.Choices] {
+			room := size
+			if x < short {
+				room--
+			}
+			if loads[x] < room {
+				b = x
+				break
+			}
+		}
+		loads[b]++
+		rec, err := enc.EncodeRecord(k, i, 0, int64(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Append(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hist := make([][]uint64, o.Placement.Parts(o.Choices))
+	for p := range hist {
+		hist[p] = make([]uint64, size+1)
+		lo, hi := gen.PartBounds(p)
+		hist[p][0] = hi - lo
+	}
+	for b, l := range loads {
+		hist[gen.PartOf(b)][0]--
+		hist[gen.PartOf(b)][l]++
+	}
+	err = w.Commit(snapshot.Meta{KeyType: "string", ValueType: "int", Placement: o.Placement.String(), Choices: o.Choices,
+		BucketSize: o.BucketSize, Hash: o.Hash.String(), Seed: o.Seed, Buckets: n, MaxEntries: o.MaxEntries, Histogram: hist})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Crafted files of a few kilobytes that claim huge sizes and counts (a
+// cache's bound, a table, entries, a stash) fail with an error, or open
+// with little memory, whatever they claim. A cache's table is allocated
+// whole from its bound: 736 MiB for 2^24 string → int entries, 11.5 GiB
+// for 2^28, more than many machines have (the process dies of it).
+func TestOpenCraftedSizes(t *testing.T) {
+	const limit = 64 << 20
+	dir := t.TempDir()
+	keys := []string{"a", "b", "c"}
+	cache := func(file string, o Options) string {
+		p := filepath.Join(dir, file)
+		craftCache(t, p, o, keys)
+		return p
+	}
+	doctored := func(file, from string, change func(m *snapshot.Meta)) string {
+		p := filepath.Join(dir, file)
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rewriteMeta(t, p, change, 0)
+		return p
+	}
+	s := newTestStore[string, int](t, Options{Seed: 5})
+	unbounded := filepath.Join(dir, "table.snap")
+	craftSnapshot(t, unbounded, s, nil, hashfn.MaxBuckets)
+	big := cache("2^28.snap", Options{MaxEntries: MaxCacheEntries, Seed: 3})
+	cases := []struct {
+		name string
+		path string
+		want error // nil: opens, empty
+	}{
+		{"a cache of 2^24", cache("2^24.snap", Options{MaxEntries: 1 << 24, Seed: 3}), ErrOptions},
+		{"a cache of 2^28", big, ErrOptions},
+		{"a cache of 2^28 in buckets of one slot", cache("2^28-1.snap", Options{MaxEntries: MaxCacheEntries, Placement: bucket.DoubleHash, Choices: 3, BucketSize: 1, Seed: 4}), ErrOptions},
+		{"a cache of 2^28 claiming 2^26 entries", doctored("2^28-full.snap", big, func(m *snapshot.Meta) { m.Entries = 1 << 26 }), ErrCorrupt},
+		{"a cache of 2^28 claiming 2^26 entries in its stash", doctored("2^28-stash.snap", big, func(m *snapshot.Meta) { m.Entries, m.Stash = 1<<26, 1<<26 }), ErrCorrupt},
+		{"a table of 2^32 buckets", unbounded, nil},
+		{"a table of 2^32 buckets claiming 2^40 entries", doctored("table-full.snap", unbounded, func(m *snapshot.Meta) { m.Entries = 1 << 40 }), ErrCorrupt},
+	}
+	for _, tc := range cases {
+		var r *Store[string, int]
+		var err error
+		a := allocatedBy(func() { r, err = Open[string, int](tc.path, nil) })
+		fi, _ := os.Stat(tc.path)
+		t.Logf("%s: a file of %d bytes; Open allocated %d KiB: %v", tc.name, fi.Size(), a>>10, err)
+		if a > limit {
+			t.Errorf("%s: Open allocated %d MiB", tc.name, a>>20)
+		}
+		switch {
+		case tc.want == nil && (err != nil || r.Len() != 0):
+			t.Errorf("%s: Open = %v; want an empty store", tc.name, err)
+		case tc.want != nil && (r != nil || !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.path)):
+			t.Errorf("%s: Open = %v, %v; want %v naming the file", tc.name, r != nil, err, tc.want)
+		case tc.want == ErrOptions && !strings.Contains(err.Error(), "Options{MaxEntries: "):
+			t.Errorf("%s: %v does not say which option restores the file", tc.name, err)
+		}
+	}
+}
+
+// A cache saved nearly empty, whose table is over sparseFloor (lowered
+// here), is restored when the options name its bound, and refused with
+// ErrOptions (not ErrCorrupt: the file is sound) saying so when they do
+// not; saved a quarter full, it needs no option.
+func TestOpenNearlyEmptyCache(t *testing.T) {
+	defer func(f uint64) { sparseFloor = f }(sparseFloor)
+	sparseFloor = 1 << 10
+	const bound = 4096
+	s := newTestStore[string, int](t, Options{MaxEntries: bound, Seed: 11})
+	for i := range 100 {
+		s.Set(fmt.Sprint("key-", i), i)
+	}
+	path := filepath.Join(t.TempDir(), "c.snap")
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open[string, int](path, nil)
+	if r != nil || !errors.Is(err, ErrOptions) || errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), path) ||
+		!strings.Contains(err.Error(), fmt.Sprintf("Options{MaxEntries: %d}", bound)) {
+		t.Fatalf("a nearly empty cache without its bound: %v; want ErrOptions naming the file and the option", err)
+	}
+	r, _ = saveOpen(t, s, &Options{MaxEntries: bound})
+	sameContents(t, s, r)
+
+	for i := 100; s.Len() < bound/sparseFactor; i++ {
+		s.Set(fmt.Sprint("key-", i), i)
+	}
+	r, _ = saveOpen(t, s, nil)
+	sameContents(t, s, r)
 }
