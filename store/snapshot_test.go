@@ -443,7 +443,7 @@ func checkDamaged(t *testing.T, p string, b []byte, want map[string]int) {
 // a damaged copy of one of the seed snapshots (a prefix of it, one byte
 // flipped) that opens must hold exactly the entries saved.
 //
-//	go test -run '^$' -fuzz '^FuzzOpen$' ./store
+//	go test -run '^$' -fuzz '^FuzzOpen$' -fuzzminimizetime 200x ./store
 func FuzzOpen(f *testing.F) {
 	type seed struct {
 		raw  []byte
