@@ -198,7 +198,7 @@ func setAndCheck[V comparable](t *testing.T, s *Store[string, V], ref map[string
 // saving and restoring) and checks each against a reference model that accepts any victim among
 // the new key's candidates, and tracks expiry by the same fake clock.
 //
-//	go test -fuzz FuzzCache ./store
+//	go test -run '^$' -fuzz '^FuzzCache$' -fuzzminimizetime 200x ./store
 func FuzzCache(f *testing.F) {
 	for _, rule := range bucket.Placements() {
 		d := byte(2)

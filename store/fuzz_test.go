@@ -18,9 +18,11 @@ import (
 // fuzzed; small buckets and a small key space make the stash, deletes,
 // reinserts and growths frequent. Now and then the store is saved and
 // restored, which must give the same entries and load report. The seed
-// corpus runs as a normal test.
+// corpus runs as a normal test. Fuzz it with a bound on minimizing, as
+// scripts/fuzz runs every fuzzer (Go's default minimizes each new input
+// for a minute, most of a short run of a fuzzer this slow):
 //
-//	go test -fuzz FuzzStore ./store
+//	go test -run '^$' -fuzz '^FuzzStore$' -fuzzminimizetime 200x ./store
 func FuzzStore(f *testing.F) {
 	for _, rule := range bucket.Placements() {
 		for _, kind := range hashfn.Kinds() {

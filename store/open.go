@@ -45,11 +45,21 @@ import (
 // that way, and a doctored file may claim one) is not allocated. Its
 // records are still checked against it, and the keys are set afresh into
 // a table sized for their number, so the restored store's load report is
-// that of its keys set afresh (see restore_sparse.go). What Open
-// allocates before the records are checked thus grows with the entries
-// the file claims, which its size bounds, and not with the table size it
-// claims (a cache's table follows from MaxEntries, at most
-// MaxCacheEntries, as in New).
+// that of its keys set afresh (see restore_sparse.go).
+//
+// A cache's table is allocated whole, as New allocates it, and its size
+// follows from the bound the file records: a nearly empty cache of 2^28
+// entries is a file of kilobytes, as is a doctored file that claims that
+// bound, and the two cannot be told apart before the table is needed.
+// So a cache saved holding fewer than a quarter of its MaxEntries, whose
+// table takes over 64 MiB, is restored only when opts.MaxEntries names
+// its bound: the caller then asks for that memory as it would ask New.
+// Without it Open fails with ErrOptions, which says so, having allocated
+// nothing. A cache saved at least a quarter full, or small, needs no
+// option. What Open allocates before the records are checked thus grows
+// with the entries the file claims, which its size bounds (a file of s
+// bytes claims at most s/24), and not with the table size or the bound it
+// claims, unless the caller asked for them.
 //
 // K and V must be the types the snapshot was saved from: the same names
 // (reflect's String, without the package path; inside a generic type's
@@ -69,7 +79,8 @@ import (
 // Errors wrap ErrNotFound, ErrNotSnapshot, ErrCorrupt, ErrNewerVersion,
 // ErrTypeMismatch, ErrOptionsMismatch, ErrLocked, ErrRead (the file
 // cannot be opened or read), or ErrOptions for a negative
-// opts.DefaultTTL or an opts.SizeHint or Growth that New would refuse, and name
+// opts.DefaultTTL, an opts.SizeHint or Growth that New would refuse, or a
+// large cache whose bound opts does not name (above), and name
 // the file. Open never returns a partly restored store: on any error it
 // returns nil, and the file is only read.
 func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error) {
@@ -84,6 +95,9 @@ func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error)
 	}
 	o, err := snapshotOptions(&m, opts)
 	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	if err := checkCacheBound[K, V](&m, o, opts); err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
 	// New makes the smallest table, which Open replaces; the hint is

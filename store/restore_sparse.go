@@ -34,13 +34,15 @@ import (
 // not the saved one.
 
 // sparseFactor: a table more than this many times the size its entries
-// need, and over sparseFloor bytes, is restored sparsely. A store that
-// only grew is at most the size its entries need; this leaves room for
-// one that lost up to about three quarters of its keys.
+// need, and over sparseFloor bytes, is restored sparsely (and a cache of
+// more than this many times its entries needs its bound in the options).
+// A store that only grew is at most the size its entries need; this
+// leaves room for one that lost up to about three quarters of its keys.
 const sparseFactor = 4
 
 // sparseFloor: a table of at most this many bytes is always restored in
-// place. A variable so that tests can lower it.
+// place, and a cache's of at most this many restored without its bound in
+// the options (restore_cache.go). A variable so that tests can lower it.
 var sparseFloor uint64 = 64 << 20
 
 // isSparse reports whether the table m describes is to be restored

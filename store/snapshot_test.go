@@ -343,6 +343,71 @@ func TestOpenDamaged(t *testing.T) {
 	}
 }
 
+// A flipped bit in either of bbolt's meta pages (its page id, magic
+// number, version, page size, root, free list, high-water mark,
+// transaction id or checksum) makes a damaged snapshot: Open fails with
+// ErrCorrupt, or restores exactly the saved entries when the page left
+// holds the whole snapshot. It is never ErrNotSnapshot, which is for
+// files that are not snapshots at all, even though bbolt, rejecting a
+// page whose checksum fails, falls back to the other one's older state,
+// which holds no snapshot, as a foreign bbolt file holds none.
+func TestOpenDamagedMetaPage(t *testing.T) {
+	dir := t.TempDir()
+	s := newTestStore[string, int](t, Options{Seed: 12})
+	for i := range 200 {
+		s.Set(fmt.Sprint(i), i)
+	}
+	path := filepath.Join(dir, "s.snap")
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	want := maps.Collect(s.All())
+	p := filepath.Join(dir, "d.snap")
+	corrupt, flips := 0, 0
+	// The second page is one page in, as the first page says.
+	ps := int(binary.LittleEndian.Uint32(raw[16+8:]))
+	for _, page := range []int{0, ps} {
+		// A meta page: a 16-byte page header, then 64 bytes of meta.
+		for off := page; off < page+16+64; off++ {
+			for bit := range 8 {
+				if testing.Short() && bit != off%8 {
+					continue // one bit a byte, each bit in turn
+				}
+				flips++
+				b := bytes.Clone(raw)
+				b[off] ^= 1 << bit
+				if err := os.WriteFile(p, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				r, err := Open[string, int](p, nil)
+				switch {
+				case errors.Is(err, ErrCorrupt):
+					corrupt++
+				case err != nil:
+					t.Fatalf("bit %d of byte %d flipped: %v, want ErrCorrupt", bit, off, err)
+				case !maps.Equal(maps.Collect(r.All()), want):
+					t.Fatalf("bit %d of byte %d flipped: opened into %d entries, want the %d saved", bit, off, r.Len(), len(want))
+				}
+			}
+		}
+	}
+	// The audit's three: the root's sequence, the high-water mark and
+	// the checksum of the first page, which holds the snapshot's only
+	// complete state.
+	for _, off := range []int{40, 60, 72} {
+		b := bytes.Clone(raw)
+		b[off] ^= 1
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open[string, int](p, nil); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), p) {
+			t.Errorf("byte %d flipped: %v, want ErrCorrupt naming the file", off, err)
+		}
+	}
+	t.Logf("%d of %d flips are ErrCorrupt, the others restore the snapshot", corrupt, flips)
+}
+
 // checkDamaged writes b, a damaged snapshot, to p and opens it: it must
 // fail with one of Open's sentinel errors, or open into a store that
 // passes the invariant checks and, if want is not nil (b is a damaged
@@ -378,7 +443,7 @@ func checkDamaged(t *testing.T, p string, b []byte, want map[string]int) {
 // a damaged copy of one of the seed snapshots (a prefix of it, one byte
 // flipped) that opens must hold exactly the entries saved.
 //
-//	go test -run '^$' -fuzz '^FuzzOpen$' ./store
+//	go test -run '^$' -fuzz '^FuzzOpen$' -fuzzminimizetime 200x ./store
 func FuzzOpen(f *testing.F) {
 	type seed struct {
 		raw  []byte

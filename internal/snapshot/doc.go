@@ -72,4 +72,7 @@
 // it may not trust alone, since a store's table never shrinks.
 // Reading a damaged file never panics: bbolt may panic or fault on a
 // corrupt page, and [Open] and [Reader.ForEach] turn both into [ErrCorrupt].
+// A damaged bbolt meta page (a flipped bit anywhere in it) is ErrCorrupt
+// too, unless the other page holds the whole snapshot (metapage.go);
+// ErrNotSnapshot is for files that are not snapshots at all.
 package snapshot

@@ -17,7 +17,7 @@ import (
 // input allows; a description read from a file must match itself, and
 // the metadata must encode back to what decodes to the same.
 //
-//	go test -run '^$' -fuzz '^FuzzMeta$' ./internal/snapshot
+//	go test -run '^$' -fuzz '^FuzzMeta$' -fuzzminimizetime 200x ./internal/snapshot
 func FuzzMeta(f *testing.F) {
 	heres := []*TypeDesc{
 		Describe(reflect.TypeFor[string]()),

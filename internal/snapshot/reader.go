@@ -26,11 +26,9 @@ type Reader struct {
 	size int64 // the file's, when opened
 	db   *bolt.DB
 	meta Meta
-	// damaged0: the file's first meta page lacks bbolt's magic number but
-	// the second has it, so bbolt fell back to the second page's, older,
-	// state. A file whose first page was overwritten is damaged, even
-	// when that older state holds no snapshot metadata.
-	damaged0 bool
+	// pages are the file's two bbolt meta pages, as checkMetaPages read
+	// them.
+	pages metaPages
 }
 
 // Open opens the snapshot at path read-only, checks its format and version
@@ -74,11 +72,11 @@ func Open(path string, timeout time.Duration) (r *Reader, err error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("snapshot %s: %w: not a regular file", path, ErrNotSnapshot)
 	}
-	damaged0, err := checkMagic(f, path, fi.Size())
+	pages, err := checkMetaPages(f, path, fi.Size())
 	if err != nil {
 		return nil, err
 	}
-	r = &Reader{path: path, size: fi.Size(), damaged0: damaged0}
+	r = &Reader{path: path, size: fi.Size(), pages: pages}
 	defer r.guard(&err, debug.SetPanicOnFault(true))
 	db, err := bolt.Open(path, 0o444, &bolt.Options{ReadOnly: true, Timeout: timeout,
 		OpenFile: func(string, int, fs.FileMode) (*os.File, error) { return f, nil }})
@@ -86,11 +84,14 @@ func Open(path string, timeout time.Duration) (r *Reader, err error) {
 	case err == nil:
 	case errors.Is(err, berrors.ErrTimeout):
 		return nil, fmt.Errorf("snapshot %s: %w (waited %v)", path, ErrLocked, timeout)
-	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch):
-		return nil, fmt.Errorf("snapshot %s: %w: not a bbolt database (%v)", path, ErrNotSnapshot, err)
+	case pages.foreign():
+		// Both pages fail bbolt's checks, and one of them is whole but of
+		// another version of bbolt's format.
+		return nil, fmt.Errorf("snapshot %s: %w: a bbolt database of another format version (%v)", path, ErrNotSnapshot, err)
 	default:
-		// A checksum failure on both meta pages, a file too short to map,
-		// and the like: a bbolt file that has been damaged.
+		// A meta page with bbolt's magic number, and neither page sound
+		// (a checksum that fails, a flipped version), a file too short to
+		// map, and the like: a bbolt file that has been damaged.
 		return nil, fmt.Errorf("snapshot %s: %w: %v", path, ErrCorrupt, err)
 	}
 	r.db = db
@@ -107,29 +108,6 @@ func statError(path string, err error) error {
 		return fmt.Errorf("snapshot %s: %w (%w)", path, ErrNotFound, err)
 	}
 	return fmt.Errorf("snapshot %s: %w (%w)", path, ErrRead, err)
-}
-
-// checkMagic tells a file that is not a bbolt database at all (empty, or
-// without bbolt's magic number in either meta page) from a damaged one,
-// before bbolt sees it: bbolt would try to initialize an empty file, and
-// reports a short text file as too small rather than as foreign. damaged0
-// reports that only the second meta page has the magic number.
-func checkMagic(f *os.File, path string, size int64) (damaged0 bool, err error) {
-	if size == 0 {
-		return false, fmt.Errorf("snapshot %s: %w: the file is empty", path, ErrNotSnapshot)
-	}
-	// A bbolt file starts with two meta pages; each is a 16-byte page
-	// header followed by the magic number (little-endian on the machines
-	// bbolt supports). The page size is usually 4096; if page 0 is
-	// damaged, page 1 is looked for there.
-	const magic = 0xED0CDAED
-	var b [20]byte
-	for _, off := range []int64{0, 4096} {
-		if n, _ := f.ReadAt(b[:], off); n == len(b) && binary.LittleEndian.Uint32(b[16:]) == magic {
-			return off != 0, nil
-		}
-	}
-	return false, fmt.Errorf("snapshot %s: %w: not a bbolt database", path, ErrNotSnapshot)
 }
 
 // guard turns a panic or a memory fault inside bbolt (which may happen on
@@ -157,8 +135,8 @@ func (r *Reader) readMeta(tx *bolt.Tx) error {
 		if tx.Bucket(bucketEntries) != nil {
 			return fmt.Errorf("snapshot %s: %w: no metadata (the write did not finish)", r.path, ErrCorrupt)
 		}
-		if r.damaged0 {
-			return fmt.Errorf("snapshot %s: %w: its first page is damaged, and the older state kept in its second holds no snapshot", r.path, ErrCorrupt)
+		if r.pages.damaged() {
+			return fmt.Errorf("snapshot %s: %w: a meta page of the database is damaged, and the older state kept in the other holds no snapshot", r.path, ErrCorrupt)
 		}
 		return fmt.Errorf("snapshot %s: %w: a bbolt database without twochoice metadata", r.path, ErrNotSnapshot)
 	}

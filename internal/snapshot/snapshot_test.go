@@ -373,7 +373,7 @@ func TestDiskFull(t *testing.T) {
 // flipped), a ForEach that succeeds must have given exactly the records
 // written: the count and checksum are there to catch anything else.
 //
-//	go test -run '^$' -fuzz '^FuzzOpen$' ./internal/snapshot
+//	go test -run '^$' -fuzz '^FuzzOpen$' -fuzzminimizetime 200x ./internal/snapshot
 func FuzzOpen(f *testing.F) {
 	dir := f.TempDir()
 	path := filepath.Join(dir, "seed.db")

@@ -116,11 +116,17 @@ func (w *Writer) open(create fs.FileMode) (ok bool, err error) {
 	w.tmp = w.target + tmpMark + hex.EncodeToString(suffix[:])
 	// NoSync: one fsync at the end (in Commit) instead of one per
 	// transaction; until the rename the file is only a draft.
+	// NoGrowSync: the file grows by its writes, not by bbolt's truncate
+	// ahead of them (and the fsync after each), for the same reason, and
+	// because bbolt reports a failed truncate as text ("file resize
+	// error: ..."), losing the system's error that ErrWrite and
+	// ErrNoSpace must match (EFBIG under a file size limit); a write's
+	// error comes back whole.
 	// A large initial mapping (address space, not memory) spares bbolt
 	// from remapping the file each time it doubles while records pour in.
 	// OpenFile: bbolt does not give out its file, which Commit syncs
 	// and renames while bbolt holds it locked.
-	db, err := bolt.Open(w.tmp, create, &bolt.Options{NoSync: true, NoFreelistSync: true, InitialMmapSize: initialMmap,
+	db, err := bolt.Open(w.tmp, create, &bolt.Options{NoSync: true, NoGrowSync: true, NoFreelistSync: true, InitialMmapSize: initialMmap,
 		OpenFile: func(name string, flag int, perm fs.FileMode) (*os.File, error) {
 			f, err := os.OpenFile(name, flag, perm)
 			w.file = f
@@ -254,9 +260,11 @@ func (w *Writer) Commit(m Meta) error {
 		err = w.tx.Commit()
 		w.tx = nil
 	}
-	// bbolt grows its file ahead of the data, in steps of up to 16 MiB of
-	// holes; the snapshot is cut to the pages in use, so that it is no
-	// bigger than its data and a cut-off copy is seen as truncated.
+	// The snapshot is cut to the pages in use, so that it is no bigger
+	// than its data and a cut-off copy is seen as truncated: bbolt's
+	// mapping grows the file ahead of the data where a mapping must be
+	// backed by the file (Windows), and a truncate ahead would (without
+	// NoGrowSync).
 	var size int64
 	if err == nil {
 		err = w.db.View(func(tx *bolt.Tx) error { size = tx.Size(); return nil })
