@@ -47,7 +47,10 @@ weights). Files may be compressed with zstd; FILE - is standard input.
 
 Caches: CACHES; "all" for every one.
 The unbounded ones (map, syncmap, twochoice) never evict: their hit ratio
-is the ceiling, and their speed the baseline.
+is the ceiling, and their speed the baseline. Every hit-ratio table also
+has a belady row at each capacity: Belady's offline optimum on the same
+requests (a miss inserts its key, and the entry used farthest in the
+future goes), which no cache that keeps every key set can beat.
 
 --report DIR runs the README's comparisons instead (OLTP and P12 traces
 from ../shared/traces, or $TWOCHOICE_TRACES; several minutes) and writes
