@@ -229,7 +229,7 @@ func run[K caches.Key](ctx context.Context, c Config, newSource func(Spec, uint6
 		given      = map[int][]Capacity{} // by entries, for Merged
 	)
 	for _, cp := range c.Capacities {
-		n := cp.resolve(src.distinct)
+		n := cp.Resolve(src.distinct)
 		capacities = append(capacities, n)
 		given[n] = append(given[n], cp)
 	}
