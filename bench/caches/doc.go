@@ -78,13 +78,14 @@
 // Wait came in, varying by several points between runs, because Sets
 // still in the buffer miss and a full buffer drops them.
 //
-// Even with Sync, two peers are not exactly reproducible: otter seeds its
-// frequency sketch's hash at random for each cache and admits a few
-// candidates by a random coin, and ristretto samples eviction victims by
-// ranging over a Go map, whose order the runtime randomises, and records
-// Gets in lossy buffers. Their hit ratios vary from run to run (otter's by
-// up to 0.2 points, one standard deviation, on the OLTP trace); the others'
-// are exact.
+// Even with Sync, two peers are not exactly reproducible (Peer.Random):
+// otter seeds its frequency sketch's hash at random for each cache and
+// admits a few candidates by a random coin, and ristretto samples eviction
+// victims by ranging over a Go map, whose order the runtime randomises, and
+// records Gets in lossy buffers. Their hit ratios vary from run to run
+// (otter's by up to 0.2 points, one standard deviation, on the OLTP trace,
+// and by up to 2.4 points on the small LIRS traces, ristretto's by up to
+// 17); the others' are exact.
 //
 // Without Sync, otter's hit ratio also depends on when its maintenance
 // goroutines get to run: 8 replays of the OLTP trace on a loaded 2-core

@@ -20,13 +20,18 @@ type Peer[K Key, V any] struct {
 	// with forced insertion bounds their hit ratio, while the optimum with
 	// bypass bounds every cache's (package hitratio).
 	Refuses bool
+	// Random reports whether the cache's hit ratio on a given workload
+	// varies from run to run: it draws hash seeds or choices at random
+	// (otter, ristretto; see the package documentation). The others
+	// replay exactly.
+	Random bool
 }
 
 // Peers returns every cache the harness compares, in report order.
 func Peers[K Key, V any]() []Peer[K, V] {
 	return append(twochoicePeers[K, V](), []Peer[K, V]{
-		{Name: "otter", Bounded: true, New: NewOtter[K, V]},
-		{Name: "ristretto", Bounded: true, New: NewRistretto[K, V], Refuses: true},
+		{Name: "otter", Bounded: true, New: NewOtter[K, V], Random: true},
+		{Name: "ristretto", Bounded: true, New: NewRistretto[K, V], Refuses: true, Random: true},
 		{Name: "lru", Bounded: true, New: NewLRU[K, V]},
 		{Name: "arc", Bounded: true, New: NewARC[K, V]},
 		{Name: "2q", Bounded: true, New: New2Q[K, V]},
