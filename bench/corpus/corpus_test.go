@@ -202,7 +202,7 @@ func TestRunSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := Config{Items: items, Capacities: []measure.Capacity{{Share: 0.05}, {Share: 0.25}}, Keys: 2000, Requests: 20_000, Seed: 3}
+	c := Config{Items: items, Capacities: []measure.Capacity{{Share: 0.05}, {Share: 0.25}}, Keys: 2000, Requests: 20_000, Seed: 3, Rounds: 3}
 	var calls int
 	var last float64
 	c.Progress = func(f float64, _ string) { calls++; last = f }
@@ -214,11 +214,20 @@ func TestRunSmall(t *testing.T) {
 	if calls == 0 || last != 1 {
 		t.Errorf("progress: %d calls, last %v", calls, last)
 	}
-	// 7 caches (6 and the two optima) at 6 rows.
-	if res.Replays != 8*6 || res.ZipfKeys != 2000 || res.ZipfRequests != 20_000 || !slices.Equal(res.Peers, []string{"otter", "ristretto", "lru", "arc", "2q"}) {
+	// At each of the 6 rows: 4 caches that replay exactly, otter and
+	// ristretto 3 times each, and the two optima.
+	if res.Replays != 12*6 || res.Rounds != 3 || res.ZipfKeys != 2000 || res.ZipfRequests != 20_000 || !slices.Equal(res.Peers, []string{"otter", "ristretto", "lru", "arc", "2q"}) {
 		t.Errorf("result %+v", res)
 	}
 	for _, r := range res.Rows {
+		for _, c := range []string{"otter", "ristretto"} {
+			if rg, ok := r.Range[c]; !ok || r.HitRatio[c] < rg[0] || r.HitRatio[c] > rg[1] {
+				t.Errorf("%s at %s: %s %v, range %v", r.Workload, r.Capacity, c, r.HitRatio[c], rg)
+			}
+		}
+		if len(r.Range) != 2 {
+			t.Errorf("%s at %s: ranges %v, want otter's and ristretto's", r.Workload, r.Capacity, r.Range)
+		}
 		switch r.Workload {
 		case "a":
 			if r.DistinctKeys != 310 || r.Reads != 3000 {
@@ -240,7 +249,7 @@ func TestRunSmall(t *testing.T) {
 	if err := WriteTable(&b, res); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"3 workloads × 2 capacities = 6 rows", "zipf:S is Zipf with exponent S over 2000 keys", "sub/loop", "best peer",
+	for _, want := range []string{"3 workloads × 2 capacities = 6 rows", "median of 3 replays", "zipf:S is Zipf with exponent S over 2000 keys", "sub/loop", "best peer",
 		"within 0.5 point of the best peer", "mean margin", "worst row", "gap to belady closed"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())

@@ -58,6 +58,18 @@
 // (sampled after each batch of requests). Run returns the problems with the
 // results, and an error wrapping ErrCheck.
 //
+// # Noise
+//
+// Every figure replays exactly but otter's and ristretto's, which draw hash
+// seeds and admission choices at random in each process
+// (caches.Peer.Random). On the small LIRS traces they vary a lot: in three
+// runs of the ten LIRS traces and OLTP at the default capacities otter's
+// hit ratio spread over up to 2.4 points (multi2 at 1%) and ristretto's
+// over up to 17 (cpp at 5%), so a row whose best peer is otter moves its
+// margin by as much, and the count of rows within half a point by one or
+// two. Config.Rounds replays those two caches several times per row and
+// reports the median (and the range in Row.Range).
+//
 // # Method
 //
 // Each workload is read or generated once and held in memory as a slice of

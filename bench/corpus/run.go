@@ -53,6 +53,10 @@ type Config struct {
 	Keys     uint64
 	Requests int
 	Seed     uint64
+	// Rounds is how many times each cache whose figures vary from run to
+	// run (caches.Peer.Random: otter, ristretto) is replayed on each row,
+	// to report the median; < 1 means 1.
+	Rounds int
 	// Parallel is the most replays at once; < 1 means GOMAXPROCS.
 	Parallel int
 	// Progress, if set, is told the share of the work done and what runs;
@@ -74,9 +78,10 @@ type Result struct {
 	// package documentation); a correct replay has none.
 	Problems []string `json:"problems,omitempty"`
 	// Workloads is the number of workloads, Replays the number of
-	// replays made.
+	// replays made, Rounds those of each cache whose figures vary.
 	Workloads int `json:"workloads"`
 	Replays   int `json:"replays"`
+	Rounds    int `json:"rounds"`
 	// Wall is the run's wall time, in seconds in JSON.
 	Wall        time.Duration   `json:"-"`
 	WallSeconds float64         `json:"wall_seconds"`
@@ -100,12 +105,15 @@ type Row struct {
 	Reads        int64 `json:"reads"`
 	// HitRatio is each cache's hit ratio, by the names of Result.Caches,
 	// and belady's and belady-bypass's. A cache that refused the capacity
-	// (twochoice needs an entry per candidate bucket) has none.
-	HitRatio map[string]float64 `json:"hit_ratio"`
+	// (twochoice needs an entry per candidate bucket) has none. A cache
+	// replayed several times (Config.Rounds) has the median of its
+	// replays, and its lowest and highest in Range.
+	HitRatio map[string]float64    `json:"hit_ratio"`
+	Range    map[string][2]float64 `json:"hit_ratio_range,omitempty"`
 	// BestPeer is the peer with the highest hit ratio (the first of the
 	// peers in Result.Peers' order on a tie), Best its hit ratio.
 	BestPeer string  `json:"best_peer,omitempty"`
-	Best     float64 `json:"best_peer_hit_ratio,omitempty"`
+	Best     float64 `json:"best_peer_hit_ratio"`
 	// Margin is 100 × (twochoice − Best), in points; nil when twochoice
 	// or every peer refused the capacity.
 	Margin *float64 `json:"margin_points"`
@@ -153,7 +161,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	res := &Result{Machine: measure.ThisMachine(), Seed: c.Seed, Workloads: len(c.Items)}
+	res := &Result{Machine: measure.ThisMachine(), Seed: c.Seed, Workloads: len(c.Items), Rounds: max(c.Rounds, 1)}
 	for _, p := range peers {
 		res.Caches = append(res.Caches, display(p.Name))
 		if !strings.HasPrefix(p.Name, "twochoice") {
@@ -220,9 +228,15 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 				} else {
 					cache.Close()
 				}
-				t := &task{w: w, peer: p, capacity: n, cost: float64(len(w.keys)) * costOf(p.Name)}
-				byEntries[at{w, n}] = append(byEntries[at{w, n}], t)
-				tasks = append(tasks, t)
+				rounds := 1
+				if p.Random {
+					rounds = res.Rounds
+				}
+				for range rounds {
+					t := &task{w: w, peer: p, capacity: n, cost: float64(len(w.keys)) * costOf(p.Name)}
+					byEntries[at{w, n}] = append(byEntries[at{w, n}], t)
+					tasks = append(tasks, t)
+				}
 			}
 		}
 	}
@@ -348,13 +362,26 @@ func display(name string) string {
 // makeRow gathers a row's replays, finds its best peer and checks it.
 func makeRow(w *loaded, cp measure.Capacity, n int, ts []*task, peers []string) (Row, error) {
 	row := Row{Workload: w.item.Name, Capacity: cp.String(), Entries: n, DistinctKeys: w.distinct, Reads: w.reads(), HitRatio: map[string]float64{}}
-	hits := map[string]hitratio.Result{}
+	byCache := map[string][]hitratio.Result{}
 	for _, t := range ts {
 		if t.err != nil {
 			return Row{}, fmt.Errorf("corpus: %s: %w", w.item.Name, t.err)
 		}
-		hits[t.peer.Name] = t.res
-		row.HitRatio[display(t.peer.Name)] = t.res.HitRatio()
+		byCache[t.peer.Name] = append(byCache[t.peer.Name], t.res)
+	}
+	// A cache's figure is its median replay (the lower of the middle two
+	// for an even number).
+	hits := map[string]hitratio.Result{}
+	for name, rs := range byCache {
+		slices.SortFunc(rs, func(a, b hitratio.Result) int { return cmp.Compare(a.Hits, b.Hits) })
+		hits[name] = rs[(len(rs)-1)/2]
+		row.HitRatio[display(name)] = hits[name].HitRatio()
+		if len(rs) > 1 {
+			if row.Range == nil {
+				row.Range = map[string][2]float64{}
+			}
+			row.Range[display(name)] = [2]float64{rs[0].HitRatio(), rs[len(rs)-1].HitRatio()}
+		}
 	}
 	for _, p := range peers {
 		if h, ok := row.HitRatio[p]; ok && (row.BestPeer == "" || h > row.Best) {
@@ -369,9 +396,10 @@ func makeRow(w *loaded, cp measure.Capacity, n int, ts []*task, peers []string) 
 	if forced.Hits > bypass.Hits {
 		row.Problems = append(row.Problems, fmt.Sprintf("belady has %d hits, above belady-bypass's %d", forced.Hits, bypass.Hits))
 	}
+	// Every replay is checked, not only the median.
 	for _, t := range ts {
-		r, ok := hits[t.peer.Name]
-		if !ok || strings.HasPrefix(t.peer.Name, "belady") {
+		r := t.res
+		if strings.HasPrefix(t.peer.Name, "belady") {
 			continue
 		}
 		name := display(t.peer.Name)

@@ -28,6 +28,11 @@ func WriteTable(w io.Writer, res *Result) error {
 	}
 	fmt.Fprintln(w, "Capacities are shares of each workload's distinct keys, rounded to the nearest entry.")
 	fmt.Fprintln(w, "belady is Belady's optimum: a miss inserts its key and the entry used farthest in the future goes.")
+	if res.Rounds > 1 {
+		fmt.Fprintf(w, "otter and ristretto draw seeds at random: each figure of theirs is the median of %d replays.\n", res.Rounds)
+	} else {
+		fmt.Fprintln(w, "otter and ristretto draw seeds at random: their figures vary from run to run (--rounds takes medians).")
+	}
 	fmt.Fprintf(w, "margin is twochoice (the bounded %s store) less the best of %s, in points.\n\n", TwochoicePeer, strings.Join(res.Peers, ", "))
 
 	header := append(append([]string{"workload", "capacity", "entries"}, res.Caches...), hitratio.BeladyName, "best peer", "margin")

@@ -81,6 +81,8 @@ func TestBenchCorpusErrors(t *testing.T) {
 		{"--corpus", dir, "--workload", "zipf"},
 		{"--corpus", dir, "--report", "docs"},
 		{"--requests", "5"},
+		{"--rounds", "3"},
+		{"--corpus", dir, "--rounds", "0"},
 		{"--corpus", dir, "--keys", "500"}, // no zipf:S to shape
 		{"--corpus", dir, "--caches", "lru,arc"},
 		{"--corpus", dir, "--caches", "twochoice,map"},
