@@ -117,9 +117,9 @@ type Options struct {
 // Run replays the workload that open returns against each job's cache,
 // built with Sync at the job's capacity (RunOne). open is called once per
 // job, from the job's goroutine; a workload that is an io.Closer is closed
-// after its replay. Results come in job order. A failed job leaves a Result with
-// only its Cache, Capacity and Bounded set, and its error, naming the job,
-// is joined into Run's error; the other jobs still run.
+// after its replay. Results come in job order. A failed job leaves a
+// Result with only its Cache, Capacity and Bounded set, and its error,
+// naming the job, is joined into Run's error; the other jobs still run.
 func Run[K caches.Key, V any](open func() (workload.Workload[K], error), jobs []Job[K, V], o Options) ([]Result, error) {
 	parallel := o.Parallel
 	if parallel < 1 {

@@ -10,11 +10,11 @@ import (
 )
 
 // HitRatioChart draws hit ratio against capacity, one line per bounded
-// cache, Belady's optimum in black, and, for Zipf, the best expected hit ratio (the C most popular
-// keys) as a dark grey line; the title gives the ceiling, the hit ratio of
-// an unbounded cache (as a line it would squash the others when far above
-// them). The x axis is logarithmic when the capacities span a factor of
-// 20 or more.
+// cache, Belady's optimum in black, and, for Zipf, the best expected hit
+// ratio (the C most popular keys) as a dark grey line; the title gives the
+// ceiling, the hit ratio of an unbounded cache (as a line it would squash
+// the others when far above them). The x axis is logarithmic when the
+// capacities span a factor of 20 or more.
 func HitRatioChart(res *measure.Result, title string) *plot.Chart {
 	if title == "" {
 		title = "hit ratio: " + res.Workload

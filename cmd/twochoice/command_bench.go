@@ -103,7 +103,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		thrList   = fs.String("threads", defaultThreads(), "goroutine counts of the timed runs, comma-separated, each once, 1 to 1024")
 		duration  = fs.Duration("duration", 200*time.Millisecond, "timed part of each timed run")
 		seed      = fs.Uint64("seed", 1, "seed of the generators: the same seed replays the same requests")
-		plotFile  = fs.String("plot", "", "write hit ratio against capacity to FILE.svg or FILE.png")
+		plotFile  = fs.String("plot", "", "write hit ratio against capacity (with --corpus, the margins) to FILE.svg or FILE.png")
 		reportDir = fs.String("report", "", "run the README's comparisons and write DIR/bench-results.md and charts")
 		corpusArg = fs.String("corpus", "", "replay a corpus: DIR, FILE, trace:FILE and zipf:S items, comma-separated (see above)")
 		requests  = fs.Int("requests", 2_000_000, "with --corpus: requests counted of each zipf:S workload, after as many uncounted")
