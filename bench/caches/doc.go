@@ -84,8 +84,8 @@
 // victims by ranging over a Go map, whose order the runtime randomises, and
 // records Gets in lossy buffers. Their hit ratios vary from run to run
 // (otter's by up to 0.2 points, one standard deviation, on the OLTP trace,
-// and by up to 2.4 points on the small LIRS traces, ristretto's by up to
-// 17); the others' are exact.
+// and by up to 6 points on the small LIRS traces, ristretto's by up to 18:
+// package corpus has the figures); the others' are exact.
 //
 // Without Sync, otter's hit ratio also depends on when its maintenance
 // goroutines get to run: 8 replays of the OLTP trace on a loaded 2-core

@@ -62,10 +62,11 @@
 //
 // Every figure replays exactly but otter's and ristretto's, which draw hash
 // seeds and admission choices at random in each process
-// (caches.Peer.Random). On the small LIRS traces they vary a lot: in three
-// runs of the ten LIRS traces and OLTP at the default capacities otter's
-// hit ratio spread over up to 2.4 points (multi2 at 1%) and ristretto's
-// over up to 17 (cpp at 5%), so a row whose best peer is otter moves its
+// (caches.Peer.Random). On the small LIRS traces they vary a lot: over
+// seven runs of the ten LIRS traces and OLTP at the default capacities,
+// otter's hit ratio spread over up to 5.8 points (multi3 at 1%, 17.0% to
+// 22.8%) and ristretto's over up to 17.7 (cpp at 5%); on OLTP and P12 over
+// up to 0.6 and 5.6 points. A row whose best peer is otter moves its
 // margin by as much, and the count of rows within half a point by one or
 // two. Config.Rounds replays those two caches several times per row and
 // reports the median (and the range in Row.Range).
@@ -83,4 +84,12 @@
 // policy on the caller, ristretto applies each Set before the next
 // request). The replays, one per workload, capacity and cache, run in
 // parallel, up to GOMAXPROCS at a time, the longest first.
+//
+// "twochoice bench --corpus" on the shared traces (the two ARC traces and
+// the ten LIRS traces at the four default capacities: 384 replays) took
+// 2m13s on an idle 2-core AMD EPYC, 221 s of CPU, and 8 minutes while
+// other work loaded the machine. About a third of the CPU is ristretto's,
+// which waits for its goroutine after every Set; --caches without it
+// (ristretto is the best peer of two rows of 48, at under a point)
+// leaves the rest.
 package corpus

@@ -74,7 +74,7 @@ belady, any cache above Belady's optimum with bypass, or one holding more
 entries than its capacity) is a bug in the replay: it is printed as a
 PROBLEM and the command exits 1. otter and ristretto draw seeds at
 random, so their figures vary from run to run (on the small LIRS traces
-by up to 2 and 17 points): --rounds N replays them N times per row and
+by up to 6 and 18 points): --rounds N replays them N times per row and
 reports the median. --caches narrows or extends the caches
 (bounded ones, twochoice and one other at least; "twochoice" is the
 bounded go-left store here); --plot draws the margins; --format json
