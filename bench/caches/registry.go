@@ -13,18 +13,30 @@ type Peer[K Key, V any] struct {
 	// hit-ratio ceiling, never hit-ratio competitors.
 	Bounded bool
 	New     func(Options) (Cache[K, V], error)
+	// Refuses reports whether the cache may decline to keep a key it is
+	// asked to Set (an admission policy: ristretto's TinyLFU compares the
+	// new key with the victim and may drop the new one). The others keep
+	// every key set, and evict among the rest, so that Belady's optimum
+	// with forced insertion bounds their hit ratio, while the optimum with
+	// bypass bounds every cache's (package hitratio).
+	Refuses bool
+	// Random reports whether the cache's hit ratio on a given workload
+	// varies from run to run: it draws hash seeds or choices at random
+	// (otter, ristretto; see the package documentation). The others
+	// replay exactly.
+	Random bool
 }
 
 // Peers returns every cache the harness compares, in report order.
 func Peers[K Key, V any]() []Peer[K, V] {
 	return append(twochoicePeers[K, V](), []Peer[K, V]{
-		{"otter", true, NewOtter[K, V]},
-		{"ristretto", true, NewRistretto[K, V]},
-		{"lru", true, NewLRU[K, V]},
-		{"arc", true, NewARC[K, V]},
-		{"2q", true, New2Q[K, V]},
-		{"map", false, NewMap[K, V]},
-		{"syncmap", false, NewSyncMap[K, V]},
+		{Name: "otter", Bounded: true, New: NewOtter[K, V], Random: true},
+		{Name: "ristretto", Bounded: true, New: NewRistretto[K, V], Refuses: true, Random: true},
+		{Name: "lru", Bounded: true, New: NewLRU[K, V]},
+		{Name: "arc", Bounded: true, New: NewARC[K, V]},
+		{Name: "2q", Bounded: true, New: New2Q[K, V]},
+		{Name: "map", Bounded: false, New: NewMap[K, V]},
+		{Name: "syncmap", Bounded: false, New: NewSyncMap[K, V]},
 	}...)
 }
 

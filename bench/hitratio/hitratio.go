@@ -20,6 +20,10 @@ type Result struct {
 	Reads    int64  // read requests
 	Writes   int64  // write requests
 	Hits     int64  // reads that found their key
+	// Peak is the most entries a bounded cache held, sampled after each
+	// batch of workload.BatchSize requests (Run and RunOne sample; Replay
+	// does not, as an unbounded cache may take time to count).
+	Peak int
 }
 
 // HitRatio returns Hits / Reads, or 0 when there were no reads.
@@ -36,6 +40,12 @@ func (r Result) HitRatio() float64 {
 // for the caller to fill in. On an error from w, Replay returns the counts
 // so far and the error.
 func Replay[K caches.Key, V any](c caches.Cache[K, V], w workload.Workload[K], warmup int64) (Result, error) {
+	return replay(c, w, warmup, false)
+}
+
+// replay is Replay, and with peak it samples the cache's entries into
+// Result.Peak after each batch.
+func replay[K caches.Key, V any](c caches.Cache[K, V], w workload.Workload[K], warmup int64, peak bool) (Result, error) {
 	r := Result{Cache: c.Name(), Workload: w.Name()}
 	var zero V
 	var seen int64 // requests replayed so far
@@ -67,6 +77,9 @@ func Replay[K caches.Key, V any](c caches.Cache[K, V], w workload.Workload[K], w
 			default:
 				r.Reads++
 			}
+		}
+		if peak {
+			r.Peak = max(r.Peak, c.Len())
 		}
 	}
 }
@@ -102,11 +115,11 @@ type Options struct {
 }
 
 // Run replays the workload that open returns against each job's cache,
-// built with Sync at the job's capacity. open is called once per job, from
-// the job's goroutine; a workload that is an io.Closer is closed after its
-// replay. Results come in job order. A failed job leaves a Result with
-// only its Cache, Capacity and Bounded set, and its error, naming the job,
-// is joined into Run's error; the other jobs still run.
+// built with Sync at the job's capacity (RunOne). open is called once per
+// job, from the job's goroutine; a workload that is an io.Closer is closed
+// after its replay. Results come in job order. A failed job leaves a
+// Result with only its Cache, Capacity and Bounded set, and its error,
+// naming the job, is joined into Run's error; the other jobs still run.
 func Run[K caches.Key, V any](open func() (workload.Workload[K], error), jobs []Job[K, V], o Options) ([]Result, error) {
 	parallel := o.Parallel
 	if parallel < 1 {
@@ -120,10 +133,7 @@ func Run[K caches.Key, V any](open func() (workload.Workload[K], error), jobs []
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i], errs[i] = runJob(open, j, o.Warmup)
-			if errs[i] != nil {
-				errs[i] = fmt.Errorf("hitratio: %s at capacity %d: %w", j.Peer.Name, j.Capacity, errs[i])
-			}
+			results[i], errs[i] = RunOne(open, j, o.Warmup)
 			if o.Done != nil {
 				o.Done()
 			}
@@ -133,8 +143,23 @@ func Run[K caches.Key, V any](open func() (workload.Workload[K], error), jobs []
 	return results, errors.Join(errs...)
 }
 
+// RunOne is one job of Run: it builds the job's cache with Sync at the
+// job's capacity, replays the workload that open returns against it,
+// counting from request warmup on, and closes the workload if it is an
+// io.Closer. For a bounded cache it fills in Result.Peak. A cache with an
+// Err method (Belady's optimum, which must be replayed its own sequence)
+// fails the job when Err reports an error. On failure the Result has only
+// its Cache, Capacity and Bounded set, and the error names the job.
+func RunOne[K caches.Key, V any](open func() (workload.Workload[K], error), j Job[K, V], warmup int64) (Result, error) {
+	r, err := runJob(open, j, warmup)
+	if err != nil {
+		return Result{Cache: j.Peer.Name, Capacity: j.Capacity, Bounded: j.Peer.Bounded},
+			fmt.Errorf("hitratio: %s at capacity %d: %w", j.Peer.Name, j.Capacity, err)
+	}
+	return r, nil
+}
+
 func runJob[K caches.Key, V any](open func() (workload.Workload[K], error), j Job[K, V], warmup int64) (res Result, err error) {
-	res = Result{Cache: j.Peer.Name, Capacity: j.Capacity, Bounded: j.Peer.Bounded}
 	c, err := j.Peer.New(caches.Options{Capacity: j.Capacity, Sync: true})
 	if err != nil {
 		return res, err
@@ -147,10 +172,13 @@ func runJob[K caches.Key, V any](open func() (workload.Workload[K], error), j Jo
 	if cl, ok := w.(io.Closer); ok {
 		defer func() { err = errors.Join(err, cl.Close()) }()
 	}
-	r, err := Replay(c, w, warmup)
+	res, err = replay(c, w, warmup, j.Peer.Bounded)
 	if err != nil {
 		return res, err
 	}
-	r.Capacity, r.Bounded = j.Capacity, j.Peer.Bounded
-	return r, nil
+	if e, ok := c.(interface{ Err() error }); ok && e.Err() != nil {
+		return res, e.Err()
+	}
+	res.Capacity, res.Bounded = j.Capacity, j.Peer.Bounded
+	return res, nil
 }

@@ -207,3 +207,26 @@ func TestRunErrors(t *testing.T) {
 		t.Fatalf("good trace: %+v, %v, %d closed", res, err, closed)
 	}
 }
+
+// Every bounded peer not marked Random replays exactly: the same hits on
+// the same requests, in another cache of the same capacity.
+func TestPeersReplayExactly(t *testing.T) {
+	z, err := workload.NewZipf(0.9, 5000, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, _ := workload.Collect[uint64](z, 30_000)
+	keys := make([]uint64, len(reqs))
+	for i, q := range reqs {
+		keys[i] = q.Key
+	}
+	for _, p := range caches.Peers[uint64, struct{}]() {
+		if !p.Bounded || p.Random {
+			continue
+		}
+		a, b := replayKeys(t, p.Name, 500, keys), replayKeys(t, p.Name, 500, keys)
+		if a.Hits != b.Hits {
+			t.Errorf("%s: %d hits, then %d: mark it Random", p.Name, a.Hits, b.Hits)
+		}
+	}
+}

@@ -58,9 +58,10 @@ func (c Capacity) String() string {
 	return strconv.Itoa(c.Entries)
 }
 
-// resolve returns the capacity in entries for a workload of distinct keys:
-// a share is rounded to the nearest entry, and at least 1.
-func (c Capacity) resolve(distinct int) int {
+// Resolve returns the capacity in entries for a workload of distinct keys:
+// a share is rounded to the nearest entry (25% of 1,011 keys is 253
+// entries), and at least 1.
+func (c Capacity) Resolve(distinct int) int {
 	if c.Share == 0 {
 		return c.Entries
 	}

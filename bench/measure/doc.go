@@ -31,9 +31,12 @@
 //     largest capacity)); a trace or key file is replayed whole, every
 //     request counted, as in the ARC paper's tables. The replays run in
 //     parallel: their figures do not depend on timing. The result also gives
-//     the ceiling (an unbounded cache, which misses only first requests)
-//     and, for Zipf, the share of the C most popular keys, the best any
-//     cache can expect under independent requests.
+//     the ceiling (an unbounded cache, which misses only first requests),
+//     Belady's optimum at each capacity (the "belady" rows: a miss inserts
+//     its key and the entry used farthest in the future goes, the most
+//     hits a cache that keeps every key set can get on the replay) and,
+//     for Zipf, the share of the C most popular keys, the best any cache
+//     can expect under independent requests.
 //   - Throughput: each goroutine replays its own stream: for a generator,
 //     2^20 requests drawn from its own seed (goroutine 0's are the start of
 //     the hit-ratio replay), wrapping around; for a file, the whole file,

@@ -9,6 +9,9 @@ import "github.com/twochoice/twochoice/store"
 //   - a bounded cache: one row per capacity and goroutine count, each with
 //     the hit ratio and memory at that capacity and the timed run's
 //     figures;
+//   - Belady's optimum ("belady", package hitratio), when hit ratios are
+//     measured: one row per capacity, without goroutines, with its hit
+//     ratio alone, after the bounded caches' rows;
 //   - an unbounded cache (map, syncmap, twochoice): one row per goroutine
 //     count, without a capacity, with its hit ratio (the ceiling: only
 //     first requests miss) and the timed run's figures; and one row per

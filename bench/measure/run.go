@@ -229,7 +229,7 @@ func run[K caches.Key](ctx context.Context, c Config, newSource func(Spec, uint6
 		given      = map[int][]Capacity{} // by entries, for Merged
 	)
 	for _, cp := range c.Capacities {
-		n := cp.resolve(src.distinct)
+		n := cp.Resolve(src.distinct)
 		capacities = append(capacities, n)
 		given[n] = append(given[n], cp)
 	}
@@ -279,6 +279,18 @@ func run[K caches.Key](ctx context.Context, c Config, newSource func(Spec, uint6
 	}
 
 	jobs := r.replayJobs()
+	if c.Measures&MeasureHitRatio != 0 {
+		// Belady's optimum at each capacity, the ceiling of the caches
+		// that keep every key set (package hitratio).
+		seq, err := hitratio.NewSequence(src.replay)
+		if err != nil {
+			return nil, err
+		}
+		opt := hitratio.BeladyPeer[K, Value](seq, hitratio.Forced)
+		for _, cp := range capacities {
+			jobs = append(jobs, hitratio.Job[K, Value]{Peer: opt, Capacity: cp})
+		}
+	}
 	runs := r.timedRuns()
 	r.perReplay = float64(len(src.replay)) * 250e-9 / float64(runtime.GOMAXPROCS(0))
 	r.perTimedRun = c.Duration.Seconds() + 0.05
@@ -560,7 +572,17 @@ func rows[K caches.Key](c Config, capacities []int, peers []caches.Peer[K, Value
 		}
 		return 1
 	})
-	for _, p := range ordered {
+	belady := func() {
+		for _, cp := range capacities {
+			if h, ok := hit[key{hitratio.BeladyName, cp, 0}]; ok {
+				out = append(out, Row{Cache: hitratio.BeladyName, Workload: name, Capacity: cp, HitRatio: f64(h), Seed: c.Seed})
+			}
+		}
+	}
+	for i, p := range ordered {
+		if !p.Bounded && (i == 0 || ordered[i-1].Bounded) {
+			belady()
+		}
 		if p.Bounded {
 			for _, cp := range capacities {
 				if skip[key{p.Name, cp, 0}] {
@@ -588,6 +610,9 @@ func rows[K caches.Key](c Config, capacities []int, peers []caches.Peer[K, Value
 				out = append(out, r)
 			}
 		}
+	}
+	if len(ordered) == 0 || ordered[len(ordered)-1].Bounded {
+		belady()
 	}
 	return out
 }

@@ -72,6 +72,13 @@ func TestRun(t *testing.T) {
 				r.GCCPUFraction == nil || r.AllocsPerOp == nil || r.RunHitRatio == nil || r.Entries != r.Capacity {
 				t.Errorf("lru row lacks a measure: %+v", r)
 			}
+		case r.Cache == "belady":
+			seq, _ := hitratio.NewSequence(reqs)
+			opt, _ := hitratio.BeladyPeer[uint64, Value](seq, hitratio.Forced).New(caches.Options{Capacity: r.Capacity})
+			b, _ := hitratio.Replay(opt, workload.Replay("z", reqs), 20_000)
+			if r.HitRatio == nil || *r.HitRatio != b.HitRatio() || *r.HitRatio < want[r.Capacity] || r.OpsPerSec != nil || r.BytesPerEntry != nil {
+				t.Errorf("belady at %d: row %+v, replay %v, lru %v", r.Capacity, r, b.HitRatio(), want[r.Capacity])
+			}
 		case r.Threads > 0: // the map's timed rows
 			if r.HitRatio == nil || *r.HitRatio != res.Ceiling || r.OpsPerSec == nil || r.BytesPerEntry != nil {
 				t.Errorf("map timed row %+v (ceiling %v)", r, res.Ceiling)
@@ -82,7 +89,7 @@ func TestRun(t *testing.T) {
 			}
 		}
 	}
-	wantRows := []string{"lru/200/1", "lru/200/2", "lru/1000/1", "lru/1000/2", "map/0/1", "map/0/2", "map/200/0", "map/1000/0"}
+	wantRows := []string{"lru/200/1", "lru/200/2", "lru/1000/1", "lru/1000/2", "belady/200/0", "belady/1000/0", "map/0/1", "map/0/2", "map/200/0", "map/1000/0"}
 	if !slices.Equal(got, wantRows) {
 		t.Errorf("rows %v, want %v", got, wantRows)
 	}
@@ -108,7 +115,7 @@ func TestRunReplaysAndSelects(t *testing.T) {
 			t.Errorf("hit ratio only, yet row %+v", a.Rows[i])
 		}
 	}
-	if len(a.Rows) != 4 {
+	if len(a.Rows) != 6 { // arc, 2q and belady at 2 capacities
 		t.Errorf("%d rows", len(a.Rows))
 	}
 	c.Seed = 8

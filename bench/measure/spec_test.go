@@ -70,14 +70,14 @@ func TestParseCapacity(t *testing.T) {
 	}
 	want := []int{1000, 1869, 934, 186880}
 	for i, c := range cs {
-		if got := c.resolve(186_880); got != want[i] {
+		if got := c.Resolve(186_880); got != want[i] {
 			t.Errorf("%v of 186880 keys = %d, want %d", c, got, want[i])
 		}
 	}
 	if s := cs[1].String() + " " + cs[0].String(); s != "1% 1000" {
 		t.Errorf("String: %q", s)
 	}
-	if got := (Capacity{Share: 0.01}).resolve(10); got != 1 {
+	if got := (Capacity{Share: 0.01}).Resolve(10); got != 1 {
 		t.Errorf("1%% of 10 keys = %d, want at least 1", got)
 	}
 	if _, err := ParseCapacity(strconv.Itoa(MaxCapacity)); err != nil {

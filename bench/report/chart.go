@@ -4,16 +4,17 @@ import (
 	"fmt"
 	"image/color"
 
+	"github.com/twochoice/twochoice/bench/hitratio"
 	"github.com/twochoice/twochoice/bench/measure"
 	"github.com/twochoice/twochoice/internal/plot"
 )
 
 // HitRatioChart draws hit ratio against capacity, one line per bounded
-// cache and, for Zipf, the best expected hit ratio (the C most popular
-// keys) as a dark grey line; the title gives the ceiling, the hit ratio of
-// an unbounded cache (as a line it would squash the others when far above
-// them). The x axis is logarithmic when the capacities span a factor of
-// 20 or more.
+// cache, Belady's optimum in black, and, for Zipf, the best expected hit
+// ratio (the C most popular keys) as a dark grey line; the title gives the
+// ceiling, the hit ratio of an unbounded cache (as a line it would squash
+// the others when far above them). The x axis is logarithmic when the
+// capacities span a factor of 20 or more.
 func HitRatioChart(res *measure.Result, title string) *plot.Chart {
 	if title == "" {
 		title = "hit ratio: " + res.Workload
@@ -40,8 +41,14 @@ func HitRatioChart(res *measure.Result, title string) *plot.Chart {
 		}
 		hits[r.Cache][r.Capacity] = 100 * *r.HitRatio
 	}
-	for i, n := range names {
-		s := plot.Series{Name: n, Style: plot.Line, Color: plot.Palette[i%len(plot.Palette)]}
+	next := 0 // the caches' colours, in order; Belady's optimum is black
+	for _, n := range names {
+		col := color.RGBA{0, 0, 0, 0xff}
+		if n != hitratio.BeladyName {
+			col = plot.Palette[next%len(plot.Palette)]
+			next++
+		}
+		s := plot.Series{Name: n, Style: plot.Line, Color: col}
 		for _, cp := range caps {
 			if h, ok := hits[n][cp]; ok {
 				s.X, s.Y = append(s.X, float64(cp)), append(s.Y, h)

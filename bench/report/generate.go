@@ -176,7 +176,8 @@ func writeMarkdown(w io.Writer, results []*measure.Result, oltpChart, p12Chart s
 	fmt.Fprintf(w, "\n#### Hit ratio on OLTP\n\n![hit ratio against capacity on OLTP](%s)\n\n", oltpChart)
 	fmt.Fprint(w, "Measured / reference (`../shared/traces/README.md`) where there is one:\n\n")
 	hitTable(w, oltp, oltpTable, oltpReference)
-	fmt.Fprintf(w, "\nAn unbounded cache gets %.2f%%.\n", 100*oltp.Ceiling)
+	fmt.Fprintf(w, "\nAn unbounded cache gets %.2f%%. belady is Belady's offline optimum (a miss inserts its block, the block\n"+
+		"used farthest in the future goes): no cache of that capacity that keeps every block set gets more hits.\n", 100*oltp.Ceiling)
 	// Why otter alone misses its reference row: see otterMeasured in bench/hitratio.
 	fmt.Fprint(w, "\n"+
 		"otter is the one peer that does not match its reference row: run as otter's own simulator runs it\n"+

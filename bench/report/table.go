@@ -42,6 +42,8 @@ func writeCapacityTable(w io.Writer, res *measure.Result) error {
 		}
 		fmt.Fprintln(w, "; a read that misses inserts its key.")
 		fmt.Fprintf(w, "An unbounded cache (only first requests miss) gets %.2f%%.\n", 100*res.Ceiling)
+		fmt.Fprintln(w, "belady is Belady's offline optimum (a miss inserts its key; the entry used farthest in the future goes):")
+		fmt.Fprintln(w, "no cache of that capacity that keeps every key set gets more hits on these requests.")
 		if len(res.TopShare) > 0 {
 			var parts []string
 			for i, cp := range res.Capacities {

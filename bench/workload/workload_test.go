@@ -96,6 +96,26 @@ func TestReplay(t *testing.T) {
 	}
 }
 
+func TestReplayReads(t *testing.T) {
+	keys := []uint64{5, 6, 7, 5, 9}
+	for _, batch := range []int{1, 2, 1024} {
+		w := ReplayReads("k", keys)
+		got, err := readAll(t, w, batch)
+		if err != nil || w.Name() != "k" {
+			t.Fatal(err)
+		}
+		if want := Reads(keys); len(got) != len(want) || got[0] != want[0] || got[4] != want[4] || got[3].Op != Read {
+			t.Errorf("batch %d: %v, want %v", batch, got, want)
+		}
+	}
+	if n, err := ReplayReads("k", keys).Read(nil); n != 0 || err != nil {
+		t.Fatalf("Read(nil) = %d, %v; want 0, nil", n, err)
+	}
+	if keys[0] != 5 {
+		t.Fatal("the keys changed")
+	}
+}
+
 func TestOpString(t *testing.T) {
 	if Read.String() != "read" || Write.String() != "write" || Op(7).String() != "Op(7)" {
 		t.Fatal(Read.String(), Write.String(), Op(7).String())

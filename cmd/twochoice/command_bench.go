@@ -47,7 +47,38 @@ weights). Files may be compressed with zstd; FILE - is standard input.
 
 Caches: CACHES; "all" for every one.
 The unbounded ones (map, syncmap, twochoice) never evict: their hit ratio
-is the ceiling, and their speed the baseline.
+is the ceiling, and their speed the baseline. Every hit-ratio table also
+has a belady row at each capacity: Belady's offline optimum on the same
+requests (a miss inserts its key, and the entry used farthest in the
+future goes), which no cache that keeps every key set can beat.
+
+--corpus LIST replays a corpus instead: every bounded cache (twochoice,
+the bounded go-left store, and otter, ristretto, lru, arc, 2q) and Belady's
+optimum on each workload of LIST at each --capacity (default
+1%,5%,10%,25% of each workload's distinct keys), a row per workload and
+capacity with twochoice's margin over the best of the other caches, in
+points, and a summary. LIST is comma-separated items:
+  DIR          every trace in DIR and its subfolders (*.lis, *.trace,
+               compressed with zstd or not; the format is told from the
+               first line, as for trace:FILE)
+  FILE         a trace; trace:FILE says so explicitly
+  zipf:S       Zipf with exponent S over --keys keys: --requests requests
+               counted after as many that warm the caches up (--seed)
+The summary counts the rows within 0.5 point of the best peer (or ahead),
+gives the mean margin and the worst row, and the gap closed:
+sum(twochoice - best peer) / sum(belady - best peer) over the rows, the
+share of the best peers' distance to Belady's optimum that twochoice
+covers (0: level with them, 100%: at the optimum, negative: behind). A
+replay that breaks a bound (a cache that keeps every key set above
+belady, any cache above Belady's optimum with bypass, or one holding more
+entries than its capacity) is a bug in the replay: it is printed as a
+PROBLEM and the command exits 1. otter and ristretto draw seeds at
+random, so their figures vary from run to run (on the small LIRS traces
+by up to 6 and 18 points): --rounds N replays them N times per row and
+reports the median. --caches narrows or extends the caches
+(bounded ones, twochoice and one other at least; "twochoice" is the
+bounded go-left store here); --plot draws the margins; --format json
+gives the rows and the summary for scripts.
 
 --report DIR runs the README's comparisons instead (OLTP and P12 traces
 from ../shared/traces, or $TWOCHOICE_TRACES; several minutes) and writes
@@ -57,7 +88,9 @@ README.
 Examples:
   twochoice bench
   twochoice bench --workload trace:../shared/traces/OLTP.lis.zst --capacity 1000,5000,15000 --plot oltp.svg
-  twochoice bench --workload zipf --s 0.9 --caches otter,lru,map --threads 1,2,4 --format json`
+  twochoice bench --workload zipf --s 0.9 --caches otter,lru,map --threads 1,2,4 --format json
+  twochoice bench --corpus traces,zipf:1.0 --plot margins.svg
+  twochoice bench --corpus zipf:0.6,zipf:0.8,zipf:1.0,zipf:1.2 --capacity 1%,10% --format json`
 
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench", strings.Replace(benchSynopsis, "CACHES", strings.Join(peerNames(), ", "), 1))
@@ -70,8 +103,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		thrList   = fs.String("threads", defaultThreads(), "goroutine counts of the timed runs, comma-separated, each once, 1 to 1024")
 		duration  = fs.Duration("duration", 200*time.Millisecond, "timed part of each timed run")
 		seed      = fs.Uint64("seed", 1, "seed of the generators: the same seed replays the same requests")
-		plotFile  = fs.String("plot", "", "write hit ratio against capacity to FILE.svg or FILE.png")
+		plotFile  = fs.String("plot", "", "write hit ratio against capacity (with --corpus, the margins) to FILE.svg or FILE.png")
 		reportDir = fs.String("report", "", "run the README's comparisons and write DIR/bench-results.md and charts")
+		corpusArg = fs.String("corpus", "", "replay a corpus: DIR, FILE, trace:FILE and zipf:S items, comma-separated (see above)")
+		requests  = fs.Int("requests", 2_000_000, "with --corpus: requests counted of each zipf:S workload, after as many uncounted")
+		rounds    = fs.Int("rounds", 1, "with --corpus: replays of otter and ristretto per row, whose median is reported (they draw seeds at random)")
 		quiet     = fs.Bool("quiet", false, "no progress bar")
 		format    = cli.Table
 	)
@@ -90,6 +126,19 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	bar := cli.NewProgress(stderr, "bench", *quiet)
 	defer bar.Done()
 
+	set := flagsGiven(fs)
+	if set["requests"] && *corpusArg == "" {
+		return fmt.Errorf("%w: --requests sizes the zipf:S workloads of --corpus", errUsage)
+	}
+	if set["rounds"] && *corpusArg == "" {
+		return fmt.Errorf("%w: --rounds is for --corpus", errUsage)
+	}
+	if *corpusArg != "" {
+		return runCorpus(ctx, corpusFlags{
+			list: *corpusArg, caches: *cacheList, capacities: *capList, keys: *keys, requests: *requests, rounds: *rounds, seed: *seed,
+			plot: *plotFile, format: format, set: set,
+		}, bar, stdout, stderr)
+	}
 	if *reportDir != "" {
 		var other []string
 		fs.Visit(func(f *flag.Flag) {
@@ -110,7 +159,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	// --s and --keys shape the generated workloads alone: given with
 	// another, they would be dropped without a word, and the run would
 	// not be the one asked for.
-	set := flagsGiven(fs)
 	switch {
 	case set["s"] && spec.Kind != measure.Zipf:
 		return fmt.Errorf("%w: --s is the exponent of the zipf workload; --workload %s has none", errUsage, *wl)

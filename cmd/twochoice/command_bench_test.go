@@ -57,9 +57,9 @@ func TestBenchJSON(t *testing.T) {
 	}
 	allowed := []string{"cache", "workload", "capacity", "threads", "hit_ratio", "ops_per_sec", "p50_ns", "p99_ns", "p999_ns",
 		"set_p50_ns", "set_p99_ns", "set_p999_ns", "run_hit_ratio", "gc_cpu_fraction", "allocs_per_op", "bytes_per_entry", "entries", "seed", "load"}
-	// lru and otter: 2 capacities × 2 goroutine counts; map: 2 timed rows
-	// and 2 memory rows.
-	if len(rows) != 12 {
+	// lru and otter: 2 capacities × 2 goroutine counts; belady: 2
+	// capacities; map: 2 timed rows and 2 memory rows.
+	if len(rows) != 14 {
 		t.Fatalf("%d rows:\n%s", len(rows), out)
 	}
 	for _, r := range rows {
@@ -71,9 +71,14 @@ func TestBenchJSON(t *testing.T) {
 		if r["workload"] != "arc:t.lis" || r["seed"] != float64(1) {
 			t.Errorf("row %v", r)
 		}
-		bounded := r["cache"] != "map"
+		bounded := r["cache"] != "map" && r["cache"] != "belady"
 		var want []string
 		switch {
+		case r["cache"] == "belady":
+			want = []string{"cache", "workload", "capacity", "hit_ratio"}
+			if _, ok := r["threads"]; ok {
+				t.Errorf("belady row with goroutines: %v", r)
+			}
 		case bounded:
 			want = []string{"cache", "workload", "capacity", "threads", "hit_ratio", "ops_per_sec", "p99_ns", "bytes_per_entry"}
 			if c := r["capacity"]; c != float64(50) && c != float64(46) { // 10% of 460 blocks
@@ -103,7 +108,7 @@ func TestBenchCSVAndTable(t *testing.T) {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if !strings.HasPrefix(lines[0], "cache,workload,capacity,threads,hit_ratio,ops_per_sec,p50_ns,p99_ns,p999_ns,") || len(lines) != 1+7 {
+	if !strings.HasPrefix(lines[0], "cache,workload,capacity,threads,hit_ratio,ops_per_sec,p50_ns,p99_ns,p999_ns,") || len(lines) != 1+8 {
 		t.Fatalf("csv:\n%s", out)
 	}
 	if !strings.HasPrefix(lines[1], "lru,keys:k.txt,100,1,0.") {
@@ -115,7 +120,7 @@ func TestBenchCSVAndTable(t *testing.T) {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
 	for _, want := range []string{"weighted:w.tsv(keys=300,seed=9)", "--seed 9", "hit ratio", "bytes/entry", "Mreq/s", "Get p50", "p99.9", "GC CPU",
-		"map (unbounded)", "otter", "machine"} {
+		"map (unbounded)", "otter", "machine", "belady"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

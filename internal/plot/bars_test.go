@@ -3,6 +3,7 @@ package plot
 import (
 	"bytes"
 	"image/png"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -127,5 +128,38 @@ func TestBarsAxisEndsOnATick(t *testing.T) {
 	}
 	if l.y1 != 50 {
 		t.Fatalf("y axis ends at %v, want 50 (the tick above 47.7)", l.y1)
+	}
+}
+
+// Bars all below zero stand down from a zero the axis shows, and named x
+// positions are ticked and labelled by name.
+func TestBarsNegativeAndNamed(t *testing.T) {
+	c := &Chart{Title: "margins", XNames: []string{"OLTP", "P12", "loop"}, Series: []Series{
+		{Name: "1%", X: []float64{1, 2, 3}, Y: []float64{-8, -7, -24}, Style: Bars},
+		{Name: "25%", X: []float64{1, 2, 3}, Y: []float64{-9, -10, -12}, Style: Bars},
+	}}
+	l, err := c.layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.y1 < 0 || l.y0 > -24 {
+		t.Errorf("y axis %v to %v, want it to hold -24 to 0", l.y0, l.y1)
+	}
+	var b bytes.Buffer
+	if err := c.SVG(&b); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	for _, name := range []string{">OLTP<", ">P12<", ">loop<"} {
+		if !strings.Contains(s, name) {
+			t.Errorf("no x label %s", name)
+		}
+	}
+	zero := l.py(0)
+	for _, m := range rectRE.FindAllStringSubmatch(s, -1) {
+		y, _ := strconv.ParseFloat(m[2], 64)
+		if h, _ := strconv.ParseFloat(m[4], 64); h > 13 && math.Abs(y-zero) > 0.11 { // not a legend square
+			t.Errorf("a bar below zero starts at y = %v, not at zero's %v", y, zero)
+		}
 	}
 }

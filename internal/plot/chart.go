@@ -56,6 +56,10 @@ type Chart struct {
 	// NoLegend leaves the legend out, and its room to the plot: for small
 	// charts whose page explains the colours once for all of them.
 	NoLegend bool
+	// XNames, if set, names the x positions 1, 2, …, len(XNames): the x
+	// axis is ticked at each of them, labelled with its name instead of
+	// its number (bars over named groups, one group per workload, say).
+	XNames []string
 }
 
 // ErrChart is returned for a chart that cannot be drawn.
@@ -263,6 +267,15 @@ func (c *Chart) layout() (*layout, error) {
 			l.xticks = l.bars.xs
 		}
 	}
+	if len(c.XNames) > 0 {
+		l.xticks = nil
+		for i := range c.XNames {
+			if x := float64(i + 1); !c.LogX || x > 0 {
+				l.xticks = append(l.xticks, x)
+			}
+		}
+		x0, x1 = min(x0, 0.5), max(x1, float64(len(c.XNames))+0.5)
+	}
 	if c.LogY {
 		y0, y1 = math.Floor(y0), math.Ceil(y1)
 		if y1 == y0 {
@@ -274,7 +287,9 @@ func (c *Chart) layout() (*layout, error) {
 			y1 = y0 + 1
 		}
 		if l.bars.series > 0 {
-			y1 = roundUp(y0, y1) // headroom over the tallest bar, labelled
+			// Bars stand on 0, which the axis must show when every bar
+			// is below it; and headroom over the tallest bar, labelled.
+			y1 = roundUp(y0, max(y1, 0))
 		}
 	}
 	l.x0, l.x1, l.y0, l.y1 = x0, x1, y0, y1
@@ -300,7 +315,11 @@ func (c *Chart) draw(cv canvas, l *layout) {
 	for _, x := range xt {
 		px := l.px(x)
 		cv.line(px, l.bot, px, l.bot+5, black, 1)
-		cv.text(px, l.bot+18, trimFloat(x), 'm', false, black)
+		label := trimFloat(x)
+		if i := int(x) - 1; len(c.XNames) > 0 && x == math.Trunc(x) && i >= 0 && i < len(c.XNames) {
+			label = c.XNames[i]
+		}
+		cv.text(px, l.bot+18, label, 'm', false, black)
 	}
 	cv.line(l.left, l.top, l.left, l.bot, black, 1)
 	cv.line(l.left, l.bot, l.right, l.bot, black, 1)

@@ -1,0 +1,362 @@
+package corpus
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/twochoice/twochoice/bench/caches"
+	"github.com/twochoice/twochoice/bench/hitratio"
+	"github.com/twochoice/twochoice/bench/measure"
+	"github.com/twochoice/twochoice/internal/race"
+)
+
+// tracesDir is ../shared/traces seen from the repository's root.
+var tracesDir = filepath.Join("..", "..", "..", "shared", "traces")
+
+// writeFiles makes the files of a small corpus under dir: an ARC trace, a
+// LIRS trace in a subfolder, and a file that is not a trace.
+func writeFiles(t *testing.T, dir string) {
+	t.Helper()
+	var arc, lirs strings.Builder
+	for i := range 3000 {
+		// Half the requests go to 10 hot blocks, half sweep 300 others.
+		k := 20 + i*7%600
+		if i%2 == 0 {
+			k = i % 20
+		}
+		arc.WriteString(strconv.Itoa(k) + " 1 0 " + strconv.Itoa(i) + "\n")
+		lirs.WriteString(strconv.Itoa(i%150) + "\n") // a loop over 150 blocks
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"a.lis": arc.String(), "sub/loop.trace": lirs.String(), "README.md": "not a trace\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir)
+	items, err := Parse(dir + ", zipf:0.80,trace:" + filepath.Join(dir, "sub", "loop.trace"))
+	if err == nil {
+		t.Fatalf("the loop reached twice: %+v", items)
+	}
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "listed twice") {
+		t.Errorf("the loop reached twice: %v", err)
+	}
+	items, err = Parse(dir + ", zipf:0.80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Item{{Name: "a", Path: filepath.Join(dir, "a.lis")}, {Name: "sub/loop", Path: filepath.Join(dir, "sub", "loop.trace")}, {Name: "zipf:0.8", S: 0.8}}
+	if !slices.Equal(items, want) {
+		t.Errorf("items %+v, want %+v", items, want)
+	}
+	if items, err := Parse("trace:" + filepath.Join(dir, "a.lis")); err != nil || len(items) != 1 || items[0].Name != "a" || items[0].Zipf() {
+		t.Errorf("trace:FILE: %+v, %v", items, err)
+	}
+	empty := t.TempDir()
+	for _, bad := range []string{"zipf:0", "zipf:x", "zipf:inf", "", dir + ",", empty, "trace:" + dir, "zipf:1,zipf:1.0"} {
+		if _, err := Parse(bad); !errors.Is(err, ErrConfig) {
+			t.Errorf("Parse(%q): %v, want ErrConfig", bad, err)
+		}
+	}
+	if _, err := Parse(filepath.Join(dir, "nope")); !errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrConfig) {
+		t.Errorf("a missing path: %v, want the fs error", err)
+	}
+}
+
+// Summarize, worked by hand on three rows and one without a margin:
+// margins -0.4, -2 and +1 (within: -0.4 and +1; ahead: +1; mean -0.4667;
+// worst the -2 row); gaps closed Σ(tc − best) = -0.004 - 0.02 + 0.01 =
+// -0.014 over Σ(belady − best) = 0.1 + 0.2 + 0.05 = 0.35: -0.04.
+func TestSummarize(t *testing.T) {
+	row := func(name string, tc, best, belady float64) Row {
+		m := 100 * (tc - best)
+		return Row{Workload: name, Capacity: "1%", Entries: 10, HitRatio: map[string]float64{Twochoice: tc, "lru": best, hitratio.BeladyName: belady},
+			BestPeer: "lru", Best: best, Margin: &m}
+	}
+	rows := []Row{row("a", 0.496, 0.5, 0.6), row("b", 0.28, 0.3, 0.5), row("c", 0.71, 0.7, 0.75), {Workload: "d"}}
+	s := Summarize(rows)
+	if s.Rows != 3 || s.Within != 2 || s.Ahead != 1 || math.Abs(s.MeanMargin-(-1.4/3)) > 1e-9 {
+		t.Errorf("summary %+v", s)
+	}
+	if s.Worst == nil || s.Worst.Workload != "b" || math.Abs(s.Worst.Margin+2) > 1e-9 || s.Worst.Twochoice != 0.28 || s.Worst.BestPeer != "lru" {
+		t.Errorf("worst %+v", s.Worst)
+	}
+	if s.GapClosed == nil || math.Abs(*s.GapClosed-(-0.014/0.35)) > 1e-9 {
+		t.Errorf("gap closed %v, want %v", s.GapClosed, -0.014/0.35)
+	}
+	if s := Summarize(nil); s.Rows != 0 || s.Worst != nil || s.GapClosed != nil {
+		t.Errorf("no rows: %+v", s)
+	}
+}
+
+// A replay that breaks a bound is a problem of its row: a cache that
+// keeps every key set above forced Belady, any cache above bypass, and a
+// cache past its capacity; ristretto may pass forced Belady (it refuses
+// keys).
+func TestRowChecks(t *testing.T) {
+	w := &loaded{item: Item{Name: "w"}, keys: make([]uint64, 100), distinct: 50}
+	peer := func(name string) caches.Peer[uint64, struct{}] {
+		p, err := caches.Lookup[uint64, struct{}](name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mk := func(p caches.Peer[uint64, struct{}], hits int64, peak int) *task {
+		return &task{w: w, peer: p, capacity: 10, res: hitratio.Result{Cache: p.Name, Reads: 100, Hits: hits, Peak: peak, Bounded: true}}
+	}
+	forced := caches.Peer[uint64, struct{}]{Name: hitratio.BeladyName}
+	bypass := caches.Peer[uint64, struct{}]{Name: hitratio.BeladyBypassName}
+	ts := []*task{mk(peer(TwochoicePeer), 40, 10), mk(peer("lru"), 30, 10), mk(peer("ristretto"), 42, 10), mk(forced, 41, 10), mk(bypass, 43, 10)}
+	row, err := makeRow(w, measure.Capacity{Share: 0.2}, 10, ts, []string{"lru", "ristretto"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(row.Problems) != 0 || row.BestPeer != "ristretto" || row.Margin == nil || math.Abs(*row.Margin+2) > 1e-9 || row.Capacity != "20%" {
+		t.Errorf("a sound row: %+v", row)
+	}
+	ts = []*task{mk(peer(TwochoicePeer), 42, 10), mk(peer("lru"), 30, 11), mk(peer("ristretto"), 44, 10), mk(forced, 41, 10), mk(bypass, 43, 10)}
+	row, err = makeRow(w, measure.Capacity{Share: 0.2}, 10, ts, []string{"lru", "ristretto"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"twochoice has 42 hits, above belady's 41", "ristretto has 44 hits, above belady-bypass's 43", "lru held 11 entries"}
+	for _, p := range want {
+		if !slices.ContainsFunc(row.Problems, func(s string) bool { return strings.Contains(s, p) }) {
+			t.Errorf("no problem %q in %q", p, row.Problems)
+		}
+	}
+	if len(row.Problems) != len(want) {
+		t.Errorf("problems %q, want %d", row.Problems, len(want))
+	}
+}
+
+// checkResult applies what must hold of any corpus run: every row has
+// twochoice, Belady's optimum bounds every cache, no problem was found,
+// and the summary is the arithmetic of the rows.
+func checkResult(t *testing.T, res *Result, workloads, capacities int) {
+	t.Helper()
+	if len(res.Rows) != workloads*capacities || res.Workloads != workloads || res.Caches[0] != Twochoice || len(res.Problems) != 0 {
+		t.Fatalf("%d rows of %d workloads, caches %v, problems %q", len(res.Rows), res.Workloads, res.Caches, res.Problems)
+	}
+	var sum, closed, gap float64
+	within, worst := 0, math.Inf(1)
+	for _, r := range res.Rows {
+		tc, ok := r.HitRatio[Twochoice]
+		if !ok || r.Margin == nil {
+			t.Fatalf("%s at %s: no twochoice", r.Workload, r.Capacity)
+		}
+		for _, c := range res.Caches {
+			h, ok := r.HitRatio[c]
+			if !ok {
+				t.Errorf("%s at %s: no %s", r.Workload, r.Capacity, c)
+			}
+			if h > r.HitRatio[hitratio.BeladyBypassName] || c != "ristretto" && h > r.Belady() {
+				t.Errorf("%s at %s: %s %.4f above belady %.4f (bypass %.4f)", r.Workload, r.Capacity, c, h, r.Belady(), r.HitRatio[hitratio.BeladyBypassName])
+			}
+		}
+		best := 0.0
+		for _, p := range res.Peers {
+			best = max(best, r.HitRatio[p])
+		}
+		if best != r.Best || r.HitRatio[r.BestPeer] != best || math.Abs(*r.Margin-100*(tc-best)) > 1e-9 {
+			t.Errorf("%s at %s: best %s %v, margin %v; the peers' best is %v", r.Workload, r.Capacity, r.BestPeer, r.Best, *r.Margin, best)
+		}
+		sum += *r.Margin
+		if *r.Margin >= -WithinPoints {
+			within++
+		}
+		worst = min(worst, *r.Margin)
+		closed += tc - best
+		gap += r.Belady() - best
+	}
+	s := res.Summary
+	if s.Rows != len(res.Rows) || s.Within != within || math.Abs(s.MeanMargin-sum/float64(len(res.Rows))) > 1e-9 ||
+		s.Worst.Margin != worst || s.GapClosed == nil || math.Abs(*s.GapClosed-closed/gap) > 1e-9 {
+		t.Errorf("summary %+v (worst %+v), but the rows give %d within, mean %v, worst %v, gap closed %v", s, s.Worst, within, sum/float64(len(res.Rows)), worst, closed/gap)
+	}
+}
+
+// A small corpus of a folder and a Zipf stream: the rows, the checks,
+// and every output.
+func TestRunSmall(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir)
+	items, err := Parse(dir + ",zipf:0.9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Config{Items: items, Capacities: []measure.Capacity{{Share: 0.05}, {Share: 0.25}}, Keys: 2000, Requests: 20_000, Seed: 3, Rounds: 3}
+	var calls int
+	var last float64
+	c.Progress = func(f float64, _ string) { calls++; last = f }
+	res, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResult(t, res, 3, 2)
+	if calls == 0 || last != 1 {
+		t.Errorf("progress: %d calls, last %v", calls, last)
+	}
+	// At each of the 6 rows: 4 caches that replay exactly, otter and
+	// ristretto 3 times each, and the two optima.
+	if res.Replays != 12*6 || res.Rounds != 3 || res.ZipfKeys != 2000 || res.ZipfRequests != 20_000 || !slices.Equal(res.Peers, []string{"otter", "ristretto", "lru", "arc", "2q"}) {
+		t.Errorf("result %+v", res)
+	}
+	for _, r := range res.Rows {
+		for _, c := range []string{"otter", "ristretto"} {
+			if rg, ok := r.Range[c]; !ok || r.HitRatio[c] < rg[0] || r.HitRatio[c] > rg[1] {
+				t.Errorf("%s at %s: %s %v, range %v", r.Workload, r.Capacity, c, r.HitRatio[c], rg)
+			}
+		}
+		if len(r.Range) != 2 {
+			t.Errorf("%s at %s: ranges %v, want otter's and ristretto's", r.Workload, r.Capacity, r.Range)
+		}
+		switch r.Workload {
+		case "a":
+			if r.DistinctKeys != 310 || r.Reads != 3000 {
+				t.Errorf("row %+v", r)
+			}
+		case "sub/loop":
+			// LRU gets nothing on a loop longer than the cache.
+			if r.HitRatio["lru"] != 0 || r.DistinctKeys != 150 || r.Entries != map[string]int{"5%": 8, "25%": 38}[r.Capacity] {
+				t.Errorf("row %+v", r)
+			}
+		case "zipf:0.9":
+			if r.DistinctKeys != 2000 || r.Reads != 20_000 || r.Entries != map[string]int{"5%": 100, "25%": 500}[r.Capacity] {
+				t.Errorf("row %+v", r)
+			}
+		}
+	}
+
+	var b bytes.Buffer
+	if err := WriteTable(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"3 workloads × 2 capacities = 6 rows", "median of 3 replays", "zipf:S is Zipf with exponent S over 2000 keys", "sub/loop", "best peer",
+		"within 0.5 point of the best peer", "mean margin", "worst row", "gap to belady closed"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := WriteCSV(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 7 || lines[0] != "workload,capacity,entries,distinct_keys,reads,twochoice,otter,ristretto,lru,arc,2q,belady,belady-bypass,best_peer,margin_points,problems" {
+		t.Errorf("csv:\n%s", b.String())
+	}
+	b.Reset()
+	js, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Result
+	if err := json.Unmarshal(js, &back); err != nil || back.Summary.Rows != 6 || back.Rows[0].HitRatio[Twochoice] != res.Rows[0].HitRatio[Twochoice] {
+		t.Errorf("json: %v\n%s", err, js)
+	}
+	ch := MarginChart(res)
+	if len(ch.Series) != 2 || !slices.Equal(ch.XNames, []string{"a", "loop", "zipf:0.9"}) || len(ch.Series[0].X) != 3 {
+		t.Errorf("chart %+v", ch)
+	}
+	if err := ch.SVG(&b); err != nil || !strings.Contains(b.String(), "loop") {
+		t.Errorf("svg: %v", err)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir)
+	items, err := Parse(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, c := range []Config{
+		{},
+		{Items: items, Caches: []string{"lru", "otter"}},
+		{Items: items, Caches: []string{"twochoice", "twochoice-dchoice"}},
+		{Items: items, Caches: []string{"twochoice", "map"}},
+		{Items: items, Caches: []string{"twochoice", "lru", "twochoice-goleft"}},
+		{Items: items, Capacities: []measure.Capacity{measure.Entries(151)}}, // past the loop's 150 blocks
+		{Items: []Item{{Name: "zipf:1", S: 1}}, Keys: 0, Requests: 10},
+		{Items: []Item{{Name: "zipf:1", S: 1}}, Keys: 10, Requests: 0},
+	} {
+		if _, err := Run(ctx, c); !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: %v, want ErrConfig", c, err)
+		}
+	}
+	if _, err := Run(ctx, Config{Items: items, Caches: []string{"twochoice", "memcached"}}); !errors.Is(err, caches.ErrUnknown) {
+		t.Errorf("an unknown cache: %v", err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.lis")
+	if err := os.WriteFile(bad, []byte("1 1 0 0\n2 x 0 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(ctx, Config{Items: []Item{{Name: "bad", Path: bad}}}); err == nil || !strings.Contains(err.Error(), "bad.lis:2") {
+		t.Errorf("a bad trace: %v", err)
+	}
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := Run(canceled, Config{Items: items}); !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled: %v", err)
+	}
+	defer func(m int) { maxRequests = m }(maxRequests)
+	maxRequests = 1000
+	if _, err := Run(ctx, Config{Items: items}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "more than 1000 requests") {
+		t.Errorf("a trace past the bound: %v", err)
+	}
+}
+
+// The corpus mode on the ten LIRS traces, at the four default capacities:
+// every cache at or below Belady's optimum, twochoice in every row, and the
+// summary the arithmetic of the rows. -short keeps the four smallest.
+func TestLIRSCorpus(t *testing.T) {
+	dir := filepath.Join(tracesDir, "lirs")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("the LIRS traces are not at %s (%v): the real-trace tests need ../shared/traces beside the repository", dir, err)
+	}
+	if race.Enabled && testing.Short() {
+		t.Skip("every cache on the LIRS traces is slow under the race detector; the suite without -race runs it")
+	}
+	list := dir
+	workloads := 10
+	if testing.Short() {
+		var small []string
+		for _, n := range []string{"cs", "gli", "ps", "cpp"} {
+			small = append(small, filepath.Join(dir, n+".trace.zst"))
+		}
+		list, workloads = strings.Join(small, ","), 4
+	}
+	items, err := Parse(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Config{Items: items})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResult(t, res, workloads, 4)
+	var b bytes.Buffer
+	if err := WriteTable(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", b.String())
+}

@@ -1,0 +1,92 @@
+package corpus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/twochoice/twochoice/bench/hitratio"
+	"github.com/twochoice/twochoice/bench/workload"
+)
+
+// maxRequests bounds the requests of one workload, all held in memory
+// (1 GiB of keys at the bound; P12 has 13.2 million): a trace line such as
+// "0 1000000000000 0 0" stands for 10^12 requests. It is also below
+// hitratio.MaxSequence.
+var maxRequests = 1 << 27 // a variable so that a test can lower it
+
+// loaded is a workload in memory, ready to replay.
+type loaded struct {
+	item     Item
+	keys     []uint64                   // every request, a read of its key
+	seq      *hitratio.Sequence[uint64] // next uses, for Belady's optimum
+	warmup   int64                      // requests replayed before the counting starts
+	distinct int                        // the keys capacities are shares of
+}
+
+// reads returns the requests counted.
+func (l *loaded) reads() int64 { return int64(len(l.keys)) - l.warmup }
+
+// load reads or generates it: a whole trace, or 2 × requests draws of a
+// Zipf stream over keys from seed, the first half not counted.
+func load(ctx context.Context, it Item, keys uint64, requests int, seed uint64) (*loaded, error) {
+	l := &loaded{item: it}
+	if it.Zipf() {
+		z, err := workload.NewZipf(it.S, keys, seed)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		l.keys = make([]uint64, 2*requests)
+		for i := range l.keys {
+			l.keys[i] = z.Next()
+		}
+		l.warmup, l.distinct = int64(requests), int(keys)
+	} else {
+		f, err := workload.OpenTrace(it.Path)
+		if err != nil {
+			return nil, err
+		}
+		l.keys, err = readKeys(ctx, f, it.Path)
+		if err = errors.Join(err, f.Close()); err != nil {
+			return nil, err
+		}
+	}
+	seq, err := hitratio.NewReadSequence(l.keys)
+	if err != nil {
+		return nil, err
+	}
+	l.seq = seq
+	if !it.Zipf() {
+		l.distinct = seq.Distinct
+	}
+	return l, nil
+}
+
+// readKeys reads every request of a trace as its key.
+func readKeys(ctx context.Context, w workload.Workload[uint64], path string) ([]uint64, error) {
+	var keys []uint64
+	buf := make([]workload.Request[uint64], workload.BatchSize)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, err := w.Read(buf)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range buf[:n] {
+			keys = append(keys, q.Key)
+		}
+		if len(keys) > maxRequests {
+			return nil, fmt.Errorf("%w: %s holds more than %d requests, which the corpus would keep in memory", ErrConfig, path, maxRequests)
+		}
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("%w: %s holds no request", workload.ErrEmpty, path)
+	}
+	return keys, nil
+}

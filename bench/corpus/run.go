@@ -1,0 +1,470 @@
+package corpus
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twochoice/twochoice/bench/caches"
+	"github.com/twochoice/twochoice/bench/hitratio"
+	"github.com/twochoice/twochoice/bench/measure"
+	"github.com/twochoice/twochoice/bench/workload"
+)
+
+// Twochoice is the display name of the bounded twochoice store under its
+// default rule, the peer TwochoicePeer: the cache a corpus run measures
+// against the others.
+const Twochoice = "twochoice"
+
+// TwochoicePeer is the peer Twochoice stands for.
+const TwochoicePeer = "twochoice-goleft"
+
+// DefaultCaches are the caches of a corpus run: twochoice and every other
+// bounded peer but twochoice's other placement rules.
+func DefaultCaches() []string {
+	return []string{TwochoicePeer, "otter", "ristretto", "lru", "arc", "2q"}
+}
+
+// DefaultCapacities are the capacities of a corpus run: 1%, 5%, 10% and
+// 25% of each workload's distinct keys.
+func DefaultCapacities() []measure.Capacity {
+	return []measure.Capacity{{Share: 0.01}, {Share: 0.05}, {Share: 0.10}, {Share: 0.25}}
+}
+
+// Config is a corpus run.
+type Config struct {
+	Items []Item
+	// Capacities are the capacities of every workload, most usefully
+	// shares of its distinct keys; at least one.
+	Capacities []measure.Capacity
+	// Caches are the bounded peers to replay, by name (package caches;
+	// "twochoice" names TwochoicePeer); nil means DefaultCaches. They must
+	// include twochoice and one other cache.
+	Caches []string
+	// Keys, Requests and Seed shape the Zipf workloads: Keys keys,
+	// Requests counted requests after as many uncounted ones, drawn from
+	// Seed.
+	Keys     uint64
+	Requests int
+	Seed     uint64
+	// Rounds is how many times each cache whose figures vary from run to
+	// run (caches.Peer.Random: otter, ristretto) is replayed on each row,
+	// to report the median; < 1 means 1.
+	Rounds int
+	// Parallel is the most replays at once; < 1 means GOMAXPROCS.
+	Parallel int
+	// Progress, if set, is told the share of the work done and what runs;
+	// it is called from several goroutines, one call at a time.
+	Progress func(frac float64, detail string)
+}
+
+// Result is the outcome of Run.
+type Result struct {
+	// Caches are the caches of the hit-ratio columns, in order: twochoice
+	// first; Peers those of them the best peer is taken from (not
+	// twochoice's variants under other rules).
+	Caches []string `json:"caches"`
+	Peers  []string `json:"peers"`
+	Rows   []Row    `json:"rows"`
+	// Summary sums up the rows (see the package documentation).
+	Summary Summary `json:"summary"`
+	// Problems are the broken bounds of every row (see Checks in the
+	// package documentation); a correct replay has none.
+	Problems []string `json:"problems,omitempty"`
+	// Workloads is the number of workloads, Replays the number of
+	// replays made, Rounds those of each cache whose figures vary.
+	Workloads int `json:"workloads"`
+	Replays   int `json:"replays"`
+	Rounds    int `json:"rounds"`
+	// Wall is the run's wall time, in seconds in JSON.
+	Wall        time.Duration   `json:"-"`
+	WallSeconds float64         `json:"wall_seconds"`
+	Machine     measure.Machine `json:"machine"`
+	// ZipfKeys, ZipfRequests and Seed are those of the Zipf workloads, if
+	// any.
+	ZipfKeys     uint64 `json:"zipf_keys,omitempty"`
+	ZipfRequests int    `json:"zipf_requests,omitempty"`
+	Seed         uint64 `json:"seed"`
+}
+
+// Row is one workload at one capacity.
+type Row struct {
+	Workload string `json:"workload"`
+	// Capacity is the capacity as given ("1%"), Entries as resolved.
+	Capacity string `json:"capacity"`
+	Entries  int    `json:"entries"`
+	// DistinctKeys are the keys the capacity is a share of; Reads the
+	// requests counted.
+	DistinctKeys int   `json:"distinct_keys"`
+	Reads        int64 `json:"reads"`
+	// HitRatio is each cache's hit ratio, by the names of Result.Caches,
+	// and belady's and belady-bypass's. A cache that refused the capacity
+	// (twochoice needs an entry per candidate bucket) has none. A cache
+	// replayed several times (Config.Rounds) has the median of its
+	// replays, and its lowest and highest in Range.
+	HitRatio map[string]float64    `json:"hit_ratio"`
+	Range    map[string][2]float64 `json:"hit_ratio_range,omitempty"`
+	// BestPeer is the peer with the highest hit ratio (the first of the
+	// peers in Result.Peers' order on a tie), Best its hit ratio.
+	BestPeer string  `json:"best_peer,omitempty"`
+	Best     float64 `json:"best_peer_hit_ratio"`
+	// Margin is 100 × (twochoice − Best), in points; nil when twochoice
+	// or every peer refused the capacity.
+	Margin *float64 `json:"margin_points"`
+	// Problems are the row's broken bounds.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// Belady returns the row's Belady optimum (forced insertion).
+func (r Row) Belady() float64 { return r.HitRatio[hitratio.BeladyName] }
+
+// costs are rough nanoseconds per request of each cache's replay with Sync
+// (P12 at 1% and 25% of its blocks, on a 2-core AMD EPYC): they order the
+// replays, longest first, and pace the progress bar, nothing else.
+var costs = map[string]float64{
+	"ristretto": 2000, "otter": 500, "arc": 400, "2q": 350, "lru": 250,
+	hitratio.BeladyName: 30, hitratio.BeladyBypassName: 30,
+}
+
+// costOf is a cache's cost per request; 250 ns for those not listed
+// (twochoice's rules).
+func costOf(name string) float64 { return cmp.Or(costs[name], 250) }
+
+// task is one replay.
+type task struct {
+	w        *loaded
+	peer     caches.Peer[uint64, struct{}]
+	capacity int
+	cost     float64
+	res      hitratio.Result
+	err      error
+}
+
+// Run replays every workload of c at every capacity against every cache
+// and Belady's optimum (both variants), checks the bounds, and sums up.
+// Bad configurations are errors wrapping ErrConfig, or caches.ErrUnknown
+// for a cache's name; a workload that cannot be read is the workload
+// package's error. With problems, Run returns the whole result and an
+// error wrapping ErrCheck that lists them.
+func Run(ctx context.Context, c Config) (*Result, error) {
+	start := time.Now()
+	peers, err := peersOf(c.Caches)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	res := &Result{Machine: measure.ThisMachine(), Seed: c.Seed, Workloads: len(c.Items), Rounds: max(c.Rounds, 1)}
+	for _, p := range peers {
+		res.Caches = append(res.Caches, display(p.Name))
+		if !strings.HasPrefix(p.Name, "twochoice") {
+			res.Peers = append(res.Peers, p.Name)
+		}
+	}
+	if slices.ContainsFunc(c.Items, Item.Zipf) {
+		res.ZipfKeys, res.ZipfRequests = c.Keys, c.Requests
+	}
+	parallel := c.Parallel
+	if parallel < 1 {
+		parallel = runtime.GOMAXPROCS(0)
+	}
+	var mu sync.Mutex // orders the calls to c.Progress
+	progress := func(f float64, detail string) {
+		if c.Progress != nil {
+			mu.Lock()
+			c.Progress(f, detail)
+			mu.Unlock()
+		}
+	}
+
+	progress(0, fmt.Sprintf("reading %d workloads", len(c.Items)))
+	ws := make([]*loaded, len(c.Items))
+	if err := each(ctx, len(c.Items), parallel, func(i int) (err error) {
+		ws[i], err = load(ctx, c.Items[i], c.Keys, c.Requests, c.Seed)
+		if err != nil {
+			return fmt.Errorf("corpus: %s: %w", c.Items[i].Name, err)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+
+	// The entries of each row, and the replays: each cache once per
+	// workload and number of entries (two capacities may come to the
+	// same), Belady's optimum in both variants.
+	opt := map[*loaded][2]caches.Peer[uint64, struct{}]{}
+	var tasks []*task
+	type at struct {
+		w       *loaded
+		entries int
+	}
+	byEntries := map[at][]*task{}
+	for _, w := range ws {
+		opt[w] = [2]caches.Peer[uint64, struct{}]{
+			hitratio.BeladyPeer[uint64, struct{}](w.seq, hitratio.Forced),
+			hitratio.BeladyPeer[uint64, struct{}](w.seq, hitratio.Bypass),
+		}
+		for _, cp := range c.Capacities {
+			n := cp.Resolve(w.distinct)
+			if n > w.distinct || n > measure.MaxCapacity {
+				return nil, fmt.Errorf("%w: capacity %v of %s is %d entries, above its %d distinct keys or the harness's bound of %d",
+					ErrConfig, cp, w.item.Name, n, w.distinct, measure.MaxCapacity)
+			}
+			if _, ok := byEntries[at{w, n}]; ok {
+				continue
+			}
+			for _, p := range append(slices.Clone(peers), opt[w][0], opt[w][1]) {
+				// A cache that refuses the capacity (twochoice needs an
+				// entry per candidate bucket) has no figure in the row.
+				if cache, err := p.New(caches.Options{Capacity: n}); err != nil {
+					continue
+				} else {
+					cache.Close()
+				}
+				rounds := 1
+				if p.Random {
+					rounds = res.Rounds
+				}
+				for range rounds {
+					t := &task{w: w, peer: p, capacity: n, cost: float64(len(w.keys)) * costOf(p.Name)}
+					byEntries[at{w, n}] = append(byEntries[at{w, n}], t)
+					tasks = append(tasks, t)
+				}
+			}
+		}
+	}
+	res.Replays = len(tasks)
+
+	order := slices.Clone(tasks)
+	slices.SortStableFunc(order, func(a, b *task) int { return cmp.Compare(b.cost, a.cost) })
+	var total, done float64
+	for _, t := range order {
+		total += t.cost
+	}
+	var finished atomic.Int64
+	err = each(ctx, len(order), parallel, func(i int) error {
+		t := order[i]
+		open := func() (workload.Workload[uint64], error) {
+			return &cancelable{ctx: ctx, w: workload.ReplayReads(t.w.item.Name, t.w.keys)}, nil
+		}
+		t.res, t.err = hitratio.RunOne(open, hitratio.Job[uint64, struct{}]{Peer: t.peer, Capacity: t.capacity}, t.w.warmup)
+		if t.err != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		n := finished.Add(1)
+		mu.Lock()
+		done += t.cost
+		f := done / total
+		mu.Unlock()
+		progress(f, fmt.Sprintf("replay %d/%d: %s at %d, %s", n, len(order), t.w.item.Name, t.capacity, t.peer.Name))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	for _, w := range ws {
+		for _, cp := range c.Capacities {
+			n := cp.Resolve(w.distinct)
+			row, err := makeRow(w, cp, n, byEntries[at{w, n}], res.Peers)
+			if err != nil {
+				return nil, err
+			}
+			res.Rows = append(res.Rows, row)
+			for _, p := range row.Problems {
+				res.Problems = append(res.Problems, fmt.Sprintf("%s at %v: %s", row.Workload, cp, p))
+			}
+		}
+	}
+	res.Summary = Summarize(res.Rows)
+	res.Wall = time.Since(start)
+	res.WallSeconds = res.Wall.Seconds()
+	progress(1, "done")
+	if len(res.Problems) > 0 {
+		return res, fmt.Errorf("%w: %s", ErrCheck, strings.Join(res.Problems, "; "))
+	}
+	return res, nil
+}
+
+// validate checks c, and fills in the defaults.
+func (c *Config) validate() error {
+	if len(c.Capacities) == 0 {
+		c.Capacities = DefaultCapacities()
+	}
+	switch {
+	case len(c.Items) == 0:
+		return fmt.Errorf("%w: no workload", ErrConfig)
+	case slices.ContainsFunc(c.Capacities, func(x measure.Capacity) bool {
+		return !(x.Share == 0 && x.Entries >= 1 && x.Entries <= measure.MaxCapacity || x.Share > 0 && x.Share <= 1)
+	}):
+		return fmt.Errorf("%w: a capacity below 1 or above %d entries, or a share outside (0, 100%%]", ErrConfig, measure.MaxCapacity)
+	}
+	if slices.ContainsFunc(c.Items, Item.Zipf) {
+		switch {
+		case c.Keys < 1 || c.Keys > workload.MaxZipfKeys:
+			return fmt.Errorf("%w: zipf over %d keys, want 1 to 2^53", ErrConfig, c.Keys)
+		case c.Requests < 1 || 2*c.Requests > maxRequests:
+			return fmt.Errorf("%w: zipf with %d requests, want 1 to %d (they and as many more are held in memory)", ErrConfig, c.Requests, maxRequests/2)
+		}
+	}
+	return nil
+}
+
+// peersOf returns the caches named (DefaultCaches for none), twochoice
+// first: bounded peers only, twochoice among them and one other.
+func peersOf(names []string) ([]caches.Peer[uint64, struct{}], error) {
+	if len(names) == 0 {
+		names = DefaultCaches()
+	}
+	var ps []caches.Peer[uint64, struct{}]
+	for _, n := range names {
+		if n == Twochoice {
+			n = TwochoicePeer
+		}
+		p, err := caches.Lookup[uint64, struct{}](n)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case !p.Bounded:
+			return nil, fmt.Errorf("%w: %s is unbounded: a corpus compares caches of a capacity", ErrConfig, n)
+		case slices.ContainsFunc(ps, func(q caches.Peer[uint64, struct{}]) bool { return q.Name == n }):
+			return nil, fmt.Errorf("%w: %s named twice", ErrConfig, display(n))
+		}
+		ps = append(ps, p)
+	}
+	i := slices.IndexFunc(ps, func(p caches.Peer[uint64, struct{}]) bool { return p.Name == TwochoicePeer })
+	if i < 0 {
+		return nil, fmt.Errorf("%w: the caches must include %s (the bounded %s store), which the corpus measures", ErrConfig, Twochoice, TwochoicePeer)
+	}
+	ps = append(append([]caches.Peer[uint64, struct{}]{ps[i]}, ps[:i]...), ps[i+1:]...)
+	if !slices.ContainsFunc(ps, func(p caches.Peer[uint64, struct{}]) bool { return !strings.HasPrefix(p.Name, "twochoice") }) {
+		return nil, fmt.Errorf("%w: no cache to compare %s with: name one besides twochoice's rules", ErrConfig, Twochoice)
+	}
+	return ps, nil
+}
+
+// display is a cache's column name: Twochoice for TwochoicePeer.
+func display(name string) string {
+	if name == TwochoicePeer {
+		return Twochoice
+	}
+	return name
+}
+
+// makeRow gathers a row's replays, finds its best peer and checks it.
+func makeRow(w *loaded, cp measure.Capacity, n int, ts []*task, peers []string) (Row, error) {
+	row := Row{Workload: w.item.Name, Capacity: cp.String(), Entries: n, DistinctKeys: w.distinct, Reads: w.reads(), HitRatio: map[string]float64{}}
+	byCache := map[string][]hitratio.Result{}
+	for _, t := range ts {
+		if t.err != nil {
+			return Row{}, fmt.Errorf("corpus: %s: %w", w.item.Name, t.err)
+		}
+		byCache[t.peer.Name] = append(byCache[t.peer.Name], t.res)
+	}
+	// A cache's figure is its median replay (the lower of the middle two
+	// for an even number).
+	hits := map[string]hitratio.Result{}
+	for name, rs := range byCache {
+		slices.SortFunc(rs, func(a, b hitratio.Result) int { return cmp.Compare(a.Hits, b.Hits) })
+		hits[name] = rs[(len(rs)-1)/2]
+		row.HitRatio[display(name)] = hits[name].HitRatio()
+		if len(rs) > 1 {
+			if row.Range == nil {
+				row.Range = map[string][2]float64{}
+			}
+			row.Range[display(name)] = [2]float64{rs[0].HitRatio(), rs[len(rs)-1].HitRatio()}
+		}
+	}
+	for _, p := range peers {
+		if h, ok := row.HitRatio[p]; ok && (row.BestPeer == "" || h > row.Best) {
+			row.BestPeer, row.Best = p, h
+		}
+	}
+	if tc, ok := row.HitRatio[Twochoice]; ok && row.BestPeer != "" {
+		m := 100 * (tc - row.Best)
+		row.Margin = &m
+	}
+	forced, bypass := hits[hitratio.BeladyName], hits[hitratio.BeladyBypassName]
+	if forced.Hits > bypass.Hits {
+		row.Problems = append(row.Problems, fmt.Sprintf("belady has %d hits, above belady-bypass's %d", forced.Hits, bypass.Hits))
+	}
+	// Every replay is checked, not only the median.
+	for _, t := range ts {
+		r := t.res
+		if strings.HasPrefix(t.peer.Name, "belady") {
+			continue
+		}
+		name := display(t.peer.Name)
+		if !t.peer.Refuses && r.Hits > forced.Hits {
+			row.Problems = append(row.Problems, fmt.Sprintf("%s has %d hits, above belady's %d, though it keeps every key set", name, r.Hits, forced.Hits))
+		}
+		if r.Hits > bypass.Hits {
+			row.Problems = append(row.Problems, fmt.Sprintf("%s has %d hits, above belady-bypass's %d", name, r.Hits, bypass.Hits))
+		}
+		if r.Peak > n {
+			row.Problems = append(row.Problems, fmt.Sprintf("%s held %d entries, past its capacity of %d", name, r.Peak, n))
+		}
+	}
+	return row, nil
+}
+
+// each calls f(0), …, f(n-1) on up to parallel goroutines, in that order
+// of starting, and returns the first error, or ctx's once it is done; no
+// call starts after either.
+func each(ctx context.Context, n, parallel int, f func(i int) error) error {
+	var (
+		next  atomic.Int64
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	failed := func() bool { mu.Lock(); defer mu.Unlock(); return first != nil }
+	for range min(parallel, n) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || failed() {
+					return
+				}
+				err := ctx.Err()
+				if err == nil {
+					err = f(i)
+				}
+				if err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+// cancelable stops a workload when ctx is done, so that an interrupt
+// ends the replays.
+type cancelable struct {
+	ctx context.Context
+	w   workload.Workload[uint64]
+}
+
+func (c *cancelable) Name() string { return c.w.Name() }
+
+func (c *cancelable) Read(reqs []workload.Request[uint64]) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Read(reqs)
+}

@@ -1,0 +1,130 @@
+package corpus
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twochoice/twochoice/bench/hitratio"
+	"github.com/twochoice/twochoice/internal/cli"
+)
+
+// WriteTable prints a corpus run for people: what ran, a row per workload
+// and capacity with every cache's hit ratio, Belady's and the margin, the
+// summary, and the problems if any.
+func WriteTable(w io.Writer, res *Result) error {
+	caps := 0
+	if res.Workloads > 0 {
+		caps = len(res.Rows) / res.Workloads
+	}
+	fmt.Fprintf(w, "corpus: %d workloads × %d capacities = %d rows, %d replays in %v\n", res.Workloads, caps, len(res.Rows), res.Replays, res.Wall.Round(100*time.Millisecond))
+	fmt.Fprintf(w, "machine %s\n\n", res.Machine)
+	fmt.Fprintln(w, "Hit ratios in percent; a read that misses inserts its key. Traces are replayed whole, every request counted.")
+	if res.ZipfKeys > 0 {
+		fmt.Fprintf(w, "zipf:S is Zipf with exponent S over %d keys: %d requests counted after as many that warm the caches up (seed %d).\n",
+			res.ZipfKeys, res.ZipfRequests, res.Seed)
+	}
+	fmt.Fprintln(w, "Capacities are shares of each workload's distinct keys, rounded to the nearest entry.")
+	fmt.Fprintln(w, "belady is Belady's optimum: a miss inserts its key and the entry used farthest in the future goes.")
+	if res.Rounds > 1 {
+		fmt.Fprintf(w, "otter and ristretto draw seeds at random: each figure of theirs is the median of %d replays.\n", res.Rounds)
+	} else {
+		fmt.Fprintln(w, "otter and ristretto draw seeds at random: their figures vary from run to run (--rounds takes medians).")
+	}
+	fmt.Fprintf(w, "margin is twochoice (the bounded %s store) less the best of %s, in points.\n\n", TwochoicePeer, strings.Join(res.Peers, ", "))
+
+	header := append(append([]string{"workload", "capacity", "entries"}, res.Caches...), hitratio.BeladyName, "best peer", "margin")
+	flagged := len(res.Problems) > 0
+	if flagged {
+		header = append(header, "check")
+	}
+	var rows [][]string
+	last := ""
+	for _, r := range res.Rows {
+		name := r.Workload
+		if name == last {
+			name = ""
+		}
+		last = r.Workload
+		line := []string{name, r.Capacity, strconv.Itoa(r.Entries)}
+		for _, c := range res.Caches {
+			line = append(line, pct(r.HitRatio, c))
+		}
+		line = append(line, pct(r.HitRatio, hitratio.BeladyName), r.BestPeer, points(r.Margin))
+		if flagged {
+			check := ""
+			if len(r.Problems) > 0 {
+				check = "PROBLEM"
+			}
+			line = append(line, check)
+		}
+		rows = append(rows, line)
+	}
+	if err := cli.WriteTable(w, header, rows); err != nil {
+		return err
+	}
+	writeSummary(w, res.Summary)
+	for _, p := range res.Problems {
+		fmt.Fprintf(w, "PROBLEM: %s\n", p)
+	}
+	return nil
+}
+
+// writeSummary prints the summary's lines.
+func writeSummary(w io.Writer, s Summary) {
+	fmt.Fprintf(w, "\nSummary over the %d rows with a margin:\n", s.Rows)
+	fmt.Fprintf(w, "  within %.1f point of the best peer, or ahead: %d rows (ahead in %d)\n", WithinPoints, s.Within, s.Ahead)
+	fmt.Fprintf(w, "  mean margin: %+.2f points\n", s.MeanMargin)
+	if s.Worst != nil {
+		fmt.Fprintf(w, "  worst row: %s at %s (%d entries): %+.2f points (twochoice %.2f%%, %s %.2f%%)\n",
+			s.Worst.Workload, s.Worst.Capacity, s.Worst.Entries, s.Worst.Margin, 100*s.Worst.Twochoice, s.Worst.BestPeer, 100*s.Worst.Best)
+	}
+	if s.GapClosed != nil {
+		fmt.Fprintf(w, "  gap to belady closed: %.1f%% (sum over the rows of twochoice − best peer, over that of belady − best peer)\n", 100**s.GapClosed)
+	}
+}
+
+// pct prints a hit ratio in percent, or "-" for none.
+func pct(h map[string]float64, name string) string {
+	v, ok := h[name]
+	if !ok {
+		return "-"
+	}
+	return strconv.FormatFloat(100*v, 'f', 2, 64)
+}
+
+// points prints a margin, or "-" for none.
+func points(m *float64) string {
+	if m == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%+.2f", *m)
+}
+
+// WriteCSV prints the rows as CSV: a column per cache's hit ratio (a
+// fraction, as bench's CSV has it), belady and belady-bypass, the best
+// peer, the margin in points, and the row's problems joined by "; ".
+func WriteCSV(w io.Writer, res *Result) error {
+	header := append(append([]string{"workload", "capacity", "entries", "distinct_keys", "reads"}, res.Caches...),
+		hitratio.BeladyName, hitratio.BeladyBypassName, "best_peer", "margin_points", "problems")
+	var rows [][]string
+	for _, r := range res.Rows {
+		line := []string{r.Workload, r.Capacity, strconv.Itoa(r.Entries), strconv.Itoa(r.DistinctKeys), strconv.FormatInt(r.Reads, 10)}
+		for _, c := range append(res.Caches, hitratio.BeladyName, hitratio.BeladyBypassName) {
+			v := ""
+			if h, ok := r.HitRatio[c]; ok {
+				v = strconv.FormatFloat(h, 'g', -1, 64)
+			}
+			line = append(line, v)
+		}
+		m := ""
+		if r.Margin != nil {
+			m = strconv.FormatFloat(*r.Margin, 'g', -1, 64)
+		}
+		line = append(line, r.BestPeer, m, strings.Join(r.Problems, "; "))
+		rows = append(rows, line)
+	}
+	return cli.WriteCSV(w, header, rows)
+}
