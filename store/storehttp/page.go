@@ -310,6 +310,7 @@ var statOrder = []struct{ field, label string }{
 	{"Evictions", "evictions"},
 	{"Expirations", "expirations"},
 	{"Grows", "growths"},
+	{"Rekeys", "re-keys"},
 	{"Entries", ""}, // in Occupancy, from the load report
 	{"Buckets", ""}, // in Configuration
 	{"Stash", ""},   // in Occupancy
