@@ -31,10 +31,9 @@ import (
 // their policy words (which live in the bucket, bucket.go): the
 // expiries, in a slice beside the buckets rather than in them, so that
 // unbounded stores do not pay for them, and so that a store without TTLs
-// never loads them. There is no hash beside the slots: the few victims
-// whose count the sketch must remember (hit twice or more) have their key
-// hashed again, which costs less than writing a hash to another cache
-// line on every insert.
+// never loads them. There is no hash beside the slots: a victim, whose
+// word the ghost keeps (ghost.go), has its key hashed again, which costs
+// less than writing a hash to another cache line on every insert.
 type bucketMeta struct {
 	// exp is when each entry expires, in Unix nanoseconds by the store's
 	// clock; 0 means never. Snapshots save it as it is (see
@@ -179,6 +178,9 @@ func (s *Store[K, V]) getCache(t *table[K, V], k K, h uint64, tag uint8, hint ui
 	)
 	ttl := s.ttl.Load()
 	cs := t.cands(h, &c)
+	if (h>>shadowBit)&s.shMask == 0 {
+		s.sh.get(h)
+	}
 	// Check every candidate's tags before reading any slot, so that the
 	// candidates' cache misses overlap (as get2 does for a map). A
 	// candidate without a matching tag needs no further look: a key
@@ -207,7 +209,7 @@ func (s *Store[K, V]) getCache(t *table[K, V], k K, h uint64, tag uint8, hint ui
 			s.expire(t, i, k, tag)
 			break
 		}
-		t.touch(i, j, acc, s.tickNow(hint), s.sk.gen.Load(), s.slack)
+		t.touch(i, j, acc, s.tickNow(hint), s.slack, &s.pol)
 		s.tot.hit(hint)
 		return v, true
 	}
@@ -302,7 +304,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	} else {
 		cs = t.cands(h, &c)
 	}
-	sp := s.sk.spots(h)
+	gw, _ := s.gh.spot(h)
 	// Load, before the first locked instruction (which waits for every
 	// load before it), a word of each cache line a Set needs first: the
 	// candidates' headers, their policy words and their control words
@@ -310,7 +312,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// first 16 bytes of a line and two otherwise, so the first policy
 	// word and the control word between them load both. The loads do not
 	// depend on one another, so their cache misses overlap instead of
-	// following one another. The key's sketch block, which only a new key
+	// following one another. The key's ghost word, which only a new key
 	// needs, is prefetched instead: an update (most Sets of a Zipf
 	// workload) would otherwise wait for it at its lock. In a table past
 	// a core's L2 (bigCacheTable) every line of both candidates is
@@ -318,7 +320,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// comes with the header instead of a miss after it. All eight cache
 	// benchmark cases, 10 alternations: the 1/10 Set's x-otter 0.507 ->
 	// 0.469 on 2 goroutines (p = 0.009), 0.562 -> 0.503 on 1.
-	sp.prefetch()
+	prefetchWord(gw)
 	var touched uint64
 	for _, i := range cs {
 		cb := t.cbucket(i)
@@ -355,23 +357,23 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 				}
 			}
 			s.cowTouchLocked(t, cs[x:x+1])
-			t.update(i, j, k, v, exp, s.ttl.Load(), s.tickNow(hint), s.sk.gen.Load(), s.slack)
+			t.update(i, j, k, v, exp, s.ttl.Load(), s.tickNow(hint), s.slack, &s.pol)
 			t.unlockBucket(i)
 			st.updates.Add(1)
 			return v, false
 		}
 		t.unlockBucket(i)
 	}
-	// A new key, most likely: the sketch counts it and says how often it
-	// came before. Counted before taking the locks, to hold them for less
-	// time (if k came in meanwhile, the count is one too many, which a
-	// frequency estimate does not mind).
-	f := s.sk.add(sp) - 1
+	// A new key, most likely: the ghost says what it knew of it, if it
+	// was evicted before. Asked before taking the locks, to hold them for
+	// less time (if k came in meanwhile, the ghost word is lost, which
+	// costs the key its history, not its entry).
+	ggap, gage, known := s.gh.take(h, s.tickNow(hint))
 	var lk locked
 	lockAll(&lk, t, cs)
 	s.cowTouchLocked(t, lk.idx[:lk.n])
 	now := s.tickNow(hint)
-	gen := s.sk.gen.Load()
+	m4, shift := choiceOf(s.pol.choice())
 	// Loaded under the locks: if no entry ever had an expiry when they
 	// were taken, every expiry word of these buckets is 0 (a writer that
 	// stores one sets ttl first and releases its locks after), and this
@@ -382,17 +384,15 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	for _, i := range cs {
 		if j := t.cbucket(i).b.find(k, tag); j >= 0 {
 			st.fills.Add(1)
-			tb, ta := s.ticks.tick(hint)
+			s.ticks.tick(hint)
 			if ifAbsent {
 				if old, ok := s.liveLocked(t, i, j, hint); ok {
 					unlockAll(&lk, t)
-					s.sk.advance(tb, ta)
 					return old, true
 				}
 			}
-			t.update(i, j, k, v, exp, ttl, now, gen, s.slack)
+			t.update(i, j, k, v, exp, ttl, now, s.slack, &s.pol)
 			unlockAll(&lk, t)
-			s.sk.advance(tb, ta)
 			return v, false
 		}
 	}
@@ -415,9 +415,9 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	cw := ctrl(b.ctrl.Load())
 	j := -1
 	var (
-		victimHits uint8
-		victimKey  K
-		raise      bool
+		victimAcc uint32
+		victimKey K
+		evicted   bool
 	)
 	if e := cw.empty(t.capAt(i)); e != 0 {
 		// The rule picks a least loaded candidate (one choice: the only
@@ -427,7 +427,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 		st.fills.Add(1)
 	} else {
 		var expired bool
-		i, j, expired = s.victim(t, cs, now, gen)
+		i, j, expired = s.victim(t, cs, now, m4)
 		cb = t.cbucket(i)
 		b = &cb.b
 		cw = ctrl(b.ctrl.Load())
@@ -435,11 +435,14 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 		if expired {
 			st.expiredVictims.Add(1)
 		} else {
-			acc := cb.acc[j].Load()
-			victimHits = hitsOf(acc, gen)
-			if raise = victimHits >= 2 && acc&usedBit != 0; raise {
-				victimKey = b.slots[j].key
-			}
+			evicted = true
+			victimAcc = cb.acc[j].Load()
+			victimKey = b.slots[j].key
+			// The victim's key is hashed again for the ghost after
+			// the locks go; a string key's bytes are usually not in
+			// the cache, so start loading them now, to arrive while
+			// the slot is written.
+			prefetchKey(&victimKey, s.strKeys)
 		}
 	}
 	// The tick counts the insert for the eviction clock and for Stats
@@ -451,7 +454,7 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// no locked instruction follows them in this Set: one would wait for
 	// them (the victim's slot, a cache miss) to reach the cache, which the
 	// unlock itself does not (relaxed_amd64.go).
-	tb, ta := s.ticks.tick(hint)
+	s.ticks.tick(hint)
 	// Plain stores where the build allows (relaxed_amd64.go): the bucket
 	// is ours, and the unlock publishes them.
 	e := slot[K, V]{key: k, val: v}
@@ -464,23 +467,16 @@ func (s *Store[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	if ttl {
 		storeRelaxedInt64(&m.exp[j], exp)
 	}
-	storeRelaxed32(&cb.acc[j], inserted(now, f, gen))
+	storeRelaxed32(&cb.acc[j], newcomer(ggap, gage, known, now, shift, s.newGap))
 	storeRelaxed(&b.ctrl, uint64(cw.withSlot(j, tag)))
 	unlockAll(&lk, t)
-	s.sk.advance(tb, ta)
-	// Remember how popular the victim was, for when it returns (the
-	// sketch already counted its first insert), after the locks are
-	// released. Only for victims hit twice or more: raising for a single
-	// hit changed no OLTP hit ratio by more than 0.04 points, and most
-	// victims are one-offs, so this saves most raises (a cache miss each)
-	// and most hashing of the victim's key (copied while the slot was
-	// ours; keys are values, so reading it now is safe). And only for
-	// victims used since they came in (usedBit): on Zipf 1.0 Sets into a
-	// cache of a tenth of 1M keys, that halves the raises (94K of 744K
-	// evictions had two hits or more, 48K of them used), and the other
-	// half would have told the sketch what it already knew.
-	if raise {
-		s.sk.raise(t.hash(victimKey), min(victimHits+1, counterMax))
+	// Leave the victim's policy word in the ghost, for when its key
+	// returns, after the locks are released (the key was copied while the
+	// slot was ours; keys are values, so reading it now is safe). Its hash
+	// is worked out again: a slot keeps no hash, and one eviction's hash
+	// costs less than writing a hash beside every insert.
+	if evicted {
+		s.gh.put(t.hash(victimKey), victimAcc, now)
 	}
 	return v, false
 }
@@ -496,7 +492,7 @@ func (s *Store[K, V]) liveLocked(t *table[K, V], i uint64, j int, hint uint64) (
 			return zero, false
 		}
 	}
-	t.touch(i, j, t.cbucket(i).acc[j].Load(), s.tickNow(hint), s.sk.gen.Load(), s.slack)
+	t.touch(i, j, t.cbucket(i).acc[j].Load(), s.tickNow(hint), s.slack, &s.pol)
 	s.tot.hit(hint)
 	return t.cbucket(i).b.slots[j].val, true
 }
@@ -505,7 +501,7 @@ func (s *Store[K, V]) liveLocked(t *table[K, V], i uint64, j int, hint uint64) (
 // caller holds the bucket. It counts as an access. ttl is the store's ttl
 // flag, loaded after taking the bucket: while it is false, every expiry
 // word of the bucket is 0 and stays so.
-func (t *table[K, V]) update(i uint64, j int, k K, v V, exp int64, ttl bool, now uint64, gen uint32, slack uint32) {
+func (t *table[K, V]) update(i uint64, j int, k K, v V, exp int64, ttl bool, now uint64, slack uint32, pol *policy) {
 	cb := t.cbucket(i)
 	b := &cb.b
 	if t.lay.words > 0 {
@@ -520,8 +516,8 @@ func (t *table[K, V]) update(i uint64, j int, k K, v V, exp int64, ttl bool, now
 	}
 	// touch, written out: a hot key's update leaves a fresh policy word
 	// alone without a call.
-	if old := cb.acc[j].Load(); !fresh(old, now, gen, slack) {
-		touchStale(&cb.acc[j], old, now, gen)
+	if old := cb.acc[j].Load(); !fresh(old, now, slack) {
+		touchStale(&cb.acc[j], old, now, pol)
 	}
 }
 
@@ -581,15 +577,16 @@ func (t *table[K, V]) clearSlot(i uint64, j int) {
 // check, or under a lock), for if touch loaded it afresh it could find
 // an emptied slot's 0, or the word of a key that replaced the entry, and
 // stamp the hit there.
-func (t *table[K, V]) touch(i uint64, j int, old uint32, now uint64, gen uint32, slack uint32) {
-	if !fresh(old, now, gen, slack) {
-		touchStale(&t.cbucket(i).acc[j], old, now, gen)
+func (t *table[K, V]) touch(i uint64, j int, old uint32, now uint64, slack uint32, pol *policy) {
+	if !fresh(old, now, slack) {
+		touchStale(&t.cbucket(i).acc[j], old, now, pol)
 	}
 }
 
 // touchStale is touch's write, for a policy word m that fresh found stale.
-func touchStale(m *atomic.Uint32, old uint32, now uint64, gen uint32) {
-	if nw := accessed(old, now, gen); nw != old {
+func touchStale(m *atomic.Uint32, old uint32, now uint64, pol *policy) {
+	_, shift := choiceOf(pol.choice())
+	if nw := accessed(old, now, shift); nw != old {
 		m.CompareAndSwap(old, nw)
 	}
 }

@@ -628,7 +628,7 @@ func TestTouchAfterRemovalWritesNothing(t *testing.T) {
 		tb.clearSlot(i, j)
 		b.sync.unlock()
 		// The hit lands after the removal, with the word it read before.
-		tb.touch(i, j, acc, uint64(acc)+1000, s.sk.gen.Load(), 0)
+		tb.touch(i, j, acc, uint64(acc)+1000, 0, &s.pol)
 		if w := tb.cbucket(i).acc[j].Load(); w != 0 {
 			t.Fatalf("the emptied slot's policy word is %#x, want 0", w)
 		}
@@ -748,7 +748,7 @@ func TestCacheGetWrites(t *testing.T) {
 	if _, ok := s.Get(1); !ok {
 		t.Fatal("Get(1) missed")
 	}
-	if after := word(1); after == before || after&usedBit == 0 {
+	if after := word(1); after == before || ageOf(after, s.tickNow(0)) != 0 {
 		t.Errorf("a hit left the policy word at %#x (was %#x)", after, before)
 	}
 	clk.advance(time.Second)

@@ -26,16 +26,26 @@ func (s *Store[K, V]) nowNanos() int64 { return s.clock.Now().UnixNano() }
 // (a slot remembers the tick of its last access, evict.go). A single
 // counter would be a cache line that every inserting core writes, so
 // each stripe counts its own goroutines' inserts (as the hit counters do,
-// counters.go) and hands them to the shared count tickBatch at a time. A
-// goroutine reads the shared count plus its own stripe's pending ticks:
-// exact on one goroutine, and off by less than tickBatch per other
-// inserting goroutine otherwise, which the policy does not notice. Each
-// count is followed by more than a line of padding, so that no two share
-// a cache line whatever the alignment (see counters).
+// counters.go) and hands them to the shared count batch at a time. A
+// goroutine reads the shared count plus its own stripe's pending ticks,
+// so it sees the others' ticks up to batch−1 late. The stripe comes from
+// the address of the caller's stack, so even one goroutine may tick on one
+// stripe in a Set and read another in a Get: batch is at most the policy's
+// recency slack (evict.go), a 256th of the capacity, up to tickBatch,
+// which keeps the lag under what the policy notices. Each count is
+// followed by more than a line of padding, so that no two share a cache
+// line whatever the alignment (see counters).
 type ticks struct {
 	global atomic.Uint64
-	_      [2*cacheLine - 8]byte
+	batch  uint64
+	_      [2*cacheLine - 16]byte
 	local  [numStripes]tickStripe
+}
+
+// newTicks returns a clock whose stripes hand on batch ticks at a time
+// (1 to tickBatch).
+func newTicks(batch uint64) *ticks {
+	return &ticks{batch: min(max(batch, 1), tickBatch)}
 }
 
 type tickStripe struct {
@@ -43,7 +53,7 @@ type tickStripe struct {
 	_ [2*cacheLine - 8]byte
 }
 
-// tickBatch is how many ticks a stripe gathers before adding them to the
+// tickBatch is the most ticks a stripe gathers before adding them to the
 // shared count.
 const tickBatch = 64
 
@@ -53,22 +63,21 @@ func (c *ticks) now(hint uint64) uint64 {
 }
 
 // tick counts one insert. It returns the shared count before and after
-// when it moved, else 0, 0; the caller uses that to start a new sketch
-// period (sketch.go) exactly once per boundary.
+// when it moved, else 0, 0.
 func (c *ticks) tick(hint uint64) (before, after uint64) {
 	l := &c.local[stripeOf(hint)]
-	// Exactly one add sees the stripe reach tickBatch, even when two
+	// Exactly one add sees the stripe reach batch, even when two
 	// goroutines share the stripe.
-	if l.n.Add(1) != tickBatch {
+	if l.n.Add(1) != c.batch {
 		return 0, 0
 	}
 	// The stripe first: a reader in between (total, now) misses the
 	// batch rather than seeing it twice, so the insert count that Stats
 	// derives from the ticks is a lower bound, never ahead of the inserts
 	// (Stats keeps its figures monotonic on top: counters.go).
-	l.n.Add(^uint64(tickBatch - 1))
-	after = c.global.Add(tickBatch)
-	return after - tickBatch, after
+	l.n.Add(^(c.batch - 1))
+	after = c.global.Add(c.batch)
+	return after - c.batch, after
 }
 
 // total returns the ticks so far: the inserts into the store (Stats

@@ -160,7 +160,7 @@
 // # Cache mode
 //
 // With Options.MaxEntries > 0 the store is a cache (cache.go, evict.go,
-// sketch.go, clock.go), of at most [MaxCacheEntries] entries, whose table
+// ghost.go, shadow.go, clock.go), of at most [MaxCacheEntries] entries, whose table
 // New allocates whole. Its table never grows and has exactly MaxEntries
 // slots (buckets of BucketSize slots and a few of one fewer, when the
 // rule's table size allows; a small bound or a rule that rounds the table
@@ -174,22 +174,29 @@
 // after Set(k, v) returns, Get(k) returns v until k is set again, deleted,
 // expires, or is evicted by a later Set of another key.
 //
-// The victim is the entry with the highest age − weight × hits (evict.go):
-// age counts the inserts since its last access, hits how often it was
-// used, starting from what a TinyLFU count-min sketch remembers of the key
-// (so a key evicted while popular comes back with its count, and a
-// newcomer seen once is the first to go), and weight is half the capacity.
-// Expired entries go before any other. Hit counts and the sketch are
-// halved every 16 × capacity inserts (16 × 64 for caches of fewer than 64
-// entries), so old popularity fades.
+// The victim is the entry whose next use the policy expects last
+// (evict.go): Belady's rule, with each entry's future estimated from its
+// past. Each slot keeps the tick of its last use (ticks count inserts)
+// and g, a running mean of the gaps between its uses; a key the cache
+// evicted leaves both in a ghost table, so that it comes back with its
+// history, and a key seen for the first time starts with a gap of 8
+// capacities, the first to go if it is not used again. The victim has the
+// highest max(g, age) − (1−λ)·min(g, age): with λ = 1 the largest gap
+// goes (least frequently used), with λ = 0 the entry due last (which
+// keeps a stable subset of a loop too large for the cache, where LRU
+// keeps nothing), with λ = 2.5 the one longest unused for its gap (close
+// to LRU). λ, and the share α by which a use moves g, are chosen while
+// the cache runs: miniature caches replay a sample of its keys under each
+// choice, and the cache takes the one that hits most (shadow.go). Expired
+// entries go before any other.
 //
 // Writers lock only their key's candidate buckets (an update only the
 // bucket that holds the key), in increasing order, so writes on different
 // keys run in parallel; readers are as in a map, and record a hit in the
 // slot's policy word only when it would change it noticeably. On amd64 a
-// writer fills the buckets it holds, releases them and raises the
-// sketch's counters with plain stores (relaxed_amd64.go says why that is
-// sound), so an insert makes three
+// writer fills the buckets it holds, releases them and writes the ghost
+// with plain stores (relaxed_amd64.go says why that is sound), so an
+// insert makes three
 // locked instructions (its tick and the two bucket locks) and an update
 // two, where they made about sixteen and four.
 //

@@ -3,68 +3,67 @@ package store
 import (
 	"math"
 	"math/bits"
+	"sync/atomic"
 )
 
 // Eviction: which entry a new key replaces when its candidates are full.
 //
 // The candidates' slots (d × BucketSize, 16 by default) are the sample: no
 // list of all entries is kept, and no lock but the candidates' is taken.
-// Each slot has a policy word of 32 bits, kept in the cache's bucket right
-// before its control word (cacheBucket, bucket.go), on the cache lines a
-// Set loads first anyway:
+// Among them the policy evicts the entry whose next use it expects last:
+// Belady's rule (evict what is needed farthest in the future), with the
+// future estimated from each entry's past. Each slot has a policy word of
+// 32 bits, kept in the cache's bucket right before its control word
+// (cacheBucket, bucket.go), on the cache lines a Set loads first anyway:
 //
 //	bits  0–19  tick of the last access (insert, hit or update), in units
 //	            of 2^tq ticks (tickUnit); ticks count the keys inserted
 //	            into the store (clock.go)
-//	bits 20–23  hits: how often the key was used since it came in, plus
-//	            what the sketch remembered of it when it came in
-//	bits 24–29  the sketch generation that hits was counted in, mod 64
-//	bit  30     used: hit or updated since it came in (usedBit)
+//	bits 20–27  g, the entry's reuse gap: how many ticks pass between its
+//	            uses, log-coded (gapCode)
 //	bit  31     live: set in every live entry's word (liveBit)
 //
-// The tick unit is at most half the recency slack (a 256th of the
-// capacity, recencySlack; tickUnit), so it costs the policy little
-// precision: a hit already left the word alone within the slack.
-// Ages and generations are differences mod 2^20 units and mod 64, which
-// wrap: an entry left alone for 2^20 units (over 1,000 capacities of
-// inserts) would look young again, and one whose count is 64 generations
-// old (1,024 capacities) would get its count back. Neither happens to an
-// entry in a cache that inserts: an entry untouched for 8 capacities
-// scores above any newcomer (its bonus is at most 15 × weight = 7.5
-// capacities), and each of its buckets is a candidate of some 16 inserts
-// per capacity, so it goes long before either wraps. A cache that
-// inserts nothing does not move its ticks.
+// g is a running mean of the entry's gaps: each hit moves it a share α of
+// the way to the gap just seen. A key the cache evicted leaves its word in
+// the ghost (ghost.go), so a key that comes back brings its g, moved by the
+// gap since its last use; a key the ghost does not know starts at
+// newGapCaps capacities, longer than any gap a cached key shows, so a
+// one-off key is the first to go if it is not used again (the way
+// W-TinyLFU's window and 2Q's probation queue treat newcomers, without
+// refusing any key: a Set is never dropped).
 //
-// The victim is the slot with the highest score
+// The victim is the slot with the highest
 //
-//	age − weight × hits,   age = tick units since its last access
+//	max(g, age) − (1−λ) · min(g, age),   age = ticks since its last access,
 //
-// with expired entries before all others. Recency is the age; frequency
-// buys time: each hit keeps an entry weight ticks longer, so a key used
-// often survives a burst of one-off keys, and a key never used again is
-// evicted once its bonus is spent. A new key's hits start at what the
-// sketch (sketch.go) knows of it: a key evicted while hot comes back with
-// its count, a key seen for the first time starts at 0 and is the first
-// to go if it is not used again (the way W-TinyLFU's window and 2Q's
-// probation queue treat newcomers, without refusing any key: a Set is
-// never dropped). Hit counts age with the sketch: when the sketch halves
-// its counters (a new generation), a slot's count is halved too, lazily,
-// the next time it is read.
+// expired entries before all others, the older of two equal scores first.
+// While an entry is within its mean gap that is g − (1−λ)·age; an entry
+// unused for longer has shown a gap of at least its age, so it scores as
+// one whose gap is its age and whose mean had come due: without that, a
+// key once hot and then abandoned would keep its short gap, and its slot,
+// forever. λ says how an entry's age bears on its next use:
 //
-// weight is a fraction of the capacity (weightNum / weightDen): chosen on
-// the OLTP and P12 traces and on Zipf workloads (see the README's
-// figures).
-var weightNum, weightDen = int64(1), int64(2)
-
-// hitsCap bounds the hit count a slot keeps.
-const hitsCap = counterMax
-
-// usedBit marks a slot hit or updated since its key came in. A victim
-// without it has only the hits the sketch gave it on the way in, which
-// the sketch still holds (it counted that insert too, and halves its
-// counters as the slot's count is halved), so telling the sketch about
-// it again would be a cache miss for nothing (setCache).
-const usedBit = 1 << 30
+//   - λ = 1: not at all; the largest gap goes, the least frequently used
+//     entry. Right when requests are independent draws, whose gaps have no
+//     memory (a Zipf workload).
+//   - λ = 0: the entry is due g after its last use, so g − age is the time
+//     until then and the one due last goes. Right when gaps repeat: a loop
+//     over more keys than the cache holds, where evicting the least
+//     recently used evicts the key needed next; this keeps a stable subset
+//     instead, as Belady's optimum does.
+//   - λ = 2.5: an entry unused for longer than its gap is taken to be done
+//     with, as under LRU. Right for workloads with shifting working sets.
+//
+// λ and α are not constants chosen on a few traces: the store picks them
+// while it runs, from miniature caches that replay a sample of its keys
+// under each choice (shadow.go).
+//
+// Ages and gaps are taken mod 2^20 units, so an entry left alone for 2^20
+// units (over 1,000 capacities of inserts) would look young again. That
+// does not happen to an entry in a cache that inserts: each of its buckets
+// is a candidate of some 16 inserts per capacity, and an entry unused for
+// a few capacities scores above any entry in use. A cache that inserts
+// nothing does not move its ticks.
 
 // liveBit is set in the policy word of every entry, so that no entry's
 // word is 0, the word of an empty slot: a hit that raced the entry's
@@ -72,64 +71,127 @@ const usedBit = 1 << 30
 // (table.touch).
 const liveBit = 1 << 31
 
-// The policy word's fields (see the table above): the tick's width,
-// ages being taken mod 2^tickBits units, and where hits and the
-// generation start.
+// The policy word's fields (see the table above).
 const (
-	tickBits  = 20
-	tickMask  = 1<<tickBits - 1
-	hitsShift = tickBits
-	genShift  = hitsShift + 4
-	genMask   = 63
+	tickBits = 20
+	tickMask = 1<<tickBits - 1
+	gapShift = tickBits
+	gapMask  = 0xff
 )
 
-// packAcc builds a policy word from a tick in units (now), a hit count and
-// a sketch generation.
-func packAcc(now uint64, hits uint8, gen uint32) uint32 {
-	return uint32(now)&tickMask | uint32(hits)<<hitsShift | (gen&genMask)<<genShift | liveBit
+// newGapCaps is the reuse gap of a key the ghost does not know, in
+// capacities of ticks: longer than the gap of any key the cache keeps (a
+// key reused within a capacity of inserts has a gap under one), so that
+// such a key goes before any entry that has been used.
+const newGapCaps = 8
+
+// Gap codes: a gap in tick units is kept in 8 bits as a float with a
+// 3-bit mantissa, exact up to 15 and within 12.5% beyond, up to about
+// 2^33: codes 0–15 are the gaps 0–15, and code 16 + 8(e−1) + m, for e ≥ 1
+// and m < 8, the gap (8+m)·2^e.
+var gapValue = func() (v [256]uint32) {
+	for c := range v {
+		if c < 16 {
+			v[c] = uint32(c)
+			continue
+		}
+		e, m := (c-16)/8+1, (c-16)%8
+		v[c] = uint32(min((8+uint64(m))<<e, math.MaxUint32))
+	}
+	return v
+}()
+
+// gapCode returns the code of the largest coded gap not above x.
+func gapCode(x uint32) uint8 {
+	if x < 16 {
+		return uint8(x)
+	}
+	e := bits.Len32(x) - 4 // x = (8+m)·2^e + rest, 8+m its top 4 bits
+	return uint8(min(16+8*(e-1)+int(x>>e&7), 255))
 }
 
-// hitsOf returns the slot's hit count in generation gen: halved once for
-// every generation since it was counted.
-func hitsOf(acc uint32, gen uint32) uint8 {
-	d := (gen - acc>>genShift) & genMask
-	if d >= 8 {
-		return 0
-	}
-	return uint8(acc>>hitsShift&counterMax) >> d
+// packAcc builds a policy word from a tick in units (now) and a gap code.
+func packAcc(now uint64, gap uint8) uint32 {
+	return uint32(now)&tickMask | uint32(gap)<<gapShift | liveBit
 }
+
+// gapOf returns the slot's reuse gap in tick units.
+func gapOf(acc uint32) uint32 { return gapValue[acc>>gapShift&gapMask] }
 
 // ageOf returns how many tick units passed between the slot's last access
 // and now.
 func ageOf(acc uint32, now uint64) uint32 { return (uint32(now) - acc) & tickMask }
 
-// accessed returns the policy word after a hit at tick unit now.
-func accessed(acc uint32, now uint64, gen uint32) uint32 {
-	return packAcc(now, min(hitsOf(acc, gen)+1, hitsCap), gen) | usedBit
+// policy is the eviction policy's parameters in use, packed in a word that
+// a cache reads on every insert and every hit that writes a policy word
+// (shadow.go changes it): λ as an index into lambdaQuarters, and α as the
+// shift of the share a hit moves the gap (α = 2^-shift).
+type policy struct{ w atomic.Uint32 }
+
+// The candidate values of λ, as (1−λ) in quarters, and of α's shift. The
+// shadows run every pair (shadow.go).
+var (
+	lambdaQuarters = [...]int64{4, 0, -6} // λ = 0, 1, 2.5
+	alphaShifts    = [...]uint8{2, 1}     // α = 1/4, 1/2
+)
+
+// numChoices is the number of (λ, α) pairs.
+const numChoices = len(lambdaQuarters) * len(alphaShifts)
+
+// defaultChoice is the pair a cache starts with: λ = 1, the choice that
+// assumes nothing of gaps but their mean, and α = 1/2.
+const defaultChoice = 1*len(alphaShifts) + 1
+
+// choiceOf returns λ's (1−λ) in quarters and α's shift for choice c.
+func choiceOf(c int) (int64, uint8) {
+	return lambdaQuarters[c/len(alphaShifts)], alphaShifts[c%len(alphaShifts)]
 }
 
-// fresh reports whether a hit at tick unit now would change the policy
-// word acc too little to be worth a write: the hit count is at its cap (or
-// would not change) and the last access is under slack units old.
-func fresh(acc uint32, now uint64, gen uint32, slack uint32) bool {
-	return ageOf(acc, now) < slack && hitsOf(acc, gen) == hitsCap && (acc>>genShift)&genMask == gen&genMask
+func (p *policy) set(c int)   { p.w.Store(uint32(c)) }
+func (p *policy) choice() int { return int(p.w.Load()) }
+
+// score returns the victim score of a slot whose word is acc, at tick unit
+// now, with (1−λ) of m4 quarters, and its age: the highest score goes,
+// the older of two equal ones.
+func score(acc uint32, now uint64, m4 int64) (int64, uint32) {
+	g, age := gapOf(acc), ageOf(acc, now)
+	return 4*int64(max(g, age)) - m4*int64(min(g, age)), age
 }
 
-// inserted returns the policy word of a key inserted at tick unit now
-// with what the sketch knows of it.
-func inserted(now uint64, hits uint8, gen uint32) uint32 {
-	return packAcc(now, min(hits, hitsCap), gen)
+// accessed returns the policy word after a use at tick unit now: the gap
+// moved a share 2^-shift of the way to the gap since the last use.
+func accessed(acc uint32, now uint64, shift uint8) uint32 {
+	return packAcc(now, gapCode(blendGap(gapOf(acc), ageOf(acc, now), shift)))
+}
+
+// blendGap moves the mean gap g a share 2^-shift of the way to the gap
+// seen.
+func blendGap(g, seen uint32, shift uint8) uint32 {
+	if seen >= g {
+		return g + (seen-g)>>shift
+	}
+	return g - (g-seen)>>shift
+}
+
+// fresh reports whether a use at tick unit now would change the policy
+// word acc too little to be worth a write: its last access is under slack
+// units old and its gap under 2·slack, so neither would move by more than
+// a couple of slacks. A hot key's word is written a few times, as its gap
+// comes down, and then left alone, so that cores reading it do not fight
+// over its cache line.
+func fresh(acc uint32, now uint64, slack uint32) bool {
+	return ageOf(acc, now) < slack && gapOf(acc) < 2*slack
 }
 
 // victim returns the slot of cs's buckets to evict, and whether its entry
 // had expired. The caller holds the buckets, and they are all full.
-func (s *Store[K, V]) victim(t *table[K, V], cs []uint64, now uint64, gen uint32) (vi uint64, vj int, expired bool) {
+func (s *Store[K, V]) victim(t *table[K, V], cs []uint64, now uint64, m4 int64) (vi uint64, vj int, expired bool) {
 	var nowNanos int64
 	ttl := s.ttl.Load()
 	if ttl {
 		nowNanos = s.nowNanos()
 	}
-	best := int64(math.MinInt64)
+	best, oldest := int64(math.MinInt64), uint32(0)
 	// A bucket named twice is scanned twice, which changes nothing.
 	for _, i := range cs {
 		me := &t.meta[i]
@@ -141,10 +203,8 @@ func (s *Store[K, V]) victim(t *table[K, V], cs []uint64, now uint64, gen uint32
 					return i, j, true
 				}
 			}
-			acc := cb.acc[j].Load()
-			score := int64(ageOf(acc, now)) - s.weight*int64(hitsOf(acc, gen))
-			if score > best {
-				best, vi, vj = score, i, j
+			if sc, age := score(cb.acc[j].Load(), now, m4); sc > best || sc == best && age > oldest {
+				best, oldest, vi, vj = sc, age, i, j
 			}
 		}
 	}
@@ -171,9 +231,3 @@ func tickUnit(maxEntries int) uint8 {
 // tickNow is the tick, as the goroutine with the given hint sees it, in
 // the policy words' units.
 func (s *Store[K, V]) tickNow(hint uint64) uint64 { return s.ticks.now(hint) >> s.tq }
-
-// evictWeight returns the weight of one hit for a cache of max entries, in
-// ticks.
-func evictWeight(maxEntries int) int64 {
-	return max(int64(maxEntries)*weightNum/weightDen, 1)
-}

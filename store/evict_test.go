@@ -123,13 +123,11 @@ func (s *Store[K, V]) holds(k K) bool {
 	return false
 }
 
-// TestSketchRemembersEvictedHotKeys: a key hit twice and then evicted
-// leaves its count in the sketch, so that it comes back with it (a
-// one-off comes back with nothing). The cache is large and the test
-// short, so the sketch has neither halved nor filled up when the key is
-// evicted: without the raise, its estimate would be the 1 of its insert,
-// give or take a collision.
-func TestSketchRemembersEvictedHotKeys(t *testing.T) {
+// TestGhostRemembersEvictedKeys: a key evicted after hits that showed a
+// short reuse gap leaves that gap in the ghost, so that it comes back with
+// a gap far below a one-off's; a key the ghost does not know comes in with
+// newGapCaps capacities.
+func TestGhostRemembersEvictedKeys(t *testing.T) {
 	seed := seedFor(t)
 	const maxE = 4096
 	forEvictConfigs(t, maxE, seed, func(t *testing.T, o Options) {
@@ -137,27 +135,63 @@ func TestSketchRemembersEvictedHotKeys(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 4))
 		const hot = 1 << 63
 		s.Set(hot, 0)
-		for range 2 {
+		// Hits a few inserts apart: a gap of a handful of ticks.
+		for i := range 40 {
+			s.Set(rng.Uint64()>>1, i)
 			if _, ok := s.Get(hot); !ok {
 				t.Fatal("the hot key missed at once")
 			}
 		}
-		for i := range 8 * maxE {
+		g0 := gapOf(s.wordOf(hot))
+		if g0 > uint32(maxE)>>s.tq {
+			t.Fatalf("after 40 hits a few inserts apart, the hot key's gap is %d units", g0)
+		}
+		for i := range 64 * maxE {
 			s.Set(rng.Uint64()>>1, i) // one-offs, never the hot key
 			if s.holds(hot) {
 				continue
 			}
-			if g := s.sk.gen.Load(); g != 0 {
-				t.Fatalf("the sketch halved (generation %d) before the hot key was evicted", g)
+			// Evicted once its age passed the one-offs' gap (max(g, age)).
+			w, _ := s.gh.spot(s.hash(hot))
+			word := w.Load()
+			now := s.tickNow(0)
+			g, age, ok := s.gh.take(s.hash(hot), now)
+			if !ok {
+				t.Fatalf("evicted after %d inserts, the hot key left nothing in the ghost", i+1)
 			}
-			// Hit twice: evicted with a count of 2, raised to 3.
-			if est := s.sk.estimate(s.hash(hot)); est < 3 {
-				t.Fatalf("evicted after %d inserts with 2 hits, the hot key's estimate is %d, want 3 or more", i+1, est)
+			if g != g0 || age < 4*maxE>>s.tq {
+				t.Fatalf("the ghost holds gap %d and age %d units; the key had gap %d and was evicted %d inserts in", g, age, g0, i+1)
+			}
+			// Back with its gap moved by the time since its last use.
+			w.Store(word)
+			_, shift := choiceOf(s.pol.choice())
+			want := gapValue[gapCode(blendGap(g0, age, shift))]
+			s.Set(hot, 1)
+			if g := gapOf(s.wordOf(hot)); g != want {
+				t.Fatalf("back from the ghost with gap %d, want %d", g, want)
+			}
+			one := rng.Uint64() >> 1
+			s.Set(one, 2)
+			if g := gapOf(s.wordOf(one)); s.holds(one) && g != gapValue[gapCode(s.newGap)] {
+				t.Fatalf("a key the ghost does not know has gap %d, want %d", g, gapValue[gapCode(s.newGap)])
 			}
 			return
 		}
-		t.Fatalf("the hot key outlived %d one-off keys", 8*maxE)
+		t.Fatalf("the hot key outlived %d one-off keys", 64*maxE)
 	})
+}
+
+// wordOf returns the policy word of k, which the cache holds.
+func (s *Store[K, V]) wordOf(k K) uint32 {
+	t := s.tabs.Load().cur
+	h := t.hash(k)
+	var c [hashfn.MaxChoices]uint64
+	for _, i := range t.cands(h, &c) {
+		if j := t.cbucket(i).b.find(k, tagOf(h)); j >= 0 {
+			return t.cbucket(i).acc[j].Load()
+		}
+	}
+	return 0
 }
 
 // TestCacheEvictsOnlyWhenCandidatesFull: a new key takes a free slot if
@@ -191,12 +225,13 @@ func TestCacheEvictsOnlyWhenCandidatesFull(t *testing.T) {
 	})
 }
 
-// The policy word's fields, its halving by generation, and the wraps that
-// evict.go documents: ages mod 2^20 units, generations mod 64.
+// The policy word's fields, the gap codes, the blending of gaps, the
+// scores of λ = 0, 1 and 2.5, and the wrap that evict.go documents: ages
+// mod 2^20 units.
 func TestPolicyWord(t *testing.T) {
-	w := packAcc(5, 3, 2)
-	if w&liveBit == 0 || w&usedBit != 0 {
-		t.Fatalf("packAcc(5, 3, 2) = %#x: want the live bit and not the used bit", w)
+	w := packAcc(5, 3)
+	if w&liveBit == 0 || gapOf(w) != 3 {
+		t.Fatalf("packAcc(5, 3) = %#x: want the live bit and gap 3", w)
 	}
 	for _, c := range []struct {
 		now  uint64
@@ -206,30 +241,61 @@ func TestPolicyWord(t *testing.T) {
 			t.Errorf("ageOf(tick 5, now %d) = %d, want %d", c.now, got, c.want)
 		}
 	}
-	for _, c := range []struct {
-		gen  uint32
-		want uint8
-	}{{2, 3}, {3, 1}, {4, 0}, {9, 0}, {10, 0}, {66, 3}, {67, 1}} {
-		if got := hitsOf(w, c.gen); got != c.want {
-			t.Errorf("hitsOf(3 hits in gen 2, gen %d) = %d, want %d", c.gen, got, c.want)
+	// Every code decodes to the largest coded gap not above it, exact
+	// below 16 and within 12.5% above.
+	for c := range 256 {
+		v := gapValue[c]
+		if gapCode(v) != uint8(c) && v != gapValue[255] {
+			t.Errorf("gapCode(gapValue[%d] = %d) = %d", c, v, gapCode(v))
+		}
+		if c > 0 && v <= gapValue[c-1] && v != gapValue[255] {
+			t.Errorf("gap codes not increasing at %d: %d after %d", c, v, gapValue[c-1])
 		}
 	}
-	if got := hitsOf(packAcc(0, 15, 63), 64); got != 7 {
-		t.Errorf("15 hits in gen 63, read in gen 64: %d, want 7 (one halving across the wrap)", got)
+	for _, x := range []uint32{0, 7, 15, 16, 17, 100, 1000, 123456, 1 << 31, 1<<32 - 1} {
+		v := gapValue[gapCode(x)]
+		if v > x || x < 16 && v != x || float64(v) < float64(x)/1.125 {
+			t.Errorf("gapCode(%d) decodes to %d", x, v)
+		}
 	}
-	a := accessed(w, 7, 3)
-	if hitsOf(a, 3) != 2 || ageOf(a, 7) != 0 || a&usedBit == 0 || a&liveBit == 0 {
-		t.Errorf("accessed(3 hits in gen 2, now 7, gen 3) = %#x: want 1+1 hits, age 0, used and live", a)
+	// A use moves the gap half way (α = 1/2) or a quarter (1/4) to the gap
+	// seen, and stamps the tick.
+	g := packAcc(100, gapCode(96))
+	if a := accessed(g, 100+32, 1); gapOf(a) != 64 || ageOf(a, 132) != 0 {
+		t.Errorf("accessed(gap 96, seen 32, α 1/2) = gap %d, age %d; want 64, 0", gapOf(a), ageOf(a, 132))
 	}
-	top := accessed(packAcc(5, hitsCap, 2), 5, 2)
-	if hitsOf(top, 2) != hitsCap {
-		t.Errorf("accessed at the cap: %d hits, want %d", hitsOf(top, 2), hitsCap)
+	if a := accessed(g, 100+32, 2); gapOf(a) != gapValue[gapCode(80)] {
+		t.Errorf("accessed(gap 96, seen 32, α 1/4) = gap %d, want %d", gapOf(a), gapValue[gapCode(80)])
 	}
-	if !fresh(top, 5+3, 2, 4) || fresh(top, 5+4, 2, 4) || fresh(top, 5, 3, 4) || fresh(w, 5, 2, 4) {
-		t.Errorf("fresh: want true only under the slack, in the word's generation, at the cap")
+	if a := accessed(packAcc(0, gapCode(16)), 200, 1); gapOf(a) != gapValue[gapCode(108)] {
+		t.Errorf("accessed(gap 16, seen 200, α 1/2) = gap %d, want %d", gapOf(a), gapValue[gapCode(108)])
 	}
-	if w := inserted(1<<21+9, 20, 2); hitsOf(w, 2) != hitsCap || ageOf(w, 1<<21+9) != 0 || w&usedBit != 0 {
-		t.Errorf("inserted(now, 20 hits, gen 2) = %#x: want the hits capped, age 0, not used", w)
+	// Which of two entries goes, at now = 1000, under each λ. p (gap 512,
+	// used at 500) is due in 12, q (gap 400, used now) in 400: λ = 0
+	// takes q, due last; λ = 1 and 2.5 take p, the larger gap. r (gap 512,
+	// used now) against u (gap 300, used at 710, near its gap): λ = 0 and
+	// 1 take r, λ = 2.5 u, the older for its gap. c (gap 16, used at 100,
+	// long overdue) goes before b (gap 512, used at 999) under every λ.
+	word := func(gap uint32, last uint64) uint32 { return packAcc(last, gapCode(gap)) }
+	for _, c := range []struct {
+		x, y uint32
+		want [3]string
+	}{
+		{word(512, 500), word(400, 1000), [3]string{"y", "x", "x"}},
+		{word(512, 1000), word(300, 710), [3]string{"x", "x", "y"}},
+		{word(16, 100), word(512, 999), [3]string{"x", "x", "x"}},
+	} {
+		for l, want := range c.want {
+			m4 := lambdaQuarters[l]
+			sx, _ := score(c.x, 1000, m4)
+			sy, _ := score(c.y, 1000, m4)
+			if got := map[bool]string{true: "x", false: "y"}[sx > sy]; got != want {
+				t.Errorf("(1−λ) = %d/4: x scores %d, y %d: %s goes, want %s", m4, sx, sy, got, want)
+			}
+		}
+	}
+	if !fresh(packAcc(5, 3), 5+3, 4) || fresh(packAcc(5, 3), 5+4, 4) || fresh(packAcc(5, 8), 5, 4) {
+		t.Errorf("fresh: want true only under the slack, with a gap under twice it")
 	}
 	for _, c := range []struct {
 		max  int

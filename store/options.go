@@ -25,10 +25,11 @@ type Options struct {
 	// practice, bounds below Choices or just above it.
 	//
 	// New allocates a cache's whole table at once, so MaxEntries is
-	// memory taken up front, used or not: about 22 bytes an entry plus
+	// memory taken up front, used or not: about 30 bytes an entry plus
 	// the size of K and V (the header and policy words of its bucket, 6;
-	// its expiry, 8; its share of the frequency sketch, 8). It is at most
-	// MaxCacheEntries.
+	// its expiry, 8; its share of the ghost of evicted keys, 16), and
+	// some 150 KiB for the miniature caches that tune the eviction policy
+	// (shadow.go). It is at most MaxCacheEntries.
 	MaxEntries int
 
 	// SizeHint is how many entries an unbounded store is to hold before

@@ -2,7 +2,10 @@
 
 package store
 
-import "unsafe"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // prefetchRange asks the CPU to bring the cache lines of the n bytes at p
 // into its caches (PREFETCHT0, prefetch_amd64.s). Unlike a load, a
@@ -41,8 +44,8 @@ func prefetchKey[K comparable](k *K, strKeys bool) {
 	}
 }
 
-// prefetch prefetches the sketch line that holds the key's counters.
-func (p spots) prefetch() { prefetchRange(unsafe.Pointer(p.blk), 8) }
+// prefetchWord prefetches the line of a ghost word.
+func prefetchWord(w *atomic.Uint32) { prefetchRange(unsafe.Pointer(w), 4) }
 
 // prefetchBucket prefetches every line of bucket b.
 func prefetchBucket[K comparable, V any](b *bucketOf[K, V]) {

@@ -2,6 +2,8 @@
 
 package store
 
+import "sync/atomic"
+
 // Prefetching does nothing where there is no assembly for it
 // (prefetch_amd64.go).
 
@@ -11,7 +13,7 @@ func prefetchBuckets[K comparable, V any](t *table[K, V], lo, hi uint64) {}
 
 func prefetchKey[K comparable](k *K, strKeys bool) {}
 
-func (p spots) prefetch() {}
+func prefetchWord(w *atomic.Uint32) {}
 
 func prefetchBucket[K comparable, V any](b *bucketOf[K, V]) {}
 

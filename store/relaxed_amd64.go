@@ -8,7 +8,7 @@ import (
 )
 
 // Relaxed writes: what a cache writer stores while it holds a bucket
-// exclusively, and the sketch's counters.
+// exclusively, and the ghost's words.
 //
 // On amd64 every atomic store is an XCHG, a locked instruction: it waits
 // for every earlier load and store, and if its cache line is not in the
@@ -70,16 +70,6 @@ func writeSlotLocked[K comparable, V any](dst, src *slot[K, V], from int, l word
 		}
 		ptrs >>= 1
 	}
-}
-
-// casRelaxed replaces old with nw in *p, for counters that tolerate a lost
-// update (the sketch's): in this build it stores nw without checking, and
-// a writer racing on the same word may lose one count or undo one halving
-// of that word. It reports whether it stored.
-func casRelaxed(p *atomic.Uint64, old, nw uint64) bool {
-	_ = old
-	*(*uint64)(unsafe.Pointer(p)) = nw
-	return true
 }
 
 // storeRelease stores v into *p for a writer that is the only one writing

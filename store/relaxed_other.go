@@ -18,8 +18,6 @@ func writeSlotLocked[K comparable, V any](dst, src *slot[K, V], from int, l word
 	storeSlot(dst, src, from, l)
 }
 
-func casRelaxed(p *atomic.Uint64, old, nw uint64) bool { return p.CompareAndSwap(old, nw) }
-
 // storeRelease is an atomic store where relaxed_amd64.go does not apply
 // (on arm64 it is a store-release, with no wait for earlier stores).
 func storeRelease(p *atomic.Uint64, v uint64) { p.Store(v) }

@@ -193,16 +193,17 @@ func (rs *restorer[K, V]) place(k K, v V, expiry, bi int64, h uint64) error {
 	b.put(j, k, v, tag, t.lay)
 	t.entries++
 	if rs.s.cache {
-		// As a new entry of a cache (setCache): its expiry and an insert
-		// at the clock's start with no hits
-		// (the policy's recency and frequency are not saved).
+		// As a new entry of a cache (setCache): its expiry, and a last
+		// use now with a reuse gap of one capacity (the policy words are
+		// not saved; this ranks restored entries with the ones used
+		// about once a capacity, below those in use since).
 		s := rs.s
 		m := &t.meta[bi]
 		m.exp[j].Store(expiry)
 		if expiry != 0 && !s.ttl.Load() {
 			s.ttl.Store(true) // Gets read expiries only once some entry has one
 		}
-		t.cbucket(uint64(bi)).acc[j].Store(inserted(s.tickNow(0), 0, s.sk.gen.Load()))
+		t.cbucket(uint64(bi)).acc[j].Store(packAcc(s.tickNow(0), gapCode(uint32(s.opts.MaxEntries>>s.tq))))
 		t.live.Add(1)
 	}
 	return nil

@@ -50,14 +50,15 @@ func checkCacheBound[K comparable, V any](m *snapshot.Meta, o Options, given *Op
 }
 
 // cacheBytes returns the bytes New allocates for the table of a cache of
-// options o: its buckets, their expiries and the frequency sketch.
+// options o: its buckets, their expiries and the ghost.
 func cacheBytes[K comparable, V any](o *Options) (uint64, error) {
 	n, _, _, err := cacheSize(o)
 	if err != nil {
 		return 0, err
 	}
 	perBucket := uint64(reflect.TypeFor[cacheBucket[K, V]]().Size() + reflect.TypeFor[bucketMeta]().Size())
-	// sketch.init: a word per entry, rounded up to a power of two.
-	sketchWords := uint64(1) << bits.Len64(uint64(max(o.MaxEntries, blockWords)-1))
-	return n*perBucket + 8*sketchWords, nil
+	// ghost.init: ghostPerEntry 32-bit words per entry, rounded up to a
+	// power of two.
+	ghostWords := uint64(1) << bits.Len64(uint64(max(ghostPerEntry*o.MaxEntries, 64))-1)
+	return n*perBucket + 4*ghostWords, nil
 }

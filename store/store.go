@@ -1,6 +1,7 @@
 package store
 
 import (
+	"math"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -36,9 +37,12 @@ type Store[K comparable, V any] struct {
 	// each of their reads a cache miss, measured as a Set on two
 	// goroutines slower per call than on one.
 	cache  bool
-	sk     sketch
+	gh     ghost    // evicted keys' policy words (ghost.go)
+	pol    policy   // the eviction policy's λ and α in use (evict.go)
+	sh     *shadows // the miniature caches that choose them (shadow.go)
+	shMask uint64   // a key whose hash >> shadowBit has none of these bits is sampled
+	newGap uint32   // the reuse gap of a key the ghost does not know, in tick units
 	ticks  *ticks
-	weight int64       // eviction weight of one hit, in tick units (evict.go)
 	slack  uint32      // recency slack of a hit, in tick units (evict.go)
 	tq     uint8       // the policy words' tick unit is 2^tq ticks (evict.go)
 	clock  Clock       // for TTLs
@@ -117,11 +121,15 @@ func New[K comparable, V any](o Options) (*Store[K, V], error) {
 			return nil, err
 		}
 		s.cache = true
-		s.sk.init(o.MaxEntries)
-		s.ticks = new(ticks)
+		s.ticks = newTicks(uint64(recencySlack(o.MaxEntries)))
 		s.tq = tickUnit(o.MaxEntries)
-		s.weight = max(evictWeight(o.MaxEntries)>>s.tq, 1)
+		s.gh.init(o.MaxEntries, uint64(o.MaxEntries)>>s.tq)
 		s.slack = max(recencySlack(o.MaxEntries)>>s.tq, 1)
+		s.newGap = uint32(min(uint64(newGapCaps)*uint64(o.MaxEntries)>>s.tq, math.MaxUint32))
+		s.pol.set(defaultChoice)
+		s.sh = new(shadows)
+		s.sh.init(o.MaxEntries, &s.pol)
+		s.shMask, _ = shadowMask(o.MaxEntries)
 		s.clock = o.Clock
 		if s.clock == nil {
 			s.clock = systemClock{}
