@@ -17,8 +17,8 @@ import (
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
-	"github.com/twochoice/twochoice/internal/race"
-	"github.com/twochoice/twochoice/internal/testkeys"
+	"github.com/twochoice/twochoice/internal/keyset"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // fakeClock is a Clock that tests move by hand.
@@ -524,10 +524,10 @@ func TestCacheConcurrent(t *testing.T) {
 }
 
 func TestCacheAllocs(t *testing.T) {
-	if testing.CoverMode() != "" || race.Enabled {
+	if testing.CoverMode() != "" || testutil.Race {
 		t.Skip("instrumented build")
 	}
-	keys := testkeys.Synthetic(4000, 2)
+	keys := keyset.Synthetic(4000, 2)
 	s := newTestStore[string, int64](t, Options{Seed: 1, MaxEntries: 1000, DefaultTTL: time.Hour})
 	i := 0
 	if a := testing.AllocsPerRun(4000, func() { s.Set(keys[i%len(keys)], int64(i)); i++ }); a != 0 {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twochoice/twochoice/internal/race"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // TestCacheStatsAgainstModel runs random Sets (with and without a TTL),
@@ -150,7 +150,7 @@ func TestStatsMonotonic(t *testing.T) {
 			ops := 200_000
 			if testing.Short() {
 				ops = 50_000
-				if race.Enabled {
+				if testutil.Race {
 					ops = 10_000
 				}
 			}

@@ -1,7 +1,7 @@
 package store
 
 // The full-disk tests need a small file system they can fill, a tmpfs
-// mounted for them (testfs.SmallTmpfs), and statfs(2) for its free space:
+// mounted for them (testutil.SmallTmpfs), and statfs(2) for its free space:
 // Linux only. The other platforms run the kill test (durability_test.go).
 
 import (
@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/twochoice/twochoice/internal/testfs"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // savedThenGrown mounts a tmpfs of the given size and saves a store of
@@ -21,7 +21,7 @@ import (
 // "big4999", for the next Save to write.
 func savedThenGrown(t *testing.T, size string, seed uint64, valLen int) (dir, path string, s *Store[string, []byte]) {
 	t.Helper()
-	dir = testfs.SmallTmpfs(t, size)
+	dir = testutil.SmallTmpfs(t, size)
 	path = filepath.Join(dir, "s.snap")
 	s = newTestStore[string, []byte](t, Options{Seed: seed})
 	for i := range 100 {

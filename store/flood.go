@@ -18,7 +18,7 @@ import (
 // theory assumes: they collide, through a poor match of family and keys or
 // by design. An attacker can build such keys for xxHash64 without knowing
 // the seed (its lane differences cancel whatever the seed: see
-// testkeys.XXHashFlood), and with the seed for xxHash64 on integers (its
+// keyset.XXHashFlood), and with the seed for xxHash64 on integers (its
 // 8-byte hash is invertible) or tabulation (which is linear in its tables).
 //
 // Growing does not separate keys whose hashes are equal, so the table does

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/twochoice/twochoice/hashfn"
-	"github.com/twochoice/twochoice/internal/race"
-	"github.com/twochoice/twochoice/internal/testkeys"
+	"github.com/twochoice/twochoice/internal/keyset"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // TestFloodCostsO1 sets key sets built to collide into a store with the
@@ -22,7 +22,7 @@ import (
 // of seven rounds' ratios):
 //
 //   - 65,536 strings of 256 bytes from xxHash64's lane differences, which
-//     collide whatever the seed (testkeys.XXHashFlood), under xxHash64 and
+//     collide whatever the seed (keyset.XXHashFlood), under xxHash64 and
 //     tabulation (which folds strings through it): a re-seed does not
 //     separate them, SipHash does;
 //   - 100,000 integers crafted against a seed the attacker knows, for
@@ -36,11 +36,11 @@ func TestFloodCostsO1(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0xf1))
 	n256 := 1 << 16
 	nInt := 100_000
-	if testing.Short() && race.Enabled {
+	if testing.Short() && testutil.Race {
 		n256, nInt = 1<<13, 20_000
 	}
 	floodStr := make([]string, n256)
-	for i, k := range testkeys.XXHashFlood(n256, 256, seed) {
+	for i, k := range keyset.XXHashFlood(n256, 256, seed) {
 		floodStr[i] = string(k)
 	}
 	randStr := make([]string, n256)
@@ -83,7 +83,7 @@ func checkFlood[K comparable](t *testing.T, o Options, flood, random []K, want h
 	var f, r fill[K]
 	var setRatios, getRatios []float64
 	rounds := 7
-	if race.Enabled {
+	if testutil.Race {
 		rounds = 1 // times are not compared under the detector
 	}
 	for range rounds {
@@ -110,7 +110,7 @@ func checkFlood[K comparable](t *testing.T, o Options, flood, random []K, want h
 	if f.heap > 2*r.heap {
 		t.Errorf("heap %.1f MB, random keys' %.1f MB: over 2×", f.heap/1e6, r.heap/1e6)
 	}
-	if !race.Enabled && testing.CoverMode() == "" && (setRatio > 3 || getRatio > 3) {
+	if !testutil.Race && testing.CoverMode() == "" && (setRatio > 3 || getRatio > 3) {
 		t.Errorf("Set and Get take %.2f and %.2f times random keys' time: over 3×", setRatio, getRatio)
 	}
 	for i, k := range flood {
@@ -298,7 +298,7 @@ func TestFloodReadersDuringRekey(t *testing.T) {
 	for i := range present {
 		s.Set(fmt.Sprintf("present-%d", i), i)
 	}
-	flood := testkeys.XXHashFlood(1<<12, 256, seed)
+	flood := keyset.XXHashFlood(1<<12, 256, seed)
 	stop := make(chan struct{})
 	errs := make(chan error, 2)
 	for r := range 2 {

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/twochoice/twochoice/bucket"
-	"github.com/twochoice/twochoice/internal/testkeys"
+	"github.com/twochoice/twochoice/internal/keyset"
 )
 
 // get2Options are the stores the get2 tests run: one of each candidate
@@ -36,7 +36,7 @@ func TestGet2TagFalsePositives(t *testing.T) {
 	skipWithoutGet2(t)
 	for _, o := range get2Options {
 		s := newTestStore[string, int](t, o)
-		keys := testkeys.Synthetic(20000, 3)
+		keys := keyset.Synthetic(20000, 3)
 		for i, k := range keys {
 			s.Set(k, i)
 		}
@@ -81,7 +81,7 @@ func TestGet2StashedKeysBehindNoTagMatch(t *testing.T) {
 	for _, o := range get2Options {
 		s := newTestStore[string, int](t, o)
 		tb := s.pin()
-		keys := testkeys.Synthetic(2*int(tb.n)*tb.size, 4)
+		keys := keyset.Synthetic(2*int(tb.n)*tb.size, 4)
 		for i, k := range keys {
 			s.Set(k, i)
 		}

@@ -5,8 +5,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/twochoice/twochoice/internal/pairedfill"
-	"github.com/twochoice/twochoice/internal/testkeys"
+	"github.com/twochoice/twochoice/internal/keyset"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // BenchmarkGrowthFactor compares growth factors on the Set of new keys into
@@ -17,7 +17,7 @@ func BenchmarkGrowthFactor(b *testing.B) {
 	if testing.Short() {
 		n = 20_000
 	}
-	keys := testkeys.Synthetic(n, 5)
+	keys := keyset.Synthetic(n, 5)
 	for _, f := range []float64{1.5, 2} {
 		b.Run(fmt.Sprintf("growth=%v", f), func(b *testing.B) {
 			var before, after runtime.MemStats
@@ -60,7 +60,7 @@ func BenchmarkSetGrowingPaired(b *testing.B) {
 	if testing.Short() {
 		n = 20_000
 	}
-	keys := testkeys.Synthetic(n, 5)
+	keys := keyset.Synthetic(n, 5)
 	fillStore := func() {
 		s, _ := New[string, int64](Options{Seed: 1})
 		for i, k := range keys {
@@ -75,5 +75,5 @@ func BenchmarkSetGrowingPaired(b *testing.B) {
 		}
 		runtime.KeepAlive(m)
 	}
-	pairedfill.Run(b, n, fillStore, fillMap)
+	testutil.PairedFill(b, n, fillStore, fillMap)
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
-	"github.com/twochoice/twochoice/internal/racetest"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // Options.Growth: New takes 0 (the default, 2) and 1.25 to 4 for an
@@ -43,7 +43,7 @@ func TestGrowthOptions(t *testing.T) {
 // to a size the rule accepts, and the store holds what a Go map holds
 // throughout.
 func TestGrowthFactor(t *testing.T) {
-	racetest.SkipOneGoroutine(t, "a growth per factor and rule")
+	testutil.SkipOneGoroutine(t, "a growth per factor and rule")
 	n := 60_000
 	if testing.Short() {
 		n = 15_000

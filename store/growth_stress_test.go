@@ -15,7 +15,7 @@ import (
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
-	"github.com/twochoice/twochoice/internal/race"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // The growth stress test: writers, readers, iterators and snapshots on an
@@ -502,7 +502,7 @@ func TestGrowthStress(t *testing.T) {
 		ops = 1500
 	case testing.Short():
 		ops, phases = 400, 2
-		if race.Enabled {
+		if testutil.Race {
 			ops = 150 // 320 configurations
 		}
 	}
@@ -538,7 +538,7 @@ func TestGrowthStressLong(t *testing.T) {
 		ops = 20000
 	case testing.Short():
 		ops, phases = 3000, 2
-		if race.Enabled {
+		if testutil.Race {
 			ops = 1000
 		}
 	}

@@ -10,9 +10,9 @@ import (
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/bucket/fluid"
 	"github.com/twochoice/twochoice/hashfn"
-	"github.com/twochoice/twochoice/internal/racetest"
+	"github.com/twochoice/twochoice/internal/keyset"
 	"github.com/twochoice/twochoice/internal/stats"
-	"github.com/twochoice/twochoice/internal/testkeys"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // TestGrownTableFollowsFluidLimit fills stores through many growths and
@@ -21,7 +21,7 @@ import (
 // finite tables sit a little under the limit) of the fluid limit. This is
 // what the move order of grow.go is for: moving whole buckets fails it.
 func TestGrownTableFollowsFluidLimit(t *testing.T) {
-	racetest.SkipOneGoroutine(t, "fills through many growths")
+	testutil.SkipOneGoroutine(t, "fills through many growths")
 	n := 100_000
 	switch {
 	case *longTests:
@@ -29,7 +29,7 @@ func TestGrownTableFollowsFluidLimit(t *testing.T) {
 	case testing.Short():
 		n = 30_000
 	}
-	keys := testkeys.Synthetic(n, seedFor(t))
+	keys := keyset.Synthetic(n, seedFor(t))
 	for _, o := range []Options{
 		{Placement: bucket.GoLeft, Choices: 2},
 		{Placement: bucket.DChoice, Choices: 2, Hash: hashfn.Tabulation},
@@ -100,7 +100,7 @@ func TestReportFields(t *testing.T) {
 		t.Fatalf("empty report: %+v", empty)
 	}
 	_ = empty.String()
-	for i, k := range testkeys.Synthetic(5000, 2) {
+	for i, k := range keyset.Synthetic(5000, 2) {
 		s.Set(k, i)
 	}
 	s.Delete("obj3")

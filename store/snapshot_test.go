@@ -21,7 +21,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/twochoice/twochoice/internal/snapshot"
-	"github.com/twochoice/twochoice/internal/snapshot/snaptest"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // saveOpen saves s to a fresh file and opens it again.
@@ -209,7 +209,7 @@ func TestOpenBadTTLIsNotCorrupt(t *testing.T) {
 // or doctored file would have it.
 func rewriteMeta(t *testing.T, path string, change func(m *snapshot.Meta), version uint32) {
 	t.Helper()
-	snaptest.RewriteMeta(t, path, change, version)
+	testutil.RewriteMeta(t, path, change, version)
 }
 
 // Each kind of bad input gets its sentinel error and a message naming the

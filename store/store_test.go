@@ -11,9 +11,8 @@ import (
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
-	"github.com/twochoice/twochoice/internal/race"
-	"github.com/twochoice/twochoice/internal/racetest"
-	"github.com/twochoice/twochoice/internal/testkeys"
+	"github.com/twochoice/twochoice/internal/keyset"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 var testSeed = flag.Uint64("store.seed", 0, "seed for randomized store tests (0: a fresh one, printed)")
@@ -107,7 +106,7 @@ func TestAgainstMap(t *testing.T) {
 	if testing.Short() {
 		n = 4000
 	}
-	keys := testkeys.Synthetic(n, seed)
+	keys := keyset.Synthetic(n, seed)
 	for _, o := range everyConfig() {
 		t.Run(name(o), func(t *testing.T) {
 			s := newTestStore[string, int](t, o)
@@ -207,8 +206,8 @@ func TestKeysHashAsTheirFamily(t *testing.T) {
 // TestSameSeedSamePlacement: two stores with one seed and one sequence of
 // operations hold every key in the same bucket and slot.
 func TestSameSeedSamePlacement(t *testing.T) {
-	racetest.SkipOneGoroutine(t, "two stores filled alike")
-	keys := testkeys.Synthetic(5000, 1)
+	testutil.SkipOneGoroutine(t, "two stores filled alike")
+	keys := keyset.Synthetic(5000, 1)
 	for _, o := range everyConfig() {
 		a := newTestStore[string, int](t, o)
 		b := newTestStore[string, int](t, o)
@@ -353,10 +352,10 @@ func TestCountersAreExact(t *testing.T) {
 }
 
 func TestAllocs(t *testing.T) {
-	if testing.CoverMode() != "" || race.Enabled {
+	if testing.CoverMode() != "" || testutil.Race {
 		t.Skip("instrumented build")
 	}
-	keys := testkeys.Synthetic(1000, 2)
+	keys := keyset.Synthetic(1000, 2)
 	s := newTestStore[string, int64](t, Options{Seed: 1})
 	i := 0
 	if a := testing.AllocsPerRun(1000, func() { s.Set(keys[i%len(keys)], int64(i)); i++ }); a != 0 {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/twochoice/twochoice/bench/measure"
-	"github.com/twochoice/twochoice/internal/testfs"
+	"github.com/twochoice/twochoice/internal/testutil"
 	"github.com/twochoice/twochoice/store"
 )
 
@@ -130,7 +130,7 @@ func TestLoadLinesFluid(t *testing.T) {
 // A report directory that cannot take a file is refused before minutes of
 // comparisons, not when their results are written.
 func TestGenerateUnwritableDir(t *testing.T) {
-	dir := testfs.ReadOnlyDir(t)
+	dir := testutil.ReadOnlyDir(t)
 	traces := t.TempDir()
 	for _, name := range []string{"OLTP.lis.zst", "P12.lis.zst"} {
 		// Not zstd: a run that got as far as reading them fails otherwise.

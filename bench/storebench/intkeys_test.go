@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/twochoice/twochoice/hashfn"
-	"github.com/twochoice/twochoice/internal/pairedfill"
+	"github.com/twochoice/twochoice/internal/testutil"
 	"github.com/twochoice/twochoice/store"
 )
 
@@ -153,7 +153,7 @@ func BenchmarkIntSetGrowingRatio(b *testing.B) {
 				}
 				runtime.KeepAlive(m)
 			}
-			pairedfill.Run(b, n, fillStore, fillMap)
+			testutil.PairedFill(b, n, fillStore, fillMap)
 		})
 	}
 }

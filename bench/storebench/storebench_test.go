@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/maypok86/otter/v2"
-	"github.com/twochoice/twochoice/internal/pairedfill"
-	"github.com/twochoice/twochoice/internal/testkeys"
+	"github.com/twochoice/twochoice/internal/keyset"
+	"github.com/twochoice/twochoice/internal/testutil"
 	"github.com/twochoice/twochoice/store"
 )
 
@@ -114,7 +114,7 @@ func getWorkload(b *testing.B) workload {
 		if testing.Short() {
 			n = 1 << 12
 		}
-		keys := testkeys.Synthetic(n, 1)
+		keys := keyset.Synthetic(n, 1)
 		perm := rand.New(rand.NewPCG(2, 3)).Perm(n)
 		access := Zipf(n, 1<<22, 1.0, 4)
 		for i, r := range access {
@@ -271,7 +271,7 @@ func getSetKeys() []string {
 		if testing.Short() {
 			n = 100_000
 		}
-		setKeys = testkeys.Synthetic(n, 5)
+		setKeys = keyset.Synthetic(n, 5)
 	})
 	return setKeys
 }
@@ -311,7 +311,7 @@ func BenchmarkSetGrowing(b *testing.B) {
 }
 
 // BenchmarkSetGrowingRatio: the twochoice and map fills of
-// BenchmarkSetGrowing, alternated in one loop (internal/pairedfill), with
+// BenchmarkSetGrowing, alternated in one loop (testutil.PairedFill), with
 // x-map, the store's time over the map's, as the figure to read. The
 // machine these run on drifts by a quarter over the minutes that ten fills
 // of each take: in one -test.count 10 run of BenchmarkSetGrowing, which
@@ -322,7 +322,7 @@ func BenchmarkSetGrowing(b *testing.B) {
 func BenchmarkSetGrowingRatio(b *testing.B) {
 	keys := getSetKeys()
 	b.Run("vs=map", func(b *testing.B) {
-		pairedfill.Run(b, len(keys), func() {
+		testutil.PairedFill(b, len(keys), func() {
 			s, _ := store.New[string, int64](store.Options{Seed: 1})
 			for i, k := range keys {
 				s.Set(k, int64(i))
@@ -434,7 +434,7 @@ func BenchmarkMemory(b *testing.B) {
 	if testing.Short() {
 		n = 10_000
 	}
-	keys := testkeys.Synthetic(n, 6)
+	keys := keyset.Synthetic(n, 6)
 	measure := func(b *testing.B, build func() any) {
 		var keep any
 		var before, after runtime.MemStats

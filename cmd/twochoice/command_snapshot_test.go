@@ -14,8 +14,7 @@ import (
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/internal/snapshot"
-	"github.com/twochoice/twochoice/internal/snapshot/snaptest"
-	"github.com/twochoice/twochoice/internal/testfs"
+	"github.com/twochoice/twochoice/internal/testutil"
 	"github.com/twochoice/twochoice/store"
 )
 
@@ -130,7 +129,7 @@ func TestInspectWithoutShapes(t *testing.T) {
 	if code, _, errOut := runCLI("load", "--keys", writeKeys(t, 100), "--out", snap, "--quiet"); code != 0 {
 		t.Fatalf("load: code %d, stderr %q", code, errOut)
 	}
-	snaptest.RewriteMeta(t, snap, func(m *snapshot.Meta) { m.KeyDesc, m.ValueDesc = nil, nil }, 0)
+	testutil.RewriteMeta(t, snap, func(m *snapshot.Meta) { m.KeyDesc, m.ValueDesc = nil, nil }, 0)
 	code, out, errOut := runCLI("inspect", "--quiet", snap)
 	if code != 0 {
 		t.Fatalf("inspect: code %d, stderr %q", code, errOut)
@@ -248,7 +247,7 @@ func TestLoadOutCheckedFirst(t *testing.T) {
 	missing := filepath.Join(dir, "keys.txt")
 	outs := []string{filepath.Join(dir, "nosuch", "k.snap"), filepath.Join(file, "k.snap")}
 	if os.Geteuid() == 0 { // else ReadOnlyDir skips the whole test
-		outs = append(outs, filepath.Join(testfs.ReadOnlyDir(t), "k.snap"))
+		outs = append(outs, filepath.Join(testutil.ReadOnlyDir(t), "k.snap"))
 	}
 	for _, out := range outs {
 		code, stdout, errOut := runCLI("load", "--keys", missing, "--out", out, "--quiet")

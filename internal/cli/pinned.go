@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/twochoice/twochoice/internal/symlink"
+	"github.com/twochoice/twochoice/internal/snapshot"
 )
 
 // ErrChanged is wrapped by Replace's error when the output path no longer
@@ -24,7 +24,7 @@ var ErrNotDurable = errors.New("in place, but its directory could not be synced"
 // takes seconds) the path can come to name something else: a symbolic
 // link put in its place would otherwise lead the result onto whatever file
 // it points to. Pin records where the path leads (its target, through its
-// links, as symlink.Target finds it) and the target's directory; Replace
+// links, as snapshot.Target finds it) and the target's directory; Replace
 // puts the result there only if the path still leads to the same place,
 // and holds nothing or a file that the caller's check accepts.
 type Pinned struct {
@@ -35,7 +35,7 @@ type Pinned struct {
 // Pin records what path leads to now. The path need not exist; its
 // directory (its target's, for a link) must.
 func Pin(path string) (*Pinned, error) {
-	target, err := symlink.Target(path)
+	target, err := snapshot.Target(path)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (p *Pinned) TempDir() (string, error) {
 // the microseconds between them and the rename is not seen. They are
 // meant for the seconds of work between Pin and Replace.
 func (p *Pinned) Replace(tmp string, accept func(target string) error) error {
-	target, err := symlink.Target(p.path)
+	target, err := snapshot.Target(p.path)
 	switch {
 	case err != nil:
 		return fmt.Errorf("%s %w: %w", p.path, ErrChanged, err)

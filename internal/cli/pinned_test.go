@@ -27,16 +27,16 @@ func TestPinnedReplace(t *testing.T) {
 		changed bool                            // Replace refuses with ErrChanged
 	}{
 		{"absent, absent", nil, nil, false},
-		{"a snapshot, the same", snapshot, nil, false},
-		{"a snapshot, removed", snapshot, remove, false},
-		{"a snapshot, another", snapshot, replaced(snapshot), false},
-		{"absent, a snapshot", nil, snapshot, false},
+		{"a snapshotFile, the same", snapshotFile, nil, false},
+		{"a snapshotFile, removed", snapshotFile, remove, false},
+		{"a snapshotFile, another", snapshotFile, replaced(snapshotFile), false},
+		{"absent, a snapshot", nil, snapshotFile, false},
 		{"absent, a text file", nil, file, true},
 		// Made right after the removal, the file may take the
 		// snapshot's inode number.
-		{"a snapshot, a text file", snapshot, replaced(file), true},
+		{"a snapshotFile, a text file", snapshotFile, replaced(file), true},
 		{"absent, a link", nil, link, true},
-		{"a snapshot, a link", snapshot, replaced(link), true},
+		{"a snapshotFile, a link", snapshotFile, replaced(link), true},
 		{"absent, a directory", nil, func(t *testing.T, p string) { os.Mkdir(p, 0o755) }, true},
 	} {
 		dir := t.TempDir()
@@ -99,7 +99,7 @@ func TestPinnedReplace(t *testing.T) {
 	}
 }
 
-func snapshot(t *testing.T, path string) {
+func snapshotFile(t *testing.T, path string) {
 	if err := os.WriteFile(path, []byte("snapshot"), 0o644); err != nil {
 		t.Fatal(err)
 	}

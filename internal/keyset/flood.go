@@ -1,4 +1,4 @@
-package testkeys
+package keyset
 
 import (
 	"encoding/binary"
@@ -28,7 +28,7 @@ const (
 func XXHashFlood(n, size int, seed uint64) [][]byte {
 	positions := (size / 64) * 4 // pairs of stripes × lanes
 	if size%64 != 0 || n > 1<<min(positions, 30) {
-		panic("testkeys: XXHashFlood needs size a multiple of 64 and n ≤ 2^(size/16)")
+		panic("keyset: XXHashFlood needs size a multiple of 64 and n ≤ 2^(size/16)")
 	}
 	inv := inverse(xxPrime2)
 	up := (uint64(1) << 33) * inv

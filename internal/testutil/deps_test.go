@@ -1,4 +1,4 @@
-package depcheck
+package testutil
 
 import (
 	"fmt"

@@ -1,8 +1,9 @@
-// Package symlink finds the file that a write to a path replaces when the
-// path is a symbolic link: the snapshot writer (internal/snapshot) and the
-// command line's whole-file writes (internal/cli) both write beside that
-// file and rename onto it, so that the link stays a link.
-package symlink
+package snapshot
+
+// Symbolic links: a snapshot written to a path that is a symbolic link
+// replaces the file the link leads to, and the link stays a link. The
+// command line's whole-file writes (internal/cli) follow links the same
+// way, through Target.
 
 import (
 	"io/fs"

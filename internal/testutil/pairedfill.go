@@ -1,8 +1,4 @@
-// Package pairedfill times a store's fill against a Go map's fill of the
-// same keys, for the growing-Set benchmarks of the store package and of
-// bench/storebench. On a shared machine, alternating the two fills keeps
-// their ratio steadier than two separate benchmarks' ns/op.
-package pairedfill
+package testutil
 
 import (
 	"runtime"
@@ -10,7 +6,7 @@ import (
 	"time"
 )
 
-// Run calls fillStore and fillMap b.N times each, alternating which goes
+// PairedFill calls fillStore and fillMap b.N times each, alternating which goes
 // first, each call timed on its own after a garbage collection, and
 // reports ns/key (the store's time per key, for n keys a fill),
 // map-ns/key (the map's) and x-map (the store's time over the map's).
@@ -21,7 +17,7 @@ import (
 // Without the warm-up the store, which goes first, paid most of those
 // faults alone (bench/storebench's timeFills says by how much at 10M
 // keys).
-func Run(b *testing.B, n int, fillStore, fillMap func()) {
+func PairedFill(b *testing.B, n int, fillStore, fillMap func()) {
 	b.StopTimer()
 	timed := func(f func()) time.Duration {
 		runtime.GC()

@@ -1,12 +1,7 @@
-// Package racetest holds the test helper that goes with package race,
-// apart from it so that code outside tests can ask race without
-// importing testing.
-package racetest
+package testutil
 
 import (
 	"testing"
-
-	"github.com/twochoice/twochoice/internal/race"
 )
 
 // SkipOneGoroutine skips t in the short suite under the race detector.
@@ -15,7 +10,7 @@ import (
 // CI's suite without -race runs it in full. why names the work.
 func SkipOneGoroutine(t testing.TB, why string) {
 	t.Helper()
-	if race.Enabled && testing.Short() {
+	if Race && testing.Short() {
 		t.Skip(why + ", on one goroutine: run in full by the suite without -race")
 	}
 }

@@ -1,6 +1,8 @@
-// Package testkeys supplies real and realistic string keys to tests and
-// benchmarks, without shipping a data file.
-package testkeys
+// Package keyset supplies key sets to tests and benchmarks, without
+// shipping a data file: real keys (the Go distribution's file paths),
+// realistic ones (ids, URLs and object names of mixed length), and keys
+// built to collide under seeded xxHash64 whatever the seed (flood.go).
+package keyset
 
 import (
 	"fmt"

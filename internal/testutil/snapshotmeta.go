@@ -1,8 +1,4 @@
-// Package snaptest doctors snapshot files for tests: it rewrites a file's
-// metadata record in place, as a damaged file, a doctored one or one
-// written by an older build would have it. It is for tests only; nothing
-// outside _test.go files imports it.
-package snaptest
+package testutil
 
 import (
 	"encoding/binary"
@@ -10,14 +6,14 @@ import (
 
 	"github.com/hashicorp/go-msgpack/v2/codec"
 	bolt "go.etcd.io/bbolt"
-
-	"github.com/twochoice/twochoice/internal/snapshot"
 )
 
-// RewriteMeta decodes the metadata record of the snapshot at path, passes
+// RewriteMeta decodes the metadata record of the snapshot at path into an
+// M (internal/snapshot's Meta, which this package does not import so that
+// that package's own tests may use this one), passes
 // it to change, and writes it back; a non-zero version also replaces the
 // format version. It fails tb on any error.
-func RewriteMeta(tb testing.TB, path string, change func(m *snapshot.Meta), version uint32) {
+func RewriteMeta[M any](tb testing.TB, path string, change func(m *M), version uint32) {
 	tb.Helper()
 	db, err := bolt.Open(path, 0o644, nil)
 	if err != nil {
@@ -27,7 +23,7 @@ func RewriteMeta(tb testing.TB, path string, change func(m *snapshot.Meta), vers
 	h := &codec.MsgpackHandle{WriteExt: true}
 	err = db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte("meta"))
-		var m snapshot.Meta
+		var m M
 		if err := codec.NewDecoderBytes(b.Get([]byte("meta")), h).Decode(&m); err != nil {
 			return err
 		}
