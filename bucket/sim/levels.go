@@ -4,8 +4,8 @@ import (
 	"github.com/twochoice/twochoice/bucket"
 )
 
-// The levels engine simulates the exact Markov chain on load counts that
-// REFERENCE.md ends with. For a rule whose candidates are uniform within
+// The levels engine simulates the exact Markov chain on load counts
+// (docs/simulation.md). For a rule whose candidates are uniform within
 // their part (OneChoice, DChoice, Halves, GoLeft), which bin a ball lands in
 // does not matter, only how many bins of each part hold each load. So the
 // state is, per part, atLeast[k] = the number of its bins with load ≥ k.
