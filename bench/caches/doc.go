@@ -91,8 +91,7 @@
 // goroutines get to run: 8 replays of the OLTP trace on a loaded 2-core
 // machine spread over up to 2.2 points. That is why hit-ratio runs use Sync.
 //
-// The otter row of the OLTP reference table (../shared/traces/README.md)
-// is the one peer row this harness does not reproduce within 0.3 points:
+// The otter row of the OLTP reference table (docs/traces.md) is the one peer row this harness does not reproduce within 0.3 points:
 // with Sync, and with every other deterministic way of configuring or
 // calling otter tried (no InitialCapacity, string keys, Get with a loader,
 // SetIfAbsent, a Weigher, an expiry, CleanUp after each request), otter is

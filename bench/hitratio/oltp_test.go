@@ -42,9 +42,9 @@ func loadTracePrefix(t *testing.T, name string, n int) func() (workload.Workload
 	return func() (workload.Workload[uint64], error) { return workload.Replay(name, reqs), nil }
 }
 
-// oltpCapacities and oltpReference are the table of
-// ../shared/traces/README.md: hit ratios in percent on OLTP, a miss
-// inserting the block.
+// oltpCapacities and oltpReference are the reference table of
+// docs/traces.md: hit ratios in percent on OLTP, a miss inserting the
+// block.
 var oltpCapacities = []int{1000, 2000, 5000, 10000, 15000}
 
 var oltpReference = map[string][]float64{

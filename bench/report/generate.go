@@ -21,7 +21,8 @@ type Options struct {
 	// Dir receives bench-results.md and the charts.
 	Dir string
 	// Traces is the folder of OLTP.lis.zst and P12.lis.zst; empty means
-	// $TWOCHOICE_TRACES, or ../shared/traces.
+	// $TWOCHOICE_TRACES, or shared/traces beside the repository's folder
+	// (docs/traces.md).
 	Traces string
 	// Seed seeds the Zipf runs.
 	Seed uint64
@@ -33,8 +34,8 @@ type Options struct {
 
 // The comparisons of the README.
 var (
-	// oltpCapacities are those of the reference table in
-	// ../shared/traces/README.md, and more between them for the chart.
+	// oltpCapacities are those of the reference table in docs/traces.md,
+	// and more between them for the chart.
 	oltpCapacities = []int{1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000, 11000, 12000, 13000, 14000, 15000}
 	oltpTable      = []int{1000, 2000, 5000, 10000, 15000}
 	// p12Capacities go from 0.03% to 16% of P12's 3.15 million blocks.
@@ -47,8 +48,8 @@ var (
 	memoryCapacities   = []int{10_000, 100_000, 1_000_000}
 )
 
-// oltpReference is the table of ../shared/traces/README.md: hit ratios in
-// percent on OLTP at oltpTable's capacities.
+// oltpReference is the table of docs/traces.md: hit ratios in percent on
+// OLTP at oltpTable's capacities.
 var oltpReference = map[string][]float64{
 	"lru":   {32.83, 42.47, 53.65, 60.70, 64.63},
 	"arc":   {39.12, 46.15, 55.12, 61.97, 65.55},
@@ -174,7 +175,7 @@ func writeMarkdown(w io.Writer, results []*measure.Result, oltpChart, p12Chart s
 		"replays each trace from an empty cache, every request counted; a read that misses inserts its block.\n")
 
 	fmt.Fprintf(w, "\n#### Hit ratio on OLTP\n\n![hit ratio against capacity on OLTP](%s)\n\n", oltpChart)
-	fmt.Fprint(w, "Measured / reference (`../shared/traces/README.md`) where there is one:\n\n")
+	fmt.Fprint(w, "Measured / reference ([traces](traces.md)) where there is one:\n\n")
 	hitTable(w, oltp, oltpTable, oltpReference)
 	fmt.Fprintf(w, "\nAn unbounded cache gets %.2f%%. belady is Belady's offline optimum (a miss inserts its block, the block\n"+
 		"used farthest in the future goes): no cache of that capacity that keeps every block set gets more hits.\n", 100*oltp.Ceiling)

@@ -26,7 +26,7 @@ func openTrace(t *testing.T, name string) *File[uint64] {
 }
 
 // The expansion of "start count" lines must give the request and unique
-// block counts of ../shared/traces/README.md.
+// block counts of docs/traces.md.
 func TestTraceCounts(t *testing.T) {
 	for _, c := range []struct {
 		name             string

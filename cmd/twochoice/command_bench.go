@@ -80,14 +80,14 @@ reports the median. --caches narrows or extends the caches
 bounded go-left store here); --plot draws the margins; --format json
 gives the rows and the summary for scripts.
 
---report DIR runs the README's comparisons instead (OLTP and P12 traces
-from ../shared/traces, or $TWOCHOICE_TRACES; several minutes) and writes
-DIR/bench-results.md and its charts; scripts/bench-report puts them in the
-README.
+--report DIR runs the README's comparisons instead (the OLTP and P12
+traces from the folder $TWOCHOICE_TRACES names: see docs/traces.md;
+several minutes) and writes DIR/bench-results.md and its charts;
+scripts/bench-report puts them in the README.
 
 Examples:
   twochoice bench
-  twochoice bench --workload trace:../shared/traces/OLTP.lis.zst --capacity 1000,5000,15000 --plot oltp.svg
+  twochoice bench --workload trace:traces/OLTP.lis.zst --capacity 1000,5000,15000 --plot oltp.svg
   twochoice bench --workload zipf --s 0.9 --caches otter,lru,map --threads 1,2,4 --format json
   twochoice bench --corpus traces,zipf:1.0 --plot margins.svg
   twochoice bench --corpus zipf:0.6,zipf:0.8,zipf:1.0,zipf:1.2 --capacity 1%,10% --format json`
