@@ -72,11 +72,10 @@
 // every Set, which is what a hit ratio measures. Hit-ratio runs set Sync;
 // throughput runs leave it off and measure the caches as users run them.
 //
-// The Wait matters: on the OLTP trace ristretto's hit ratio is 23 to 24%
-// at 1,000 entries and 55 to 57% at 15,000 with it (three replays and the
-// README's results table), and was 18-19% and 39-41% without it when the
-// Wait came in, varying by several points between runs, because Sets
-// still in the buffer miss and a full buffer drops them.
+// The Wait matters: without it, Sets still in ristretto's buffer miss and a
+// full buffer drops them, so its hit ratio on a replay is lower and varies
+// by several points between runs (on OLTP, 18-19% at 1,000 entries and
+// 39-41% at 15,000 without the Wait, against 23-24% and 55-57% with it).
 //
 // Even with Sync, two peers are not exactly reproducible (Peer.Random):
 // otter seeds its frequency sketch's hash at random for each cache and

@@ -12,9 +12,8 @@ import (
 const twochoiceSeed = 1
 
 // twochoicePeers returns the unbounded store ("twochoice", go-left, for
-// throughput runs against the maps) and, with boundedRules on (it is since
-// the store's cache mode, MaxEntries > 0, came in issue 5), one bounded
-// peer per placement rule.
+// throughput runs against the maps) and one bounded peer per placement
+// rule (the store's cache mode).
 func twochoicePeers[K Key, V any]() []Peer[K, V] {
 	ps := []Peer[K, V]{{Name: "twochoice", Bounded: false, New: func(o Options) (Cache[K, V], error) {
 		if o.Capacity < 0 {
@@ -26,9 +25,6 @@ func twochoicePeers[K Key, V any]() []Peer[K, V] {
 		}
 		return c, err
 	}}}
-	if !boundedRules {
-		return ps
-	}
 	for _, rule := range bucket.Placements() {
 		name := "twochoice-" + rule.String()
 		ps = append(ps, Peer[K, V]{Name: name, Bounded: true, New: func(o Options) (Cache[K, V], error) {
@@ -40,10 +36,6 @@ func twochoicePeers[K Key, V any]() []Peer[K, V] {
 	}
 	return ps
 }
-
-// boundedRules says whether the store has a cache mode yet (see
-// twochoicePeers).
-const boundedRules = true
 
 // NewTwochoice returns a twochoice store under rule, bounded to o.Capacity
 // entries (0: unbounded). The store needs no background work, so o.Sync

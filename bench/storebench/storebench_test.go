@@ -312,13 +312,12 @@ func BenchmarkSetGrowing(b *testing.B) {
 
 // BenchmarkSetGrowingRatio: the twochoice and map fills of
 // BenchmarkSetGrowing, alternated in one loop (testutil.PairedFill), with
-// x-map, the store's time over the map's, as the figure to read. The
-// machine these run on drifts by a quarter over the minutes that ten fills
-// of each take: in one -test.count 10 run of BenchmarkSetGrowing, which
-// does all the store's fills and then all the map's, the store's fills
-// went from 725 to 810 ns a key and the map's from 410 to 627, and the
-// ratio of the medians (1.72) said more about when each ran than about
-// either. Run it with -test.benchtime Nx for N pairs of fills.
+// x-map, the store's time over the map's, as the figure to read. A shared
+// machine drifts by as much as a quarter over the minutes that ten fills of
+// each take, and BenchmarkSetGrowing does all the store's fills and then
+// all the map's, so the ratio of its medians says as much about when each
+// ran as about either; alternated fills see the same drift. Run it with
+// -test.benchtime Nx for N pairs of fills.
 func BenchmarkSetGrowingRatio(b *testing.B) {
 	keys := getSetKeys()
 	b.Run("vs=map", func(b *testing.B) {
@@ -344,11 +343,9 @@ func BenchmarkSetGrowingRatio(b *testing.B) {
 // One untimed fill comes first. The first fill in a process takes its
 // memory fresh from the operating system and pays a page fault for every
 // 4 KiB of it; later fills reuse the heap the earlier ones freed. Without
-// the warm-up, whichever sub-benchmark ran first paid those faults alone:
-// twochoice's 10M-key growing fill (about 1 GB allocated) measured 2.2 to
-// 2.4 times the map's when it ran first and the map after it in the same
-// process, against 1.8 with each fill alone in its own process, and 1.9
-// to 2.1 with both warmed up (stop 24).
+// the warm-up, whichever sub-benchmark ran first would pay those faults
+// alone (about 1 GB for twochoice's 10M-key growing fill), and the ratio
+// would depend on the order of the sub-benchmarks.
 func timeFills(b *testing.B, n int, fill func()) {
 	b.ReportAllocs()
 	runtime.GC()

@@ -58,7 +58,7 @@ func TestTraceCounts(t *testing.T) {
 				requests += n
 			}
 			if requests != c.requests || len(seen) != c.unique {
-				t.Fatalf("%s: %d requests, %d unique blocks; the README says %d and %d",
+				t.Fatalf("%s: %d requests, %d unique blocks; docs/traces.md says %d and %d",
 					c.name, requests, len(seen), c.requests, c.unique)
 			}
 		})
