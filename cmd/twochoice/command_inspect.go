@@ -95,7 +95,7 @@ func inspectPrint(stdout io.Writer, path string, m *snapshot.Meta, sum *snapSumm
 	fmt.Fprintf(stdout, "format version %d, created %s\n", m.Version, m.CreatedTime().UTC().Format(time.RFC3339Nano))
 	fmt.Fprintf(stdout, "key type %s, value type %s, max entries %d (0: unbounded), checksum %#016x\n", m.KeyType, m.ValueType, m.MaxEntries, m.Checksum)
 	// In the table only: the JSON is the summary that load prints too,
-	// with exactly the fields of issue 6.
+	// with the same fields, so that scripts read both alike.
 	if m.KeyDesc != nil && m.ValueDesc != nil {
 		fmt.Fprintf(stdout, "key shape %s\nvalue shape %s\n", m.KeyDesc, m.ValueDesc)
 	} else {

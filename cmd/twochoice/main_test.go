@@ -92,46 +92,9 @@ func TestUnwritableOutputFails(t *testing.T) {
 	}
 }
 
-// An empty value for a string flag is a usage error naming the flag: it
-// used to read as the flag not given, so that an empty --sweep ran the
-// default size, an empty --keys uniform balls, an empty --plot drew no
-// chart and an empty --report ran the ordinary benchmark, all with exit
-// status 0.
-func TestEmptyFlagValue(t *testing.T) {
-	dir := t.TempDir()
-	keys := writeKeys(t, 10)
-	for _, args := range [][]string{
-		{"sim", "--sweep", ""},
-		{"sim", "--keys", ""},
-		{"sim", "--plot", ""},
-		{"sim", "--rule", ""},
-		{"fluid", "--plot", ""},
-		{"bench", "--report", ""},
-		{"bench", "--plot", ""},
-		{"load", "--keys", "", "--out", filepath.Join(dir, "k.snap")},
-		{"load", "--keys", keys, "--out", ""},
-		{"inspect", filepath.Join(dir, "k.snap"), "--plot", ""},
-		{"serve", "--keys", keys, "--name", "", "--addr", "127.0.0.1:0"},
-		{"serve", "--keys", keys, "--snapshot", "", "--addr", "127.0.0.1:0"},
-	} {
-		var flag string
-		for i, a := range args {
-			if a == "" {
-				flag = args[i-1]
-			}
-		}
-		code, out, errOut := runCLIWithin(t, 10*time.Second, args...)
-		want := "twochoice " + args[0] + ": usage: " + flag + ": an empty value\n"
-		if code != exitUsage || out != "" || !strings.HasPrefix(errOut, want) {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q, want %d and %q", args, code, out, errOut, exitUsage, want)
-		}
-	}
-}
-
 // An unknown command, or a second one after help, is one line and where
-// to look, as a command's bad flag is: the list of commands used to follow
-// the error on stderr, 19 lines for a typo, and "help sim extra" printed
-// sim's help and exited 0.
+// to look, as a command's bad flag is: not the list of commands after the
+// error, and not "help sim extra" printing sim's help with exit status 0.
 func TestUnknownCommandIsOneLine(t *testing.T) {
 	for _, args := range [][]string{{"siim"}, {"--version"}, {"help", "siim"}, {"help", "sim", "extra"}} {
 		code, out, errOut := runCLI(args...)
@@ -139,5 +102,27 @@ func TestUnknownCommandIsOneLine(t *testing.T) {
 		if code != exitUsage || out != "" || len(lines) != 2 || lines[1] != "run 'twochoice --help' for the commands" {
 			t.Errorf("%q: code %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
+	}
+}
+
+// runCLIWithin is runCLI that fails the test, instead of hanging it, when
+// the command has not returned within d.
+func runCLIWithin(t *testing.T, d time.Duration, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	type result struct {
+		code      int
+		out, errs string
+	}
+	done := make(chan result, 1)
+	go func() {
+		c, o, e := runCLI(args...)
+		done <- result{c, o, e}
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.out, r.errs
+	case <-time.After(d):
+		t.Fatalf("%v: still running after %v", args, d)
+		return 0, "", ""
 	}
 }
