@@ -60,6 +60,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "-h", "-help", "--help":
 		return helped(usage(stdout), "twochoice", stderr)
+	case "-version", "--version":
+		// As most tools take it: "twochoice version".
+		return run(append([]string{"version"}, args[1:]...), stdout, stderr)
 	case "help":
 		// "twochoice help CMD" is "twochoice CMD --help".
 		switch {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +98,7 @@ func TestUnwritableOutputFails(t *testing.T) {
 // to look, as a command's bad flag is: not the list of commands after the
 // error, and not "help sim extra" printing sim's help with exit status 0.
 func TestUnknownCommandIsOneLine(t *testing.T) {
-	for _, args := range [][]string{{"siim"}, {"--version"}, {"help", "siim"}, {"help", "sim", "extra"}} {
+	for _, args := range [][]string{{"siim"}, {"--verbose"}, {"help", "siim"}, {"help", "sim", "extra"}} {
 		code, out, errOut := runCLI(args...)
 		lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
 		if code != exitUsage || out != "" || len(lines) != 2 || lines[1] != "run 'twochoice --help' for the commands" {
@@ -124,5 +126,35 @@ func runCLIWithin(t *testing.T, d time.Duration, args ...string) (code int, stdo
 	case <-time.After(d):
 		t.Fatalf("%v: still running after %v", args, d)
 		return 0, "", ""
+	}
+}
+
+// version prints the module version the go command recorded: a release
+// or pseudo-version as it is, (devel) with the commit where the build
+// recorded one, and the Go version and platform after it.
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, out, errOut := runCLI(args...)
+		if code != 0 || !strings.HasPrefix(out, "twochoice ") || !strings.Contains(out, runtime.Version()) || errOut != "" {
+			t.Errorf("%v: code %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+	if code, _, errOut := runCLI("version", "extra"); code != exitUsage {
+		t.Errorf("version extra: code %d, stderr %q", code, errOut)
+	}
+	vcs := []debug.BuildSetting{{Key: "vcs.revision", Value: "80b4e6f0"}, {Key: "vcs.time", Value: "2026-12-04T06:28:49Z"}, {Key: "vcs.modified", Value: "true"}}
+	platform := " go1.26.8 " + runtime.GOOS + "/" + runtime.GOARCH
+	for _, c := range []struct {
+		info *debug.BuildInfo
+		want string
+	}{
+		{&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.1.0"}, Settings: vcs}, "twochoice v0.1.0" + platform},
+		{&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.0.0-20261204062849-80b4e6f0+dirty"}}, "twochoice v0.0.0-20261204062849-80b4e6f0+dirty" + platform},
+		{&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}, Settings: vcs}, "twochoice (devel) (80b4e6f0, 2026-12-04T06:28:49Z, modified)" + platform},
+		{&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, "twochoice (devel)" + platform},
+	} {
+		if got := versionLine(c.info); got != c.want {
+			t.Errorf("versionLine(%+v) = %q, want %q", c.info.Main, got, c.want)
+		}
 	}
 }
