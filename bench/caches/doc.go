@@ -29,8 +29,8 @@
 // of infinite capacity, which misses only the first request for each key.
 // They are never a competitor in a hit-ratio table.
 //
-// twochoice itself joins them in twochoice.go: "twochoice" is the unbounded
-// store (go-left, two choices), a throughput peer of the maps; and
+// twochoice itself joins them in twochoice.go: "twochoice-map" is the
+// unbounded store (go-left, two choices), a peer of the maps; and
 // "twochoice-<rule>" for each placement rule is the store's cache mode, a
 // bounded cache with MaxEntries = capacity (two choices, one under "one").
 //

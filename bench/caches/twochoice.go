@@ -11,17 +11,26 @@ import (
 // replayable: the same workload and capacity give the same hit ratio.
 const twochoiceSeed = 1
 
-// twochoicePeers returns the unbounded store ("twochoice", go-left, for
+// MapName is the name of the unbounded twochoice store among the peers:
+// a map, not a cache, so its hit ratio is the ceiling and its speed the
+// baseline next to the Go maps.
+const MapName = "twochoice-map"
+
+// CacheName is the name of twochoice's cache under its default rule
+// (go-left, two choices): the bounded peer compared with the other caches.
+const CacheName = "twochoice-goleft"
+
+// twochoicePeers returns the unbounded store (MapName, go-left, for
 // throughput runs against the maps) and one bounded peer per placement
-// rule (the store's cache mode).
+// rule (the store's cache mode), "twochoice-<rule>".
 func twochoicePeers[K Key, V any]() []Peer[K, V] {
-	ps := []Peer[K, V]{{Name: "twochoice", Bounded: false, New: func(o Options) (Cache[K, V], error) {
+	ps := []Peer[K, V]{{Name: MapName, Bounded: false, New: func(o Options) (Cache[K, V], error) {
 		if o.Capacity < 0 {
 			return nil, fmt.Errorf("%w: twochoice with capacity %d", ErrCapacity, o.Capacity)
 		}
 		c, err := NewTwochoice[K, V](bucket.GoLeft, Options{Sync: o.Sync})
 		if err == nil {
-			c.(*twochoiceCache[K, V]).name = "twochoice"
+			c.(*twochoiceCache[K, V]).name = MapName
 		}
 		return c, err
 	}}}

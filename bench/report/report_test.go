@@ -5,10 +5,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/twochoice/twochoice/bench/caches"
 	"github.com/twochoice/twochoice/bench/measure"
 	"github.com/twochoice/twochoice/internal/testutil"
 	"github.com/twochoice/twochoice/store"
@@ -68,10 +70,13 @@ func TestTableAndChart(t *testing.T) {
 	if err := WriteTable(&b, fake()); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"map (unbounded)", "80.00%", "32.83%", "110.0", "2.50ms", "5.0%", "--seed 3"} {
+	for _, want := range []string{"map (unbounded: ceiling)", "80.00%", "32.83%", "110.0", "2.50ms", "5.0%", "--seed 3"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
+	}
+	if !regexp.MustCompile(`(?m)^\s+map\s+unbounded\s+1\s`).MatchString(b.String()) {
+		t.Errorf("the timed runs do not call map's capacity unbounded:\n%s", b.String())
 	}
 	ch := HitRatioChart(fake(), "")
 	if ch.LogX || len(ch.Series) != 2 || ch.Series[0].Name != "lru" || len(ch.Series[0].X) != 2 {
@@ -106,7 +111,7 @@ func TestLoadLinesFluid(t *testing.T) {
 		for i := range 500 {
 			s.Set(i, i)
 		}
-		name := "twochoice"
+		name := caches.MapName
 		if o.MaxEntries > 0 {
 			name = "twochoice-goleft"
 		}

@@ -46,11 +46,16 @@ file), weighted:FILE ("key<TAB>weight" lines, drawn in proportion to the
 weights). Files may be compressed with zstd; FILE - is standard input.
 
 Caches: CACHES; "all" for every one.
-The unbounded ones (map, syncmap, twochoice) never evict: their hit ratio
+twochoice-goleft is twochoice's cache (store.NewCache, its default rule),
+the one to compare with the others. The unbounded ones (map, syncmap and
+twochoice-map, the twochoice store as a map) never evict: their hit ratio
 is the ceiling, and their speed the baseline. Every hit-ratio table also
 has a belady row at each capacity: Belady's offline optimum on the same
 requests (a miss inserts its key, and the entry used farthest in the
-future goes), which no cache that keeps every key set can beat.
+future goes), which no cache that keeps every key set can beat. The table
+ends with a verdict: twochoice's cache against the best other cache at
+each capacity (the one with the highest hit ratio), in hit ratio, speed
+and memory.
 
 --corpus LIST replays a corpus instead: every bounded cache (twochoice,
 the bounded go-left store, and otter, ristretto, lru, arc, 2q) and Belady's

@@ -120,7 +120,7 @@ func TestBenchCSVAndTable(t *testing.T) {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
 	for _, want := range []string{"weighted:w.tsv(keys=300,seed=9)", "--seed 9", "hit ratio", "bytes/entry", "Mreq/s", "Get p50", "p99.9", "GC CPU",
-		"map (unbounded)", "otter", "machine", "belady"} {
+		"map (unbounded: ceiling)", "otter", "machine", "belady"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -130,19 +130,22 @@ func TestBenchCSVAndTable(t *testing.T) {
 	}
 }
 
-// The default workload with small sizes, the twochoice load report and a
-// chart.
+// The default workload with small sizes, the twochoice load report, the
+// verdict that ends the table, and a chart.
 func TestBenchZipfAndPlot(t *testing.T) {
 	dir := t.TempDir()
 	svg, png := filepath.Join(dir, "h.svg"), filepath.Join(dir, "h.png")
-	code, out, errOut := runCLI("bench", "--keys", "20000", "--s", "0.9", "--threads", "1", "--duration", "5ms", "--caches", "twochoice,lru", "--plot", svg)
+	code, out, errOut := runCLI("bench", "--keys", "20000", "--s", "0.9", "--threads", "1", "--duration", "5ms", "--caches", "twochoice-map,twochoice-goleft,lru", "--plot", svg)
 	if code != 0 {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
-	for _, want := range []string{"zipf(s=0.9,n=20000,seed=1)", "twochoice (unbounded)", "twochoice load", "C most popular keys", "200", "2000"} {
+	for _, want := range []string{"zipf(s=0.9,n=20000,seed=1)", "twochoice-map (unbounded: ceiling)", "twochoice load", "C most popular keys", "200", "2000"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); !strings.HasPrefix(lines[len(lines)-1], "Verdict: twochoice's cache (twochoice-goleft) against the best other cache at each capacity: at 200, lru: hit ratio ") {
+		t.Errorf("the table does not end with the verdict:\n%s", out)
 	}
 	if b, err := os.ReadFile(svg); err != nil || !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "lru") {
 		t.Errorf("svg: %v", err)
