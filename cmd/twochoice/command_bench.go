@@ -85,10 +85,11 @@ reports the median. --caches narrows or extends the caches
 bounded go-left store here); --plot draws the margins; --format json
 gives the rows and the summary for scripts.
 
---report DIR runs the README's comparisons instead (the OLTP and P12
-traces from the folder $TWOCHOICE_TRACES names: see docs/traces.md;
-several minutes) and writes DIR/bench-results.md and its charts;
-scripts/bench-report puts them in the README.
+--report DIR runs the README's comparisons instead (the corpus of traces
+in the folder $TWOCHOICE_TRACES names, see docs/traces.md, and Zipf keys;
+several minutes) and writes DIR/bench-results.md with its charts and
+DIR/bench-summary.md, the README's table, which scripts/bench-report puts
+in the README.
 
 Examples:
   twochoice bench
@@ -109,7 +110,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		duration  = fs.Duration("duration", 200*time.Millisecond, "timed part of each timed run")
 		seed      = fs.Uint64("seed", 1, "seed of the generators: the same seed replays the same requests")
 		plotFile  = fs.String("plot", "", "write hit ratio against capacity (with --corpus, the margins) to FILE.svg or FILE.png")
-		reportDir = fs.String("report", "", "run the README's comparisons and write DIR/bench-results.md and charts")
+		reportDir = fs.String("report", "", "run the README's comparisons and write DIR/bench-results.md, its charts and DIR/bench-summary.md")
 		corpusArg = fs.String("corpus", "", "replay a corpus: DIR, FILE, trace:FILE and zipf:S items, comma-separated (see above)")
 		requests  = fs.Int("requests", 2_000_000, "with --corpus: requests counted of each zipf:S workload, after as many uncounted")
 		rounds    = fs.Int("rounds", 1, "with --corpus: replays of otter and ristretto per row, whose median is reported (they draw seeds at random)")
