@@ -31,15 +31,14 @@ type bucketOf[K comparable, V any] struct {
 	slots [slotsPerBucket]slot[K, V]
 }
 
-// A cacheBucket is a bounded store's bucket: the slots' policy words
-// (evict.go) right before the bucket's control and sync words. The
-// 48-byte header, which every cache Set loads first, is one cache line
-// for the buckets that start in the first 16 bytes of a line and two for
-// the others; in a slice of their own, the policy words were a line more
-// for every candidate, and a Set into a full cache of 100,000 entries on
-// 2 goroutines took 4.5% longer, a Get 7–8% (store/PERFORMANCE.md, stop
-// 33). Unbounded stores keep plain buckets (table.chunks), which spares
-// them 4 bytes an entry.
+// A cacheBucket is a cache's bucket: the slots' policy words (evict.go)
+// right before the bucket's control and sync words. The 48-byte header,
+// which every cache Set loads first, is one cache line for the buckets
+// that start in the first 16 bytes of a line and two for the others: in
+// a slice of their own, the policy words would be one more line, and one
+// more miss, for every candidate of every Set and Get
+// (BenchmarkCacheSetRatio, BenchmarkCacheGetRatio). A map keeps plain
+// buckets, which spares it 4 bytes an entry.
 type cacheBucket[K comparable, V any] struct {
 	acc [slotsPerBucket]atomic.Uint32
 	b   bucketOf[K, V]

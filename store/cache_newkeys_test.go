@@ -34,19 +34,19 @@ func TestCacheConcurrentNewKeys(t *testing.T) {
 		{MaxEntries: 90, Placement: bucket.DoubleHash, Choices: 3, Hash: hashfn.Tabulation, Seed: 3},
 	} {
 		t.Run(name(o), func(t *testing.T) {
-			s := newTestStore[string, int](t, o)
+			s := newTestCacheOf[string, int](t, o)
 			raceNewKeys(t, s, rounds, func(g, i int) int { return g<<20 | i })
 		})
 	}
 	t.Run("locked reads", func(t *testing.T) {
-		s := newTestStore[string, bigVal](t, Options{MaxEntries: 64, Seed: 4})
+		s := newTestCache[string, bigVal](t, CacheOptions{MaxEntries: 64, Seed: 4})
 		raceNewKeys(t, s, rounds/4, func(g, i int) bigVal { return bigVal{uint64(g<<20 | i)} })
 	})
 }
 
 // raceNewKeys runs the rounds of TestCacheConcurrentNewKeys on s; val is
 // what goroutine g Sets in round i.
-func raceNewKeys[V comparable](t *testing.T, s *Store[string, V], rounds int, val func(g, i int) V) {
+func raceNewKeys[V comparable](t *testing.T, s *Cache[string, V], rounds int, val func(g, i int) V) {
 	const (
 		goroutines = 6
 		hot        = 4

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -47,9 +48,9 @@ func everyCacheConfig(maxEntries int) []Options {
 
 // present scans the table directly: the entries a cache holds, expired
 // ones included, without touching any policy word.
-func (s *Store[K, V]) present() map[K]V {
+func (s *Cache[K, V]) present() map[K]V {
 	out := make(map[K]V)
-	t := s.tabs.Load().cur
+	t := s.tab.Load()
 	for i := range t.n {
 		b := t.bucket(i)
 		for m := ctrl(b.ctrl.Load()).full(); m != 0; m &= m - 1 {
@@ -62,8 +63,8 @@ func (s *Store[K, V]) present() map[K]V {
 
 // sharesCandidate reports whether keys a and b have a candidate bucket in
 // common, that is whether a Set of one may evict the other.
-func (s *Store[K, V]) sharesCandidate(a, b K) bool {
-	t := s.tabs.Load().cur
+func (s *Cache[K, V]) sharesCandidate(a, b K) bool {
+	t := s.tab.Load()
 	var ca, cb [hashfn.MaxChoices]uint64
 	for _, i := range t.cands(s.hash(a), &ca) {
 		for _, j := range t.cands(s.hash(b), &cb) {
@@ -118,7 +119,7 @@ func TestCacheAgainstMap(t *testing.T) {
 	seed := seedFor(t)
 	for _, o := range everyCacheConfig(200) {
 		t.Run(name(o), func(t *testing.T) {
-			s := newTestStore[string, int](t, o)
+			s := newTestCacheOf[string, int](t, o)
 			rng := rand.New(rand.NewPCG(seed, 1))
 			ref := make(map[string]int)
 			ops := 3000
@@ -157,7 +158,7 @@ func TestCacheAgainstMap(t *testing.T) {
 // setAndCheck sets k to v in the cache and in the reference, and checks
 // the cache's contents against the reference: the cache may have evicted
 // one entry, one that shares a candidate with k.
-func setAndCheck[V comparable](t *testing.T, s *Store[string, V], ref map[string]V, k string, v V) {
+func setAndCheck[V comparable](t *testing.T, s *Cache[string, V], ref map[string]V, k string, v V) {
 	t.Helper()
 	_, had := ref[k]
 	s.Set(k, v)
@@ -166,8 +167,8 @@ func setAndCheck[V comparable](t *testing.T, s *Store[string, V], ref map[string
 		t.Fatalf("Get(%s) right after Set = %v, %v; want %v", k, got, ok, v)
 	}
 	have := s.present()
-	if len(have) > s.opts.MaxEntries || s.Len() != len(have) {
-		t.Fatalf("Len %d, holds %d, MaxEntries %d", s.Len(), len(have), s.opts.MaxEntries)
+	if len(have) > s.options().MaxEntries || s.Len() != len(have) {
+		t.Fatalf("Len %d, holds %d, MaxEntries %d", s.Len(), len(have), s.options().MaxEntries)
 	}
 	var gone []string
 	for rk, rv := range ref {
@@ -229,7 +230,7 @@ type refEntry struct {
 }
 
 func runCacheOps(t *testing.T, o Options, clk *fakeClock, ops []byte) {
-	s, err := New[string, uint32](o)
+	s, err := NewCache[string, uint32](o.cacheOptions())
 	if err != nil {
 		return // too small for the rule: New says so, and that is tested
 	}
@@ -370,7 +371,7 @@ func runCacheOps(t *testing.T, o Options, clk *fakeClock, ops []byte) {
 
 func TestCacheTTL(t *testing.T) {
 	clk := newFakeClock()
-	s := newTestStore[string, int](t, Options{MaxEntries: 64, Clock: clk, DefaultTTL: time.Minute, Seed: 3})
+	s := newTestCache[string, int](t, CacheOptions{MaxEntries: 64, Clock: clk, DefaultTTL: time.Minute, Seed: 3})
 	s.Set("default", 1)
 	s.SetWithTTL("short", 2, time.Second)
 	s.SetWithTTL("forever", 3, 0)
@@ -412,7 +413,7 @@ func TestCacheTTL(t *testing.T) {
 func TestCacheExpiredGoFirst(t *testing.T) {
 	clk := newFakeClock()
 	const maxE = 512
-	s := newTestStore[int, int](t, Options{MaxEntries: maxE, Clock: clk, Seed: 4})
+	s := newTestCache[int, int](t, CacheOptions{MaxEntries: maxE, Clock: clk, Seed: 4})
 	for k := range 4 * maxE {
 		if k%2 == 0 {
 			s.SetWithTTL(k, k, time.Second)
@@ -441,7 +442,7 @@ func TestCacheExpiredGoFirst(t *testing.T) {
 // in the cache while a stream of one-off keys passes through it.
 func TestCacheKeepsFrequentKeys(t *testing.T) {
 	const maxE = 1000
-	s := newTestStore[int, int](t, Options{MaxEntries: maxE, Seed: 6})
+	s := newTestCache[int, int](t, CacheOptions{MaxEntries: maxE, Seed: 6})
 	hot := 200
 	for k := range hot {
 		s.Set(k, k)
@@ -478,7 +479,7 @@ func TestCacheConcurrent(t *testing.T) {
 		t.Run(name(o), func(t *testing.T) {
 			clk := newFakeClock()
 			o.Clock = clk
-			s := newTestStore[string, string](t, o)
+			s := newTestCacheOf[string, string](t, o)
 			var wg sync.WaitGroup
 			var bad atomic.Int64
 			for g := range 4 {
@@ -528,7 +529,7 @@ func TestCacheAllocs(t *testing.T) {
 		t.Skip("instrumented build")
 	}
 	keys := keyset.Synthetic(4000, 2)
-	s := newTestStore[string, int64](t, Options{Seed: 1, MaxEntries: 1000, DefaultTTL: time.Hour})
+	s := newTestCache[string, int64](t, CacheOptions{Seed: 1, MaxEntries: 1000, DefaultTTL: time.Hour})
 	i := 0
 	if a := testing.AllocsPerRun(4000, func() { s.Set(keys[i%len(keys)], int64(i)); i++ }); a != 0 {
 		t.Errorf("Set into a full cache: %v allocs", a)
@@ -541,26 +542,16 @@ func TestCacheAllocs(t *testing.T) {
 	}
 }
 
-func TestSetWithTTLNeedsBound(t *testing.T) {
-	s := newTestStore[string, int](t, Options{})
-	defer func() {
-		if r := recover(); r != ErrUnbounded {
-			t.Fatalf("SetWithTTL on an unbounded store: recovered %v, want ErrUnbounded", r)
-		}
-	}()
-	s.SetWithTTL("k", 1, time.Second)
-}
-
 // What snapshots use: entriesOf reads expiries back as they were set, and
-// setExpiring restores them, refusing what has expired meanwhile.
+// a restore places them, leaving out what has expired meanwhile.
 func TestExpiryForSnapshots(t *testing.T) {
 	clk := newFakeClock()
-	s := newTestStore[string, int](t, Options{MaxEntries: 100, Clock: clk, Seed: 8})
+	s := newTestCache[string, int](t, CacheOptions{MaxEntries: 100, Clock: clk, Seed: 8})
 	s.SetWithTTL("a", 1, time.Minute)
 	s.Set("b", 2)
 	want := map[string]int64{"a": clk.ns.Load() + int64(time.Minute), "b": 0}
 	got := make(map[string]int64)
-	tab := s.tabs.Load().cur
+	tab := s.tab.Load()
 	var (
 		buf  [slotsPerBucket]slot[string, int]
 		exps [slotsPerBucket]int64
@@ -573,28 +564,28 @@ func TestExpiryForSnapshots(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Fatalf("entriesOf expiries %v, want %v", got, want)
 	}
-	r := newTestStore[string, int](t, Options{MaxEntries: 100, Clock: clk, Seed: 9})
-	if !r.setExpiring("a", 1, want["a"]) || !r.setExpiring("b", 2, 0) || r.setExpiring("c", 3, clk.ns.Load()) {
-		t.Fatalf("setExpiring refused a live entry or took an expired one")
+	path := filepath.Join(t.TempDir(), "c.snap")
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
 	}
 	clk.advance(time.Minute)
+	r, err := OpenCache[string, int](path, &CacheOptions{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, ok := r.Get("a"); ok || r.Len() != 1 {
 		t.Fatalf("restored expiry not honoured: Len %d", r.Len())
-	}
-	u := newTestStore[string, int](t, Options{Seed: 1})
-	if !u.setExpiring("x", 1, 0) || u.setExpiring("y", 1, 1) {
-		t.Fatalf("unbounded setExpiring")
 	}
 }
 
 // A cache's load report: no fluid columns (a full cache is not balls that
 // arrive and stay), utilization against the bound.
 func TestCacheLoadReport(t *testing.T) {
-	s := newTestStore[int, int](t, Options{MaxEntries: 5000, Seed: 3})
+	s := newTestCache[int, int](t, CacheOptions{MaxEntries: 5000, Seed: 3})
 	for i := range 20000 {
 		s.Set(i, i)
 	}
-	r := s.Load()
+	r := s.Report()
 	if r.MaxEntries != 5000 || r.Entries != s.Len() || r.FluidShareAtLeast != nil || r.Utilization > 1 || r.Utilization < 0.99 {
 		t.Fatalf("report %+v", r)
 	}
@@ -607,12 +598,12 @@ func TestCacheLoadReport(t *testing.T) {
 // slot's policy word (which must stay 0), nor a replacing key's: touch
 // swaps only the word the lookup read with the entry.
 func TestTouchAfterRemovalWritesNothing(t *testing.T) {
-	s, err := New[int, int](Options{MaxEntries: 64, Seed: 5})
+	s, err := NewCache[int, int](CacheOptions{MaxEntries: 64, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Set(1, 1)
-	tb := s.tabs.Load().cur
+	tb := s.tab.Load()
 	h := s.hash(1)
 	var c [hashfn.MaxChoices]uint64
 	for _, i := range tb.cands(h, &c) {
@@ -641,7 +632,7 @@ func TestTouchAfterRemovalWritesNothing(t *testing.T) {
 // its expiry must not wrap around to a time long past.
 func TestLongTTLKeepsTheEntry(t *testing.T) {
 	clk := newFakeClock()
-	s, err := New[string, int](Options{MaxEntries: 1000, Clock: clk, DefaultTTL: math.MaxInt64})
+	s, err := NewCache[string, int](CacheOptions{MaxEntries: 1000, Clock: clk, DefaultTTL: math.MaxInt64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -664,7 +655,7 @@ func TestLongTTLKeepsTheEntry(t *testing.T) {
 func TestExpiryAtZeroStillExpires(t *testing.T) {
 	clk := new(fakeClock)
 	clk.ns.Store(-int64(time.Second))
-	s, err := New[int, int](Options{MaxEntries: 100, Clock: clk})
+	s, err := NewCache[int, int](CacheOptions{MaxEntries: 100, Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -677,7 +668,7 @@ func TestExpiryAtZeroStillExpires(t *testing.T) {
 
 // A cache's load report counts its deletes, as Stats does.
 func TestCacheLoadCountsDeletes(t *testing.T) {
-	s, err := New[int, int](Options{MaxEntries: 1000, Seed: 11})
+	s, err := NewCache[int, int](CacheOptions{MaxEntries: 1000, Seed: 11})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -687,7 +678,7 @@ func TestCacheLoadCountsDeletes(t *testing.T) {
 	for i := 2000; i < 3000; i += 3 {
 		s.Delete(i)
 	}
-	if got, want := s.Load().Deletes, s.Stats().Deletes; got != want || want == 0 {
+	if got, want := s.Report().Deletes, s.Stats().Deletes; got != want || want == 0 {
 		t.Errorf("Load().Deletes = %d, Stats().Deletes = %d", got, want)
 	}
 }
@@ -708,7 +699,7 @@ func TestMaxCacheEntries(t *testing.T) {
 	for _, maxE := range []int{MaxCacheEntries + 1, 1 << 35} {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		s, err := New[uint64, uint64](Options{MaxEntries: maxE, BucketSize: 8})
+		s, err := NewCache[uint64, uint64](CacheOptions{MaxEntries: maxE, BucketSize: 8})
 		runtime.ReadMemStats(&after)
 		if !errors.Is(err, ErrOptions) || s != nil {
 			t.Fatalf("New with MaxEntries %d: %v, %v; want ErrOptions", maxE, s, err)
@@ -730,10 +721,10 @@ func TestMaxCacheEntries(t *testing.T) {
 // a Get of an expired entry removes it.
 func TestCacheGetWrites(t *testing.T) {
 	clk := newFakeClock()
-	s := newTestStore[int, int](t, Options{MaxEntries: 64, Seed: 5, Clock: clk})
+	s := newTestCache[int, int](t, CacheOptions{MaxEntries: 64, Seed: 5, Clock: clk})
 	s.Set(1, 1)
 	s.SetWithTTL(2, 2, time.Second)
-	tb := s.tabs.Load().cur
+	tb := s.tab.Load()
 	word := func(k int) uint32 {
 		h := s.hash(k)
 		var c [hashfn.MaxChoices]uint64
@@ -771,8 +762,8 @@ func TestCacheBucketSizes(t *testing.T) {
 		{Options{MaxEntries: 9, Placement: bucket.GoLeft, Choices: 8}, 1, 2},
 		{Options{MaxEntries: 10, BucketSize: 1, Placement: bucket.DoubleHash}, 2, 2},
 	} {
-		s := newTestStore[int, int](t, tc.o)
-		tb := s.tabs.Load().cur
+		s := newTestCacheOf[int, int](t, tc.o)
+		tb := s.tab.Load()
 		lo, hi, slots := slotsPerBucket, 0, 0
 		for i := range tb.n {
 			n := slotsOf(tb.capAt(i))

@@ -29,7 +29,7 @@ func TestCacheStatsAgainstModel(t *testing.T) {
 	seed := seedFor(t)
 	forEvictConfigs(t, 64, seed, func(t *testing.T, o Options) {
 		clk := withFakeClock(&o)
-		s := newTestStore[string, int](t, o)
+		s := newTestCacheOf[string, int](t, o)
 		rng := rand.New(rand.NewPCG(seed, 3))
 		exp := make(map[string]int64) // the model: expiry of every key set (0: none)
 		live := func(k string) bool {
@@ -120,7 +120,7 @@ func TestCacheStatsAgainstModel(t *testing.T) {
 			st := s.Stats()
 			want.Gets = want.Hits + want.Misses
 			want.Entries = len(after)
-			want.Buckets = int(s.tabs.Load().cur.n)
+			want.Buckets = int(s.tab.Load().n)
 			if st.Sets != want.Sets || st.Deletes != want.Deletes || st.Gets != want.Gets ||
 				st.Hits != want.Hits || st.Misses != want.Misses || st.Evictions != want.Evictions ||
 				st.Expirations != want.Expirations || st.Entries != want.Entries || st.Buckets != want.Buckets ||

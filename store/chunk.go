@@ -7,7 +7,7 @@ package store
 // zeroing hundreds of megabytes, and the garbage collector charging the
 // allocating goroutine with marking work in proportion. So the store
 // prepares the next table while the current one approaches its threshold,
-// one chunk per write (Store.prepare), and the growth itself allocates
+// one chunk per write (Map.prepare), and the growth itself allocates
 // nothing big. A lookup pays one more load: the chunk's slice header, from
 // a small array that stays in cache.
 const (
@@ -15,25 +15,9 @@ const (
 	chunkSize = 1 << chunkBits
 )
 
-// bucket returns bucket i, of either kind of table.
+// bucket returns bucket i.
 func (t *table[K, V]) bucket(i uint64) *bucketOf[K, V] {
-	if t.cchunks != nil {
-		return &t.cbucket(i).b
-	}
-	return t.mbucket(i)
-}
-
-// mbucket returns bucket i of an unbounded store's table, for its hot
-// paths, without bucket's test of the kind of table. On a cache's table
-// it panics (its chunks are nil), so a call from a path that caches take
-// fails every cache test that takes it.
-func (t *table[K, V]) mbucket(i uint64) *bucketOf[K, V] {
 	return &t.chunks[i>>chunkBits][i&(chunkSize-1)]
-}
-
-// cbucket returns bucket i of a cache's table with its policy words.
-func (t *table[K, V]) cbucket(i uint64) *cacheBucket[K, V] {
-	return &t.cchunks[i>>chunkBits][i&(chunkSize-1)]
 }
 
 // allocNext allocates the next chunk, if any is missing.
@@ -76,7 +60,7 @@ func (t *table[K, V]) allocRest() {
 // the table after a long pin allocated the whole of it at once (about
 // 25 ms for 200,000 keys). The sizes on the path grow geometrically, so
 // the dropped tables add up to less than the one finally used.
-func (s *Store[K, V]) prepare(t *table[K, V]) {
+func (s *Map[K, V]) prepare(t *table[K, V]) {
 	if s.prep != nil && t.entries > s.prepTo {
 		s.prep = nil
 	}
@@ -94,10 +78,10 @@ func (s *Store[K, V]) prepare(t *table[K, V]) {
 		// keeps t from growing. Asked only then, so that an ordinary
 		// insert does not pay for growTo's thresholds.
 		if t.entries > t.maxEntries {
-			next = growTo(&s.opts, t.n, t.entries)
+			next = growTo(&s.cfg, t.n, t.entries)
 		}
-		s.prep = newTableFn[K, V](&s.opts, next, s.lay, false, t.hasher)
-		s.prepTo = growLimit(&s.opts, t.n, next)
+		s.prep = newTableFn[K, V](&s.cfg, next, s.lay, false, t.hasher)
+		s.prepTo = growLimit(&s.cfg, t.n, next)
 	}
 	s.prep.allocNext()
 }

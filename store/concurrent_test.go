@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/twochoice/twochoice/bucket"
 )
 
 // TestConcurrentReadersAndWriters runs readers, writers and iterators at
@@ -17,7 +19,7 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 	for _, o := range []Options{
 		{Seed: 1},
 		{Choices: 1, BucketSize: 2, Seed: 2},
-		{Placement: 4 /* double */, Choices: 3, BucketSize: 4, Seed: 3, Hash: 1},
+		{Placement: bucket.DoubleHash, Choices: 3, BucketSize: 4, Seed: 3, Hash: 1},
 	} {
 		t.Run(name(o), func(t *testing.T) { concurrentRun(t, o) })
 	}
@@ -103,7 +105,7 @@ func concurrentRun(t *testing.T, o Options) {
 			if st.Gets != st.Hits+st.Misses {
 				fail("stats: gets %d != hits %d + misses %d", st.Gets, st.Hits, st.Misses)
 			}
-			if r := s.Load(); r.Entries < 0 || len(r.Histogram) != r.BucketSize+1 {
+			if r := s.Report(); r.Entries < 0 || len(r.Histogram) != r.BucketSize+1 {
 				fail("load report: %+v", r)
 			}
 			_ = fmt.Sprint(s.Len())

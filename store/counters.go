@@ -11,14 +11,14 @@ import "sync/atomic"
 // and the add costs one uncontended locked instruction. Stats adds the
 // stripes up.
 //
-// counters sits inside Store at whatever offset the fields before it
+// counters sits inside a Map or Cache at whatever offset the fields before it
 // leave, so its stripes are not aligned to cache lines (at 48 bytes past
 // a line when this was written): with a stripe of one line, each stripe's
 // hit counter shared a line with the previous stripe's Set counters. So a
 // stripe takes two lines, and a line of padding leads the array: the
 // counters of two stripes are then more than a line apart at any
 // alignment, and so are the first stripe's and the fields before
-// counters, and the last stripe's and the fields after it (Store's
+// counters, and the last stripe's and the fields after it (the owner's
 // read-mostly fields and its writers' mutex). Two lines also keep
 // neighbouring stripes out of the pair of lines that Intel's adjacent-line
 // prefetcher fetches together.

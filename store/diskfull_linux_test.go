@@ -19,7 +19,7 @@ import (
 // 100 small entries at path in it (the snapshot a failed Save must leave
 // whole), then sets 5,000 more entries of valLen bytes each, "big0" to
 // "big4999", for the next Save to write.
-func savedThenGrown(t *testing.T, size string, seed uint64, valLen int) (dir, path string, s *Store[string, []byte]) {
+func savedThenGrown(t *testing.T, size string, seed uint64, valLen int) (dir, path string, s kv[string, []byte]) {
 	t.Helper()
 	dir = testutil.SmallTmpfs(t, size)
 	path = filepath.Join(dir, "s.snap")

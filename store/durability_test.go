@@ -51,7 +51,7 @@ func saveLoop(path string) {
 
 // checkGeneration checks that a snapshot of saveLoop is one whole
 // generation: every key holds the same g, and gen-1 … gen-g are there.
-func checkGeneration(s *Store[string, []byte]) (uint64, error) {
+func checkGeneration(s kv[string, []byte]) (uint64, error) {
 	if s.Len() < childKeys+1 {
 		return 0, fmt.Errorf("%d entries", s.Len())
 	}

@@ -35,7 +35,7 @@ func skipWithoutGet2(t *testing.T) {
 func TestGet2TagFalsePositives(t *testing.T) {
 	skipWithoutGet2(t)
 	for _, o := range get2Options {
-		s := newTestStore[string, int](t, o)
+		s := newTestMapOf[string, int](t, o)
 		keys := keyset.Synthetic(20000, 3)
 		for i, k := range keys {
 			s.Set(k, i)
@@ -79,7 +79,7 @@ func TestGet2TagFalsePositives(t *testing.T) {
 func TestGet2StashedKeysBehindNoTagMatch(t *testing.T) {
 	skipWithoutGet2(t)
 	for _, o := range get2Options {
-		s := newTestStore[string, int](t, o)
+		s := newTestMapOf[string, int](t, o)
 		tb := s.pin()
 		keys := keyset.Synthetic(2*int(tb.n)*tb.size, 4)
 		for i, k := range keys {

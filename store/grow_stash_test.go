@@ -26,7 +26,7 @@ func TestGrowthKeepsStashedKeysVisibleBesideNaN(t *testing.T) {
 	}
 	var misses atomic.Int64
 	for trial := range trials {
-		s := newTestStore[float64, int](t, Options{Choices: 1, BucketSize: 1, Seed: uint64(trial + 1)})
+		s := newTestMap[float64, int](t, MapOptions{Choices: 1, BucketSize: 1, Seed: uint64(trial + 1)})
 		// Keep the table from growing while keys pile into the stash.
 		tb := s.pin()
 		for i := range 64 {
@@ -87,7 +87,7 @@ func TestGrowthKeepsStashedKeysVisibleBesideNaN(t *testing.T) {
 // a table sized for 1,000), where the documentation promises that no caller
 // waits for a whole rehash.
 func TestGrowthAfterLongPinSizesForTheEntries(t *testing.T) {
-	s := newTestStore[int, int](t, Options{Seed: 9})
+	s := newTestMap[int, int](t, MapOptions{Seed: 9})
 	fillDuringPin(s, 100_000)
 	before := s.Stats()
 	s.Set(-1, -1) // the growth
@@ -108,7 +108,7 @@ func TestGrowthAfterLongPinSizesForTheEntries(t *testing.T) {
 
 // fillDuringPin sets keys 0 … 999, then the keys up to n while an All
 // holds the table from growing, and ends the All.
-func fillDuringPin(s *Store[int, int], n int) {
+func fillDuringPin(s kv[int, int], n int) {
 	for i := range 1000 {
 		s.Set(i, i)
 	}
@@ -131,25 +131,25 @@ func TestLongPinPreparesTheSizeTheGrowthPicks(t *testing.T) {
 		{Seed: 12, Placement: bucket.DoubleHash},
 		{Seed: 13, Placement: bucket.DChoice, Choices: 3, BucketSize: 4},
 	} {
-		s := newTestStore[int, int](t, o)
+		s := newTestMapOf[int, int](t, o)
 		fillDuringPin(s, 100_000)
 		cur := s.tabs.Load().cur
-		want := growTo(&s.opts, cur.n, cur.entries)
+		want := growTo(cfgOf(s), cur.n, cur.entries)
 		p := s.prep
 		if p == nil || p.n != want || p.ready != len(p.chunks) {
 			got := "none"
 			if p != nil {
 				got = fmt.Sprintf("%d buckets, %d of %d chunks", p.n, p.ready, len(p.chunks))
 			}
-			t.Errorf("%+v: after the pin the prepared table is %s; the growth wants %d buckets, whole", s.opts, got, want)
+			t.Errorf("%+v: after the pin the prepared table is %s; the growth wants %d buckets, whole", s.options(), got, want)
 			continue
 		}
 		s.Set(-1, -1) // the growth
 		if st := s.tabs.Load(); st.cur != p {
-			t.Errorf("%+v: the growth did not take the prepared table (%d buckets, want %d)", s.opts, st.cur.n, want)
+			t.Errorf("%+v: the growth did not take the prepared table (%d buckets, want %d)", s.options(), st.cur.n, want)
 		}
 		if err := s.checkInvariants(); err != nil {
-			t.Fatalf("%+v: %v", s.opts, err)
+			t.Fatalf("%+v: %v", s.options(), err)
 		}
 	}
 }
@@ -193,7 +193,7 @@ func TestGrowLimit(t *testing.T) {
 // for 200,000 stashed keys. Throughout the move every key is found, Set
 // and Delete of stashed keys work, and the invariants hold.
 func TestGrowthMovesTheStashIncrementally(t *testing.T) {
-	s := newTestStore[int, int](t, Options{Seed: 10})
+	s := newTestMap[int, int](t, MapOptions{Seed: 10})
 	for i := range 1000 {
 		s.Set(i, i)
 	}

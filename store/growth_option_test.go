@@ -12,30 +12,23 @@ import (
 	"github.com/twochoice/twochoice/internal/testutil"
 )
 
-// Options.Growth: New takes 0 (the default, 2) and 1.25 to 4 for an
-// unbounded store, and rejects everything else, and any Growth for a
-// cache, with ErrOptions.
+// MapOptions.Growth: NewMap takes 0 (the default, 2) and 1.25 to 4, and
+// rejects everything else with ErrOptions.
 func TestGrowthOptions(t *testing.T) {
 	for _, g := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -2, 1, 1.2, 4.01, 100} {
-		if _, err := New[string, int](Options{Growth: g}); !errors.Is(err, ErrOptions) {
+		if _, err := NewMap[string, int](MapOptions{Growth: g}); !errors.Is(err, ErrOptions) {
 			t.Errorf("New with Growth %v: error %v, want ErrOptions", g, err)
 		}
 	}
-	if _, err := New[string, int](Options{Growth: 1.5, MaxEntries: 1000}); !errors.Is(err, ErrOptions) {
-		t.Errorf("New with Growth and MaxEntries: error %v, want ErrOptions", err)
-	}
 	for _, g := range []float64{0, MinGrowth, 1.5, 2, 3, MaxGrowth} {
-		s := newTestStore[string, int](t, Options{Growth: g})
+		s := newTestMap[string, int](t, MapOptions{Growth: g})
 		want := g
 		if g == 0 {
 			want = DefaultGrowth
 		}
-		if got := s.Options().Growth; got != want {
+		if got := s.options().Growth; got != want {
 			t.Errorf("New with Growth %v: Options().Growth = %v, want %v", g, got, want)
 		}
-	}
-	if got := newTestStore[string, int](t, Options{MaxEntries: 1000}).Options().Growth; got != 0 {
-		t.Errorf("a cache's Options().Growth = %v, want 0", got)
 	}
 }
 
@@ -55,7 +48,7 @@ func TestGrowthFactor(t *testing.T) {
 	for _, r := range rules {
 		for _, g := range []float64{MinGrowth, 1.5, 2, 3, MaxGrowth} {
 			t.Run(fmt.Sprintf("%v/d=%d/growth=%v", r.rule, r.d, g), func(t *testing.T) {
-				s := newTestStore[uint64, int](t, Options{Placement: r.rule, Choices: r.d, Seed: 5, Growth: g})
+				s := newTestMap[uint64, int](t, MapOptions{Placement: r.rule, Choices: r.d, Seed: 5, Growth: g})
 				ref := make(map[uint64]int)
 				sizes := []uint64{s.tabs.Load().cur.n}
 				for i := range n {
@@ -115,31 +108,32 @@ func grownSize(rule bucket.Placement, d int, n uint64, g float64) uint64 {
 // ErrOptionsMismatch, and one New would refuse is ErrOptions, not a
 // corrupt file.
 func TestOpenGrowth(t *testing.T) {
-	s := newTestStore[uint64, int](t, Options{Placement: bucket.GoLeft, Choices: 2, Seed: 3})
+	s := newTestMap[uint64, int](t, MapOptions{Placement: bucket.GoLeft, Choices: 2, Seed: 3})
 	key := func(i int) uint64 { return uint64(i)*0x9e3779b97f4a7c15 + 1 }
 	for i := range 5000 {
 		s.Set(key(i), i)
 	}
 	r, path := saveOpen(t, s, &Options{Growth: 3})
-	if got := r.Options().Growth; got != 3 {
+	if got := r.options().Growth; got != 3 {
 		t.Fatalf("restored with Growth 3: Options().Growth = %v", got)
 	}
-	before := r.tabs.Load().cur.n
+	rm := r.(*Map[uint64, int])
+	before := rm.tabs.Load().cur.n
 	for i := 5000; r.Stats().Grows == 0; i++ {
 		r.Set(key(i), i)
 	}
-	if after := r.tabs.Load().cur.n; after < 3*before || after > 3*before+2 {
+	if after := rm.tabs.Load().cur.n; after < 3*before || after > 3*before+2 {
 		t.Errorf("restored with Growth 3: grew from %d to %d buckets, want 3 times", before, after)
 	}
-	if r2, err := Open[uint64, int](path, nil); err != nil || r2.Options().Growth != DefaultGrowth {
-		t.Errorf("Open with nil options: %v, Growth %v; want the default %v", err, r2.Options().Growth, DefaultGrowth)
+	if r2, err := Open[uint64, int](path, nil); err != nil || r2.options().Growth != DefaultGrowth {
+		t.Errorf("Open with nil options: %v, Growth %v; want the default %v", err, r2.options().Growth, DefaultGrowth)
 	}
 	for _, g := range []float64{1.1, math.NaN()} {
 		if _, err := Open[uint64, int](path, &Options{Growth: g}); !errors.Is(err, ErrOptions) || errors.Is(err, ErrCorrupt) {
 			t.Errorf("Open with Growth %v: error %v, want ErrOptions and not ErrCorrupt", g, err)
 		}
 	}
-	c := newTestStore[uint64, int](t, Options{MaxEntries: 500, Seed: 3})
+	c := newTestCache[uint64, int](t, CacheOptions{MaxEntries: 500, Seed: 3})
 	for i := range 600 {
 		c.Set(key(i), i)
 	}
@@ -147,7 +141,7 @@ func TestOpenGrowth(t *testing.T) {
 	if err := c.Save(cpath); err != nil {
 		t.Fatalf("Save: %v", err)
 	}
-	if _, err := Open[uint64, int](cpath, &Options{Growth: 2}); !errors.Is(err, ErrOptionsMismatch) {
-		t.Errorf("Open of a cache's snapshot with Growth 2: error %v, want ErrOptionsMismatch", err)
+	if _, err := OpenMap[uint64, int](cpath, &MapOptions{Growth: 2}); !errors.Is(err, ErrOptionsMismatch) {
+		t.Errorf("OpenMap of a cache's snapshot: error %v, want ErrOptionsMismatch", err)
 	}
 }

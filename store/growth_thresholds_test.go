@@ -32,7 +32,7 @@ func TestGrowthStartsAtItsThresholds(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			o := c.o
 			o.Seed = seed
-			s := newTestStore[uint64, int](t, o)
+			s := newTestMapOf[uint64, int](t, o)
 			if c.structured {
 				setHash(s, func(k uint64) uint64 { return k<<32 | k })
 			}

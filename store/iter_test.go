@@ -21,22 +21,22 @@ func TestAllSkipsKeysRemovedBeforeReached(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		o      Options
-		remove func(s *Store[string, int], clk *fakeClock)
+		remove func(s kv[string, int], clk *fakeClock)
 	}{
-		{"clear", Options{}, func(s *Store[string, int], _ *fakeClock) { s.Clear() }},
-		{"clear/cache", Options{MaxEntries: 4 * n}, func(s *Store[string, int], _ *fakeClock) { s.Clear() }},
-		{"clear/size1", Options{BucketSize: 1}, func(s *Store[string, int], _ *fakeClock) { s.Clear() }},
-		{"delete", Options{}, func(s *Store[string, int], _ *fakeClock) {
+		{"clear", Options{}, func(s kv[string, int], _ *fakeClock) { s.Clear() }},
+		{"clear/cache", Options{MaxEntries: 4 * n}, func(s kv[string, int], _ *fakeClock) { s.Clear() }},
+		{"clear/size1", Options{BucketSize: 1}, func(s kv[string, int], _ *fakeClock) { s.Clear() }},
+		{"delete", Options{}, func(s kv[string, int], _ *fakeClock) {
 			for _, k := range keys {
 				s.Delete(k)
 			}
 		}},
-		{"delete/cache", Options{MaxEntries: 4 * n}, func(s *Store[string, int], _ *fakeClock) {
+		{"delete/cache", Options{MaxEntries: 4 * n}, func(s kv[string, int], _ *fakeClock) {
 			for _, k := range keys {
 				s.Delete(k)
 			}
 		}},
-		{"expire/cache", Options{MaxEntries: 4 * n, DefaultTTL: time.Minute}, func(_ *Store[string, int], clk *fakeClock) {
+		{"expire/cache", Options{MaxEntries: 4 * n, DefaultTTL: time.Minute}, func(_ kv[string, int], clk *fakeClock) {
 			clk.advance(time.Hour)
 		}},
 	} {
@@ -62,7 +62,7 @@ func TestAllSkipsKeysRemovedBeforeReached(t *testing.T) {
 				}
 				after++
 			}
-			if size := s.Options().BucketSize; after > size-1 {
+			if size := s.options().BucketSize; after > size-1 {
 				t.Fatalf("All yielded %d keys after they were all removed (%d in all); at most %d were reached before", after, yielded, size-1)
 			}
 			for k := range s.All() {
@@ -77,7 +77,7 @@ func TestAllSkipsKeysRemovedBeforeReached(t *testing.T) {
 // leaves the stash that the loop's inserts filled (All's doc said the
 // first write grew the table).
 func TestGrowthAfterAllWaitsForANewKey(t *testing.T) {
-	s := newTestStore[int, int](t, Options{Seed: 8})
+	s := newTestMap[int, int](t, MapOptions{Seed: 8})
 	s.Set(-1, -1)
 	for range s.All() {
 		for i := range 1000 {

@@ -19,9 +19,9 @@ import (
 // first candidate with room there, as Save would write a store that grew
 // to n buckets and then lost all but these keys. It needs no table of n
 // buckets, so n can be 2^32.
-func craftSnapshot(t *testing.T, path string, s *Store[string, int], keys []string, n uint64) {
+func craftSnapshot(t *testing.T, path string, s kv[string, int], keys []string, n uint64) {
 	t.Helper()
-	o := s.opts
+	o := s.options()
 	gen, err := o.Placement.Generator(n, o.Choices)
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +35,7 @@ func craftSnapshot(t *testing.T, path string, s *Store[string, int], keys []stri
 	loads := make(map[uint64]int)
 	for i, k := range keys {
 		var c [hashfn.MaxChoices]uint64
-		gen.Fill(s.hash(k), c[:])
+		gen.Fill(s.hashOf(k), c[:])
 		b := c[0]
 		for _, x := range c[:o.Choices] {
 			if loads[x] < o.BucketSize {
@@ -87,7 +87,7 @@ func allocatedBy(f func()) uint64 {
 func TestOpenHugeTable(t *testing.T) {
 	const limit = 64 << 20
 	dir := t.TempDir()
-	for _, o := range []Options{{Seed: 5}, {Placement: 1, Choices: 3, Seed: 6}, {Placement: 4, Choices: 2, BucketSize: 4, Hash: 1, Seed: 7}} {
+	for _, o := range []Options{{Seed: 5}, {Placement: bucket.DChoice, Choices: 3, Seed: 6}, {Placement: bucket.DoubleHash, Choices: 2, BucketSize: 4, Hash: 1, Seed: 7}} {
 		t.Run(name(o), func(t *testing.T) {
 			s := newTestStore[string, int](t, o)
 			keys := make([]string, 300)
@@ -97,12 +97,12 @@ func TestOpenHugeTable(t *testing.T) {
 			}
 			// Double hashing takes a prime or a power of two.
 			n := uint64(hashfn.MaxBuckets)
-			if s.opts.Placement.Scheme() == hashfn.Parts {
-				n -= n % uint64(s.opts.Choices)
+			if s.options().Placement.Scheme() == hashfn.Parts {
+				n -= n % uint64(s.options().Choices)
 			}
 			crafted := filepath.Join(dir, name(o)+"-crafted.snap")
 			craftSnapshot(t, crafted, s, keys, n)
-			var r *Store[string, int]
+			var r kv[string, int]
 			var err error
 			if a := allocatedBy(func() { r, err = Open[string, int](crafted, nil) }); a > limit {
 				t.Errorf("Open of a 2^32-bucket table with %d keys allocated %d MiB", len(keys), a>>20)
@@ -114,7 +114,7 @@ func TestOpenHugeTable(t *testing.T) {
 			if err := r.checkInvariants(); err != nil {
 				t.Fatal(err)
 			}
-			if got, want := uint64(r.Load().Buckets), tableFor(&r.opts, uint64(len(keys))); got != want {
+			if got, want := uint64(r.Report().Buckets), tableFor(cfgOf(r), uint64(len(keys))); got != want {
 				t.Errorf("restored into %d buckets, want %d", got, want)
 			}
 
@@ -124,8 +124,8 @@ func TestOpenHugeTable(t *testing.T) {
 			doctored := filepath.Join(dir, name(o)+"-doctored.snap")
 			craftSnapshot(t, doctored, s, keys, n)
 			half := n / 2
-			if s.opts.Placement.Scheme() == hashfn.Parts {
-				half -= half % uint64(s.opts.Choices)
+			if s.options().Placement.Scheme() == hashfn.Parts {
+				half -= half % uint64(s.options().Choices)
 			}
 			rewriteMeta(t, doctored, func(m *snapshot.Meta) {
 				parts := uint64(len(m.Histogram))
@@ -151,13 +151,13 @@ func TestOpenHugeTable(t *testing.T) {
 func TestOpenSparseStore(t *testing.T) {
 	s := grownAndEmptied(t, 8, 50_000, 100)
 	r, _ := saveOpen(t, s, nil)
-	sameReport(t, s.Load(), r.Load()) // in place: a few MiB
+	sameReport(t, s.Report(), r.Report()) // in place: a few MiB
 	defer func(f uint64) { sparseFloor = f }(sparseFloor)
 	sparseFloor = 1 << 10
 	r, _ = saveOpen(t, s, nil)
 	sameContents(t, s, r)
-	if got, want := uint64(r.Load().Buckets), tableFor(&r.opts, uint64(s.Len())); got != want || got >= uint64(s.Load().Buckets)/sparseFactor {
-		t.Errorf("restored into %d buckets, want %d (the saved table had %d)", got, want, s.Load().Buckets)
+	if got, want := uint64(r.Report().Buckets), tableFor(cfgOf(r), uint64(s.Len())); got != want || got >= uint64(s.Report().Buckets)/sparseFactor {
+		t.Errorf("restored into %d buckets, want %d (the saved table had %d)", got, want, s.Report().Buckets)
 	}
 	// Still a store that grows.
 	for i := range 50_000 {
@@ -172,7 +172,7 @@ func TestOpenSparseStore(t *testing.T) {
 // allocate it twice.
 func TestOpenCacheAllocatesOnce(t *testing.T) {
 	o := Options{MaxEntries: 1 << 18, Seed: 9}
-	var s *Store[uint64, uint64]
+	var s kv[uint64, uint64]
 	fresh := allocatedBy(func() { s, _ = New[uint64, uint64](o) })
 	for i := range uint64(1000) {
 		s.Set(i, i)
@@ -193,9 +193,9 @@ func TestOpenCacheAllocatesOnce(t *testing.T) {
 // grownAndEmptied returns a store that held the keys 0 to n-1 and then
 // lost all but one in every: its table, which never shrinks, is far
 // larger than its entries.
-func grownAndEmptied(t *testing.T, seed uint64, n, every int) *Store[string, int] {
+func grownAndEmptied(t *testing.T, seed uint64, n, every int) kv[string, int] {
 	t.Helper()
-	s := newTestStore[string, int](t, Options{Seed: seed})
+	s := newTestMap[string, int](t, MapOptions{Seed: seed})
 	for i := range n {
 		s.Set(fmt.Sprint(i), i)
 	}
@@ -304,7 +304,7 @@ func TestOpenCraftedSizes(t *testing.T) {
 		rewriteMeta(t, p, change, 0)
 		return p
 	}
-	s := newTestStore[string, int](t, Options{Seed: 5})
+	s := newTestMap[string, int](t, MapOptions{Seed: 5})
 	unbounded := filepath.Join(dir, "table.snap")
 	craftSnapshot(t, unbounded, s, nil, hashfn.MaxBuckets)
 	big := cache("2^28.snap", Options{MaxEntries: MaxCacheEntries, Seed: 3})
@@ -322,7 +322,7 @@ func TestOpenCraftedSizes(t *testing.T) {
 		{"a table of 2^32 buckets claiming 2^40 entries", doctored("table-full.snap", unbounded, func(m *snapshot.Meta) { m.Entries = 1 << 40 }), ErrCorrupt},
 	}
 	for _, tc := range cases {
-		var r *Store[string, int]
+		var r kv[string, int]
 		var err error
 		a := allocatedBy(func() { r, err = Open[string, int](tc.path, nil) })
 		fi, _ := os.Stat(tc.path)
@@ -349,7 +349,7 @@ func TestOpenNearlyEmptyCache(t *testing.T) {
 	defer func(f uint64) { sparseFloor = f }(sparseFloor)
 	sparseFloor = 1 << 10
 	const bound = 4096
-	s := newTestStore[string, int](t, Options{MaxEntries: bound, Seed: 11})
+	s := newTestCache[string, int](t, CacheOptions{MaxEntries: bound, Seed: 11})
 	for i := range 100 {
 		s.Set(fmt.Sprint("key-", i), i)
 	}
@@ -421,7 +421,7 @@ func FuzzOpenBounds(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r *Store[string, int]
+		var r kv[string, int]
 		a := allocatedBy(func() { r, err = Open[string, int](path, nil) })
 		if limit := openBytesPerFileByte*uint64(fi.Size()) + openBytesSlack; a > limit {
 			t.Fatalf("Open of a file of %d bytes allocated %d KiB, more than %d KiB (%v)", fi.Size(), a>>10, limit>>10, err)

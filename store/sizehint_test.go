@@ -30,8 +30,8 @@ func TestSizeHint(t *testing.T) {
 					o := Options{Placement: r.rule, Choices: r.d, Hash: kind, Seed: 7}
 					grown := newTestStore[uint64, int](t, o)
 					o.SizeHint = hint
-					sized := newTestStore[uint64, int](t, o)
-					if got, want := sized.Load().Buckets, int(tableFor(&sized.opts, uint64(hint))); got != want {
+					sized := newTestMapOf[uint64, int](t, o)
+					if got, want := sized.Report().Buckets, int(tableFor(cfgOf(sized), uint64(hint))); got != want {
 						t.Fatalf("a new store with hint %d has %d buckets, want %d", hint, got, want)
 					}
 					ref := make(map[uint64]int)
@@ -49,10 +49,10 @@ func TestSizeHint(t *testing.T) {
 					}
 					// Only a stash past its bound grows a table early,
 					// and then the two part ways.
-					if a, b := grown.Load().Buckets, sized.Load().Buckets; a != b && grown.Stats().Grows == uint64(growthsTo(&o, uint64(a))) {
+					if a, b := grown.Report().Buckets, sized.Report().Buckets; a != b && grown.Stats().Grows == uint64(growthsTo(&o, uint64(a))) {
 						t.Errorf("after %d Sets: %d buckets grown from empty, %d with the hint", hint, a, b)
 					}
-					for _, s := range []*Store[uint64, int]{grown, sized} {
+					for _, s := range []kv[uint64, int]{grown, sized} {
 						if s.Len() != len(ref) {
 							t.Fatalf("Len %d, want %d", s.Len(), len(ref))
 						}
@@ -63,7 +63,7 @@ func TestSizeHint(t *testing.T) {
 						}
 					}
 					// Past the table's threshold, the store grows.
-					maxE, _ := thresholds(&sized.opts, tableFor(&sized.opts, uint64(hint)))
+					maxE, _ := thresholds(cfgOf(sized), tableFor(cfgOf(sized), uint64(hint)))
 					for i := hint; i <= int(maxE); i++ {
 						sized.Set(uint64(i)*0x9e3779b97f4a7c15+1, i)
 					}
@@ -72,7 +72,7 @@ func TestSizeHint(t *testing.T) {
 					}
 					// Clear goes back to the hinted table.
 					sized.Clear()
-					if got, want := sized.Load().Buckets, int(tableFor(&sized.opts, uint64(hint))); got != want {
+					if got, want := sized.Report().Buckets, int(tableFor(cfgOf(sized), uint64(hint))); got != want {
 						t.Errorf("after Clear: %d buckets, want %d", got, want)
 					}
 				})
@@ -104,7 +104,6 @@ func TestSizeHintOptions(t *testing.T) {
 	}{
 		{Options{SizeHint: -1}, "negative"},
 		{Options{SizeHint: MaxSizeHint + 1}, "MaxSizeHint"},
-		{Options{SizeHint: 10, MaxEntries: 100}, "unbounded"},
 	} {
 		s, err := New[string, int](c.o)
 		if !errors.Is(err, ErrOptions) || s != nil || !strings.Contains(err.Error(), c.want) {
@@ -123,17 +122,17 @@ func TestSizeHintOptions(t *testing.T) {
 // the snapshot's table meets restores the saved buckets as they were.
 func TestOpenSizeHint(t *testing.T) {
 	o := Options{Placement: bucket.GoLeft, Choices: 2, Seed: 11}
-	s := newTestStore[uint64, int](t, o)
+	s := newTestMapOf[uint64, int](t, o)
 	ref := make(map[uint64]int)
 	key := func(i int) uint64 { return uint64(i)*0x9e3779b97f4a7c15 + 1 }
 	for i := range 3000 {
 		s.Set(key(i), i)
 		ref[key(i)] = i
 	}
-	saved := s.Load()
+	saved := s.Report()
 	const hint = 40_000
 	r, path := saveOpen(t, s, &Options{SizeHint: hint})
-	if got, want := r.Load().Buckets, int(tableFor(&r.opts, hint)); got != want || got <= saved.Buckets {
+	if got, want := r.Report().Buckets, int(tableFor(cfgOf(r), hint)); got != want || got <= saved.Buckets {
 		t.Fatalf("restored with hint %d: %d buckets, want %d (saved: %d)", hint, got, want, saved.Buckets)
 	}
 	if r.Len() != len(ref) {
@@ -151,7 +150,7 @@ func TestOpenSizeHint(t *testing.T) {
 		t.Errorf("%d keys into a store restored with hint %d: %d growths, want 0", hint, hint, g)
 	}
 	r.Clear()
-	if got, want := r.Load().Buckets, int(tableFor(&r.opts, hint)); got != want {
+	if got, want := r.Report().Buckets, int(tableFor(cfgOf(r), hint)); got != want {
 		t.Errorf("after Clear: %d buckets, want the hint's %d", got, want)
 	}
 
@@ -161,7 +160,7 @@ func TestOpenSizeHint(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Open with hint %d: %v", small, err)
 		}
-		sameReport(t, saved, got.Load())
+		sameReport(t, saved, got.Report())
 		if err := got.checkInvariants(); err != nil {
 			t.Errorf("restored with hint %d: %v", small, err)
 		}
@@ -176,10 +175,10 @@ func TestOpenSizeHint(t *testing.T) {
 			t.Errorf("Open with hint %d: %v, %v; want %v", c.hint, got, err, c.want)
 		}
 	}
-	c := newTestStore[uint64, int](t, Options{MaxEntries: 100, Seed: 3})
+	c := newTestCache[uint64, int](t, CacheOptions{MaxEntries: 100, Seed: 3})
 	c.Set(1, 1)
 	_, cpath := saveOpen(t, c, nil)
-	if got, err := Open[uint64, int](cpath, &Options{SizeHint: 10}); !errors.Is(err, ErrOptionsMismatch) || got != nil {
-		t.Errorf("Open of a cache with a hint: %v, %v; want ErrOptionsMismatch", got, err)
+	if got, err := OpenMap[uint64, int](cpath, &MapOptions{SizeHint: 10}); !errors.Is(err, ErrOptionsMismatch) || got != nil {
+		t.Errorf("OpenMap of a cache with a hint: %v, %v; want ErrOptionsMismatch", got, err)
 	}
 }

@@ -13,7 +13,7 @@ import (
 func TestOpenLeavesOutEntriesExpiringNow(t *testing.T) {
 	forEvictConfigs(t, 256, 21, func(t *testing.T, o Options) {
 		clk := withFakeClock(&o)
-		s := newTestStore[int, int](t, o)
+		s := newTestCacheOf[int, int](t, o)
 		live := 0
 		for k := range 200 {
 			if k%2 == 0 {
@@ -37,7 +37,7 @@ func TestOpenLeavesOutEntriesExpiringNow(t *testing.T) {
 				t.Fatalf("key %d restored, but it expired as the snapshot was opened", k)
 			}
 		}
-		if got := r.Load().Entries; got != live {
+		if got := r.Report().Entries; got != live {
 			t.Fatalf("load report of the restored store: %d entries, want %d", got, live)
 		}
 	})

@@ -14,7 +14,7 @@ import (
 // for a snapshot no one was taking.
 func TestSaveProgressPanics(t *testing.T) {
 	dir := t.TempDir()
-	s := newTestStore[string, int](t, Options{Seed: 53})
+	s := newTestMap[string, int](t, MapOptions{Seed: 53})
 	for i := range 20_000 {
 		s.Set(fmt.Sprint(i), i)
 	}
@@ -36,7 +36,7 @@ func TestSaveProgressPanics(t *testing.T) {
 	if v := s.view.Load(); v != nil {
 		t.Fatal("the panicked Save's view is still installed")
 	}
-	n := s.Load().Buckets
+	n := s.Report().Buckets
 	// Ten times the keys, or three in the short suite: several growths,
 	// or at least one.
 	more := 200_000
@@ -46,7 +46,7 @@ func TestSaveProgressPanics(t *testing.T) {
 	for i := range more {
 		s.Set(fmt.Sprint("more", i), i)
 	}
-	if r := s.Load(); r.Buckets == n || r.Stash > 1000 {
+	if r := s.Report(); r.Buckets == n || r.Stash > 1000 {
 		t.Fatalf("the table did not grow after the panicked Save: %d buckets, %d keys in the stash", r.Buckets, r.Stash)
 	}
 	r, _ := saveOpen(t, s, nil)

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twochoice/twochoice/bucket"
+
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/twochoice/twochoice/internal/snapshot"
@@ -25,7 +27,7 @@ import (
 )
 
 // saveOpen saves s to a fresh file and opens it again.
-func saveOpen[K comparable, V any](t *testing.T, s *Store[K, V], opts *Options) (*Store[K, V], string) {
+func saveOpen[K comparable, V any](t *testing.T, s kv[K, V], opts *Options) (kv[K, V], string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "s.snap")
 	if err := s.Save(path); err != nil {
@@ -55,7 +57,7 @@ func sameReport(t *testing.T, a, b *Report) {
 }
 
 // sameContents checks that two stores hold the same entries.
-func sameContents[K comparable, V any](t *testing.T, a, b *Store[K, V]) {
+func sameContents[K comparable, V any](t *testing.T, a, b kv[K, V]) {
 	t.Helper()
 	if a.Len() != b.Len() {
 		t.Fatalf("Len %d, restored %d", a.Len(), b.Len())
@@ -75,7 +77,7 @@ func TestSaveOpenSameLoad(t *testing.T) {
 	seed := seedFor(t)
 	configs := everyConfig()
 	// Small buckets under one choice overflow into the stash.
-	configs = append(configs, Options{Choices: 1, BucketSize: 1, Seed: 7}, Options{Placement: 2, Choices: 2, BucketSize: 2, Seed: 8})
+	configs = append(configs, Options{Choices: 1, BucketSize: 1, Seed: 7}, Options{Placement: bucket.Halves, Choices: 2, BucketSize: 2, Seed: 8})
 	stashed := 0
 	for _, o := range configs {
 		t.Run(name(o), func(t *testing.T) {
@@ -92,18 +94,18 @@ func TestSaveOpenSameLoad(t *testing.T) {
 				}
 			}
 			r, _ := saveOpen(t, s, nil)
-			sameReport(t, s.Load(), r.Load())
+			sameReport(t, s.Report(), r.Report())
 			var calls, last, total uint64
 			if err := s.SaveProgress(filepath.Join(t.TempDir(), "p.snap"), func(d, n uint64) { calls, last, total = calls+1, d, n }); err != nil {
 				t.Fatal(err)
 			}
-			if calls == 0 || last != total || total != uint64(s.Load().Buckets) {
+			if calls == 0 || last != total || total != uint64(s.Report().Buckets) {
 				t.Fatalf("progress: %d calls, last %d of %d", calls, last, total)
 			}
 			sameContents(t, s, r)
-			stashed += s.Load().Stash
-			if r.Options() != s.Options() {
-				t.Fatalf("options %+v, restored %+v", s.Options(), r.Options())
+			stashed += s.Report().Stash
+			if r.options() != s.options() {
+				t.Fatalf("options %+v, restored %+v", s.options(), r.options())
 			}
 			// The restored store keeps working, and grows.
 			for i := range 2 * n {
@@ -122,8 +124,8 @@ func TestSaveOpenSameLoad(t *testing.T) {
 // Integer and byte-array keys, an empty store, and a store in the middle
 // of a growth all round-trip.
 func TestSaveOpenKeyTypes(t *testing.T) {
-	si := newTestStore[int32, string](t, Options{Seed: 3})
-	sb := newTestStore[[16]byte, uint64](t, Options{Placement: 4, Choices: 3, Hash: 1, Seed: 4})
+	si := newTestMap[int32, string](t, MapOptions{Seed: 3})
+	sb := newTestStore[[16]byte, uint64](t, Options{Placement: bucket.DoubleHash, Choices: 3, Hash: 1, Seed: 4})
 	for i := range 5000 {
 		si.Set(int32(i*7919), fmt.Sprint(i))
 		var k [16]byte
@@ -131,37 +133,37 @@ func TestSaveOpenKeyTypes(t *testing.T) {
 		sb.Set(k, uint64(i))
 	}
 	ri, _ := saveOpen(t, si, nil)
-	sameReport(t, si.Load(), ri.Load())
+	sameReport(t, si.Report(), ri.Report())
 	sameContents(t, si, ri)
 	rb, _ := saveOpen(t, sb, nil)
-	sameReport(t, sb.Load(), rb.Load())
+	sameReport(t, sb.Report(), rb.Report())
 	sameContents(t, sb, rb)
 
-	empty := newTestStore[string, int](t, Options{Seed: 5})
+	empty := newTestMap[string, int](t, MapOptions{Seed: 5})
 	re, _ := saveOpen(t, empty, nil)
-	if re.Len() != 0 || re.Load().Buckets != empty.Load().Buckets {
-		t.Fatalf("empty store: restored %d entries, %d buckets", re.Len(), re.Load().Buckets)
+	if re.Len() != 0 || re.Report().Buckets != empty.Report().Buckets {
+		t.Fatalf("empty store: restored %d entries, %d buckets", re.Len(), re.Report().Buckets)
 	}
 
 	// Stop in the middle of a growth: Save finishes it first.
-	g := newTestStore[int, int](t, Options{Seed: 6})
+	g := newTestMap[int, int](t, MapOptions{Seed: 6})
 	for i := 0; !g.Stats().Growing || i < 1000; i++ {
 		g.Set(i, i)
 	}
 	rg, _ := saveOpen(t, g, nil)
 	sameContents(t, g, rg)
-	sameReport(t, g.Load(), rg.Load())
+	sameReport(t, g.Report(), rg.Report())
 }
 
 // Options given to Open must agree with the file; zero fields take its.
 func TestOpenOptions(t *testing.T) {
-	s := newTestStore[string, int](t, Options{Placement: 2, Choices: 3, BucketSize: 4, Hash: 1, Seed: 42})
+	s := newTestMap[string, int](t, MapOptions{Placement: bucket.Halves, Choices: 3, BucketSize: 4, Hash: 1, Seed: 42})
 	for i := range 1000 {
 		s.Set(fmt.Sprint(i), i)
 	}
 	_, path := saveOpen(t, s, &Options{Seed: 42, Choices: 3})
 	for _, o := range []Options{
-		{Seed: 43}, {Choices: 2}, {BucketSize: 8}, {Placement: 3}, {Choices: 1}, {MaxEntries: 10},
+		{Seed: 43}, {Choices: 2}, {BucketSize: 8}, {Placement: bucket.GoLeft}, {Choices: 1}, {MaxEntries: 10},
 	} {
 		_, err := Open[string, int](path, &o)
 		if !errors.Is(err, ErrOptionsMismatch) || !strings.Contains(err.Error(), path) {
@@ -175,20 +177,14 @@ func TestOpenOptions(t *testing.T) {
 // ErrCorrupt for them, and a program that rebuilds a corrupt snapshot (the
 // README's example) would have thrown a good file away.
 func TestOpenBadTTLIsNotCorrupt(t *testing.T) {
-	unbounded := newTestStore[string, int](t, Options{Seed: 5})
-	cache := newTestStore[string, int](t, Options{Seed: 5, MaxEntries: 100})
-	for _, s := range []*Store[string, int]{unbounded, cache} {
-		s.Set("a", 1)
-	}
-	_, upath := saveOpen(t, unbounded, nil)
+	cache := newTestCache[string, int](t, CacheOptions{Seed: 5, MaxEntries: 100})
+	cache.Set("a", 1)
 	_, cpath := saveOpen(t, cache, nil)
 	for _, tc := range []struct {
 		path string
 		ttl  time.Duration
 		want error
 	}{
-		{upath, time.Hour, ErrOptionsMismatch},
-		{upath, -time.Hour, ErrOptions},
 		{cpath, -time.Hour, ErrOptions},
 	} {
 		r, err := Open[string, int](tc.path, &Options{DefaultTTL: tc.ttl})
@@ -200,8 +196,8 @@ func TestOpenBadTTLIsNotCorrupt(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a cache with a TTL: %v", err)
 	}
-	if r.Options().DefaultTTL != time.Hour {
-		t.Errorf("DefaultTTL %v, want 1h", r.Options().DefaultTTL)
+	if r.options().DefaultTTL != time.Hour {
+		t.Errorf("DefaultTTL %v, want 1h", r.options().DefaultTTL)
 	}
 }
 
@@ -216,7 +212,7 @@ func rewriteMeta(t *testing.T, path string, change func(m *snapshot.Meta), versi
 // file, and never a store.
 func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
-	s := newTestStore[string, int](t, Options{Seed: 9})
+	s := newTestMap[string, int](t, MapOptions{Seed: 9})
 	for i := range 3000 {
 		s.Set(fmt.Sprint("k", i), i)
 	}
@@ -285,7 +281,7 @@ func TestOpenErrors(t *testing.T) {
 
 	// Keys hashed through maphash cannot be saved.
 	type point struct{ X, Y int }
-	sp := newTestStore[point, int](t, Options{Seed: 1})
+	sp := newTestMap[point, int](t, MapOptions{Seed: 1})
 	sp.Set(point{1, 2}, 3)
 	if err := sp.Save(filepath.Join(dir, "p.snap")); !errors.Is(err, ErrKeyType) {
 		t.Errorf("struct keys: %v", err)
@@ -305,7 +301,7 @@ func TestOpenErrors(t *testing.T) {
 // nothing).
 func TestOpenDamaged(t *testing.T) {
 	dir := t.TempDir()
-	s := newTestStore[string, int](t, Options{Seed: 12})
+	s := newTestMap[string, int](t, MapOptions{Seed: 12})
 	for i := range 200 {
 		s.Set(fmt.Sprint(i), i)
 	}
@@ -353,7 +349,7 @@ func TestOpenDamaged(t *testing.T) {
 // which holds no snapshot, as a foreign bbolt file holds none.
 func TestOpenDamagedMetaPage(t *testing.T) {
 	dir := t.TempDir()
-	s := newTestStore[string, int](t, Options{Seed: 12})
+	s := newTestMap[string, int](t, MapOptions{Seed: 12})
 	for i := range 200 {
 		s.Set(fmt.Sprint(i), i)
 	}
@@ -452,11 +448,11 @@ func FuzzOpen(f *testing.F) {
 	var seeds []seed
 	// A store, and a cache where half the entries have expiries (an hour
 	// away: none expires while the fuzzer runs) and some are evicted.
-	for x, o := range []Options{{Seed: 13, BucketSize: 2}, {Seed: 14, MaxEntries: 64, Placement: 1, Choices: 3}} {
+	for x, o := range []Options{{Seed: 13, BucketSize: 2}, {Seed: 14, MaxEntries: 64, Placement: bucket.DChoice, Choices: 3}} {
 		s, _ := New[string, int](o)
 		for i := range 100 {
 			if o.MaxEntries > 0 && i%2 == 0 {
-				s.SetWithTTL(fmt.Sprint(i), i, time.Hour)
+				setWithTTL(s, fmt.Sprint(i), i, time.Hour)
 			} else {
 				s.Set(fmt.Sprint(i), i)
 			}
@@ -507,7 +503,7 @@ func TestSaveIsPointInTime(t *testing.T) {
 	// store's mutex; large enough that it evicts nothing (checked), since
 	// an eviction would leave a gap the check below cannot tell from a
 	// torn snapshot.
-	for x, o := range []Options{{Seed: 21}, {Placement: 1, Choices: 3, BucketSize: 4, Seed: 22}, {Choices: 1, BucketSize: 2, Seed: 23}, {Seed: 24}, {MaxEntries: 1 << 20, Seed: 25}} {
+	for x, o := range []Options{{Seed: 21}, {Placement: bucket.DChoice, Choices: 3, BucketSize: 4, Seed: 22}, {Choices: 1, BucketSize: 2, Seed: 23}, {Seed: 24}, {MaxEntries: 1 << 20, Seed: 25}} {
 		t.Run(name(o), func(t *testing.T) {
 			if x == 3 {
 				// Writers write every bucket they copy to the file.
@@ -573,7 +569,7 @@ func TestSaveIsPointInTime(t *testing.T) {
 	}
 }
 
-func checkInstant(t *testing.T, r *Store[string, int], writers, pre int) {
+func checkInstant(t *testing.T, r kv[string, int], writers, pre int) {
 	t.Helper()
 	for w := range writers {
 		p := 0
@@ -617,7 +613,7 @@ func checkInstant(t *testing.T, r *Store[string, int], writers, pre int) {
 // The store has no expiry of its own yet (Save records 0), so the file is
 // rewritten with expiries, as a store with TTLs would write it.
 func TestOpenSkipsExpired(t *testing.T) {
-	s := newTestStore[string, int](t, Options{Seed: 51})
+	s := newTestMap[string, int](t, MapOptions{Seed: 51})
 	for i := range 1000 {
 		s.Set(fmt.Sprint(i), i)
 	}
@@ -679,7 +675,7 @@ func TestOpenSkipsExpired(t *testing.T) {
 // first: each snapshot is the store at one instant, so it holds keys
 // 0 … p-1 for some p, in a store that passes the invariant checks.
 func TestSaveDuringClear(t *testing.T) {
-	s := newTestStore[int, int](t, Options{Seed: 61})
+	s := newTestMap[int, int](t, MapOptions{Seed: 61})
 	var stop atomic.Bool
 	done := make(chan struct{})
 	go func() {
@@ -724,7 +720,7 @@ func TestSaveDuringClear(t *testing.T) {
 // expiry (by the store's clock, given to Open), and those that had are
 // left out. A full cache that has evicted keeps evicting after Open.
 func TestSaveOpenCache(t *testing.T) {
-	for _, o := range []Options{{MaxEntries: 5000, Seed: 31}, {MaxEntries: 777, Placement: 1, Choices: 3, BucketSize: 4, Seed: 32, Hash: 1}, {MaxEntries: 3000, Choices: 1, Seed: 33}} {
+	for _, o := range []Options{{MaxEntries: 5000, Seed: 31}, {MaxEntries: 777, Placement: bucket.DChoice, Choices: 3, BucketSize: 4, Seed: 32, Hash: 1}, {MaxEntries: 3000, Choices: 1, Seed: 33}} {
 		t.Run(name(o), func(t *testing.T) {
 			clk := newFakeClock()
 			o.Clock = clk
@@ -736,16 +732,16 @@ func TestSaveOpenCache(t *testing.T) {
 				case 0:
 					s.Set(k, i)
 				case 1:
-					s.SetWithTTL(k, i, time.Minute)
+					setWithTTL(s, k, i, time.Minute)
 				case 2:
-					s.SetWithTTL(k, i, time.Hour)
+					setWithTTL(s, k, i, time.Hour)
 				}
 			}
 			if s.Stats().Evictions == 0 {
 				t.Fatal("no evictions: the test wants a full cache")
 			}
 			r, _ := saveOpen(t, s, &Options{Clock: clk})
-			sameReport(t, s.Load(), r.Load())
+			sameReport(t, s.Report(), r.Report())
 			sameContents(t, s, r)
 			if err := r.checkInvariants(); err != nil {
 				t.Fatal(err)
@@ -788,7 +784,7 @@ func TestSaveOpenCache(t *testing.T) {
 // A Save that cannot write its file says why with ErrWrite (and the
 // system's error), names the file once, and leaves what was there.
 func TestSaveErrors(t *testing.T) {
-	s, err := New[string, int](Options{Seed: 1})
+	s, err := NewMap[string, int](MapOptions{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -841,20 +837,20 @@ type complexField struct {
 func TestSaveValueTypes(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.snap")
-	good := newTestStore[string, int](t, Options{Seed: 3})
+	good := newTestMap[string, int](t, MapOptions{Seed: 3})
 	good.Set("kept", 1)
 	if err := good.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	c := newTestStore[string, complex128](t, Options{Seed: 3})
+	c := newTestMap[string, complex128](t, MapOptions{Seed: 3})
 	c.Set("a", 1+2i)
-	f := newTestStore[string, func()](t, Options{Seed: 3})
+	f := newTestMap[string, func()](t, MapOptions{Seed: 3})
 	f.Set("a", func() {})
-	ch := newTestStore[string, chan int](t, Options{Seed: 3})
+	ch := newTestMap[string, chan int](t, MapOptions{Seed: 3})
 	ch.Set("a", make(chan int))
 	cs := newTestStore[string, []complex64](t, Options{Seed: 3})
 	cs.Set("a", []complex64{1i})
-	a := newTestStore[string, any](t, Options{Seed: 3})
+	a := newTestMap[string, any](t, MapOptions{Seed: 3})
 	for i := range 100 {
 		a.Set(fmt.Sprint(i), i)
 	}
@@ -879,7 +875,7 @@ func TestSaveValueTypes(t *testing.T) {
 	}
 	// A struct's complex fields, like its function and channel fields,
 	// are left out, as Save's doc says; the rest of it round-trips.
-	sf := newTestStore[string, complexField](t, Options{Seed: 3})
+	sf := newTestMap[string, complexField](t, MapOptions{Seed: 3})
 	sf.Set("a", complexField{7, 1i})
 	r, _ := saveOpen(t, sf, nil)
 	if v, ok := r.Get("a"); !ok || v.N != 7 {
@@ -895,7 +891,7 @@ func TestSaveValueTypes(t *testing.T) {
 func TestSaveContextCanceled(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.snap")
-	s := newTestStore[string, int](t, Options{Seed: 51})
+	s := newTestMap[string, int](t, MapOptions{Seed: 51})
 	s.Set("first", 1)
 	if err := s.Save(path); err != nil {
 		t.Fatal(err)

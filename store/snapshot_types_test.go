@@ -29,7 +29,7 @@ import (
 // path.
 func saveTyped[K comparable, V any](t *testing.T, kv map[K]V) string {
 	t.Helper()
-	s := newTestStore[K, V](t, Options{Seed: 5})
+	s := newTestMap[K, V](t, MapOptions{Seed: 5})
 	for k, v := range kv {
 		s.Set(k, v)
 	}

@@ -65,7 +65,6 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{Options{MaxEntries: 1<<35 + 1}, ErrOptions},   // one past 2^32 buckets of 8 (and MaxCacheEntries)
 		{Options{MaxEntries: 1 << 34, BucketSize: 2}, ErrOptions},
 		{Options{DefaultTTL: -1, MaxEntries: 10}, ErrOptions},
-		{Options{DefaultTTL: 1}, ErrOptions}, // TTLs need a bound
 		{Options{Choices: 9}, ErrOptions},
 		{Options{Choices: -1}, ErrOptions},
 		{Options{Placement: bucket.Placement(17)}, ErrOptions},
@@ -84,15 +83,15 @@ func TestNewRejectsBadOptions(t *testing.T) {
 }
 
 func TestZeroOptionsMeanDefaults(t *testing.T) {
-	s := newTestStore[string, int](t, Options{})
-	o := s.Options()
+	s := newTestMap[string, int](t, MapOptions{})
+	o := s.options()
 	if o.Placement != bucket.GoLeft || o.Choices != 2 || o.BucketSize != 8 || o.Hash != hashfn.XXHash || o.Seed == 0 {
 		t.Fatalf("defaults: %+v", o)
 	}
 	if s.Seed() != o.Seed {
 		t.Fatalf("Seed() = %d, options say %d", s.Seed(), o.Seed)
 	}
-	one := newTestStore[string, int](t, Options{Choices: 1})
+	one := newTestMap[string, int](t, MapOptions{Choices: 1})
 	if one.Options().Placement != bucket.OneChoice {
 		t.Fatalf("Choices 1 with the zero placement should be one choice, got %v", one.Options().Placement)
 	}
@@ -167,7 +166,7 @@ func TestKeyTypes(t *testing.T) {
 
 func roundTrip[K comparable](t *testing.T, key func(int) K) {
 	for _, kind := range hashfn.Kinds() {
-		s := newTestStore[K, int](t, Options{Hash: kind, Seed: 3})
+		s := newTestMap[K, int](t, MapOptions{Hash: kind, Seed: 3})
 		n := 200
 		for i := range n {
 			s.Set(key(i), i)
@@ -215,20 +214,20 @@ func TestSameSeedSamePlacement(t *testing.T) {
 			a.Set(k, i)
 			b.Set(k, i)
 		}
-		ta, tb := a.tabs.Load(), b.tabs.Load()
-		if int(ta.cur.n) != int(tb.cur.n) {
+		ta, tb := currentTable(a), currentTable(b)
+		if ta.geom().n != tb.geom().n {
 			t.Fatalf("%s: sizes differ", name(o))
 		}
-		for i := range ta.cur.n {
-			if ta.cur.bucket(i).ctrl.Load() != tb.cur.bucket(i).ctrl.Load() ||
-				ta.cur.bucket(i).slots != tb.cur.bucket(i).slots {
+		for i := range ta.geom().n {
+			if ta.bucket(i).ctrl.Load() != tb.bucket(i).ctrl.Load() ||
+				ta.bucket(i).slots != tb.bucket(i).slots {
 				t.Fatalf("%s: bucket %d differs", name(o), i)
 			}
 		}
 	}
 	// And a different seed places them differently.
-	a := newTestStore[string, int](t, Options{Seed: 1})
-	b := newTestStore[string, int](t, Options{Seed: 2})
+	a := newTestMap[string, int](t, MapOptions{Seed: 1})
+	b := newTestMap[string, int](t, MapOptions{Seed: 2})
 	for i, k := range keys {
 		a.Set(k, i)
 		b.Set(k, i)
@@ -241,7 +240,7 @@ func TestSameSeedSamePlacement(t *testing.T) {
 // TestHashCollisionsAreHarmless forces every key to one hash: the store
 // must still tell them apart by comparing keys, and then re-key.
 func TestHashCollisionsAreHarmless(t *testing.T) {
-	s := newTestStore[string, int](t, Options{Seed: 5})
+	s := newTestMap[string, int](t, MapOptions{Seed: 5})
 	setHash(s, func(string) uint64 { return 0x1234567 })
 	for i := range 100 {
 		s.Set(fmt.Sprint(i), i)
@@ -268,7 +267,7 @@ func TestHashCollisionsAreHarmless(t *testing.T) {
 
 func TestStashHintsAndGrowthByStash(t *testing.T) {
 	// One choice, one slot: the stash fills fast and forces growth.
-	s := newTestStore[int, int](t, Options{Choices: 1, BucketSize: 1, Seed: 11})
+	s := newTestMap[int, int](t, MapOptions{Choices: 1, BucketSize: 1, Seed: 11})
 	deleted := map[int]bool{}
 	for i := range 3000 {
 		s.Set(i, -i)
@@ -290,7 +289,7 @@ func TestStashHintsAndGrowthByStash(t *testing.T) {
 }
 
 func TestClear(t *testing.T) {
-	s := newTestStore[string, int](t, Options{Seed: 1})
+	s := newTestMap[string, int](t, MapOptions{Seed: 1})
 	for i := range 10000 {
 		s.Set(fmt.Sprint(i), i)
 	}
@@ -312,7 +311,7 @@ func TestClear(t *testing.T) {
 }
 
 func TestStatsCount(t *testing.T) {
-	s := newTestStore[int, int](t, Options{Seed: 1})
+	s := newTestMap[int, int](t, MapOptions{Seed: 1})
 	for i := range 1000 {
 		s.Set(i, i)
 	}
@@ -333,7 +332,7 @@ func TestStatsCount(t *testing.T) {
 // TestCountersAreExact: hits and misses counted by many goroutines at
 // once, in their stripes, add up exactly.
 func TestCountersAreExact(t *testing.T) {
-	s := newTestStore[int, int](t, Options{Seed: 1})
+	s := newTestMap[int, int](t, MapOptions{Seed: 1})
 	s.Set(1, 1)
 	const goroutines, n = 8, 20000
 	var wg sync.WaitGroup
@@ -356,7 +355,7 @@ func TestAllocs(t *testing.T) {
 		t.Skip("instrumented build")
 	}
 	keys := keyset.Synthetic(1000, 2)
-	s := newTestStore[string, int64](t, Options{Seed: 1})
+	s := newTestMap[string, int64](t, MapOptions{Seed: 1})
 	i := 0
 	if a := testing.AllocsPerRun(1000, func() { s.Set(keys[i%len(keys)], int64(i)); i++ }); a != 0 {
 		t.Errorf("Set of string keys: %v allocs", a)
@@ -367,7 +366,7 @@ func TestAllocs(t *testing.T) {
 	if a := testing.AllocsPerRun(1000, func() { s.Get("absent"); i++ }); a != 0 {
 		t.Errorf("Get of an absent key: %v allocs", a)
 	}
-	si := newTestStore[uint64, int](t, Options{Hash: hashfn.Tabulation, Seed: 1})
+	si := newTestMap[uint64, int](t, MapOptions{Hash: hashfn.Tabulation, Seed: 1})
 	for j := range uint64(1000) {
 		si.Set(j, 0)
 	}
@@ -396,8 +395,7 @@ func TestCand2MatchesGenerator(t *testing.T) {
 			}
 			// Set up a table without its buckets: 2^32 of them would not
 			// fit in memory, and cand2 does not read them.
-			full := &table[int, int]{}
-			full.setup(&o, gen)
+			full := &table[int, int]{geometry: newGeometry(&o, n)}
 			var c [hashfn.MaxChoices]uint64
 			for range 2000 {
 				h := r.Uint64()
@@ -413,7 +411,7 @@ func TestCand2MatchesGenerator(t *testing.T) {
 // TestGrowthUsesPreparedTable: the next table is allocated a chunk per
 // write only near the threshold, and the growth takes that table.
 func TestGrowthUsesPreparedTable(t *testing.T) {
-	s := newTestStore[int, int](t, Options{Seed: 4})
+	s := newTestMap[int, int](t, MapOptions{Seed: 4})
 	i := 0
 	for s.tabs.Load().cur.n < 3*chunkSize { // big enough for several chunks
 		s.Set(i, i)

@@ -88,7 +88,7 @@ func replaceable(path string) error {
 // Ctrl-C abandons the save until the snapshot is complete, as
 // Store.SaveContext does; the directory is removed whatever happens.
 // Errors name out where Save's named the file in that directory.
-func saveSnapshot(ctx context.Context, s *store.Store[string, uint64], out string, pin *cli.Pinned, progress func(done, total uint64)) error {
+func saveSnapshot(ctx context.Context, s *store.Map[string, uint64], out string, pin *cli.Pinned, progress func(done, total uint64)) error {
 	dir, err := pin.TempDir()
 	if err != nil {
 		return fmt.Errorf("snapshot %s: %w (%w)", out, store.ErrWrite, err)
