@@ -44,67 +44,106 @@ type cacheBucket[K comparable, V any] struct {
 	b   bucketOf[K, V]
 }
 
+// slotMeta is what a cache keeps of each slot beside the bucket: its
+// expiry (read only when ttl says some entry may have one) and its policy
+// word. A lookup reads them in the same consistent view as the slot; a
+// map's lookups pass nil.
+type slotMeta struct {
+	exp *[slotsPerBucket]atomic.Int64
+	acc *[slotsPerBucket]atomic.Uint32
+	ttl bool
+}
+
+// found is what a lookup found of a key: its slot, value, and, with a
+// slotMeta, its expiry and policy word.
+type found[V any] struct {
+	slot int
+	val  V
+	exp  int64
+	acc  uint32
+}
+
 // get looks k up in the bucket: optimistically for the layouts that allow
 // it, else under the read lock.
 func (b *bucketOf[K, V]) get(k K, tag uint8, l wordLayout) (V, bool) {
+	f, ok := b.lookup(k, tag, l, nil)
+	return f.val, ok
+}
+
+// lookup looks k up in the bucket, with the slot's metadata if meta is
+// not nil: optimistically for the layouts that allow it, else under the
+// read lock.
+func (b *bucketOf[K, V]) lookup(k K, tag uint8, l wordLayout, meta *slotMeta) (found[V], bool) {
 	if l.words > 0 {
-		return b.getOptimistic(k, tag, l)
+		return b.getOptimistic(k, tag, l, meta)
 	}
-	return b.getLocked(k, tag)
+	return b.getLocked(k, tag, meta)
 }
 
 // getOptimistic reads the bucket until it gets a consistent view: the
 // sync word, then the control word, then the slots whose tag matches, each
 // checked against the sync word before it is used (readMatch).
-func (b *bucketOf[K, V]) getOptimistic(k K, tag uint8, l wordLayout) (V, bool) {
+func (b *bucketOf[K, V]) getOptimistic(k K, tag uint8, l wordLayout, meta *slotMeta) (found[V], bool) {
 	for {
 		s := b.sync.begin()
 		m := ctrl(b.ctrl.Load()).match(tag)
-		if v, ok, valid := b.readMatch(k, m, s, l); valid {
-			return v, ok
+		if f, ok, valid := b.readMatch(k, m, s, l, meta); valid {
+			return f, ok
 		}
 	}
 }
 
 // readMatch looks for k among the slots flagged in m, which the caller
 // found in a control word it loaded after the sync word s. Each candidate
-// slot is copied with atomic loads, and the copy is used only if the sync
-// word still equals s afterwards: then no writer changed or emptied a
-// full slot since s, and the copy is one whole entry (seqlock_unsafe.go).
-// valid is false when a writer got in the way and the caller must read
-// again.
-func (b *bucketOf[K, V]) readMatch(k K, m, s uint64, l wordLayout) (v V, found, valid bool) {
+// slot is copied with atomic loads (with its metadata, if meta is not
+// nil), and the copy is used only if the sync word still equals s
+// afterwards: then no writer changed or emptied a full slot since s, and
+// the copy is one whole entry (seqlock_unsafe.go). valid is false when a
+// writer got in the way and the caller must read again.
+func (b *bucketOf[K, V]) readMatch(k K, m, s uint64, l wordLayout, meta *slotMeta) (f found[V], ok, valid bool) {
 	if s&writerBit != 0 {
-		return v, false, false
+		return f, false, false
 	}
 	for ; m != 0; m &= m - 1 {
+		x := slotOf(m)
 		var e slot[K, V]
-		loadSlot(&e, &b.slots[slotOf(m)], l)
+		loadSlot(&e, &b.slots[x], l)
+		var xp int64
+		var a uint32
+		if meta != nil {
+			if meta.ttl {
+				xp = meta.exp[x].Load()
+			}
+			a = meta.acc[x].Load()
+		}
 		if b.sync.v.Load() != s {
-			return v, false, false
+			return f, false, false
 		}
 		if e.key == k {
-			return e.val, true, true
+			return found[V]{slot: x, val: e.val, exp: xp, acc: a}, true, true
 		}
 	}
-	return v, false, true
+	return f, false, true
 }
 
 // getLocked looks k up under the bucket's read lock, after checking the
 // tags without it: a bucket without a matching tag costs no write.
-func (b *bucketOf[K, V]) getLocked(k K, tag uint8) (v V, ok bool) {
+func (b *bucketOf[K, V]) getLocked(k K, tag uint8, meta *slotMeta) (f found[V], ok bool) {
 	if ctrl(b.ctrl.Load()).match(tag) == 0 {
-		return v, false
+		return f, false
 	}
 	b.sync.rlock()
 	for m := ctrl(b.ctrl.Load()).match(tag); m != 0; m &= m - 1 {
-		if s := &b.slots[slotOf(m)]; s.key == k {
-			v, ok = s.val, true
+		if x := slotOf(m); b.slots[x].key == k {
+			f, ok = found[V]{slot: x, val: b.slots[x].val}, true
+			if meta != nil {
+				f.exp, f.acc = meta.exp[x].Load(), meta.acc[x].Load()
+			}
 			break
 		}
 	}
 	b.sync.runlock()
-	return v, ok
+	return f, ok
 }
 
 // find returns the slot of k in the bucket, or -1. Only writers call it,

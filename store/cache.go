@@ -142,17 +142,17 @@ func (s *Cache[K, V]) getCache(t *cacheTable[K, V], k K, h uint64, tag uint8, hi
 		if !matches[x] {
 			continue
 		}
-		j, v, exp, acc, ok := t.lookup(i, k, tag, ttl)
+		f, ok := t.lookup(i, k, tag, ttl)
 		if !ok {
 			continue
 		}
-		if exp != 0 && exp <= s.nowNanos() {
+		if f.exp != 0 && f.exp <= s.nowNanos() {
 			s.expire(t, i, k, tag)
 			break
 		}
-		t.touch(i, j, acc, s.tickNow(hint), s.slack, &s.pol)
+		t.touch(i, f.slot, f.acc, s.tickNow(hint), s.slack, &s.pol)
 		s.tot.hit(hint)
-		return v, true
+		return f.val, true
 	}
 	s.tot.miss(hint)
 	var zero V

@@ -122,15 +122,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 		// A short bucket counts its missing slot as full.
 		loads[x] = uint32(ctrl(t.cbucket(i).b.ctrl.Load()).load() + t.size - slotsOf(t.capAt(i)))
 	}
-	var x int
-	switch t.d {
-	case 1:
-	case 2:
-		x = t.rule.Choose2(loads[0], loads[1], h<<56)
-	default:
-		x = t.rule.Choose(loads[:t.d], hashfn.Extend(h, coinExtension))
-	}
-	i := cs[x]
+	i := cs[t.choose(loads[:t.d], h)]
 	cb := t.cbucket(i)
 	b := &cb.b
 	cw := ctrl(b.ctrl.Load())

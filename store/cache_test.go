@@ -607,10 +607,11 @@ func TestTouchAfterRemovalWritesNothing(t *testing.T) {
 	h := s.hash(1)
 	var c [hashfn.MaxChoices]uint64
 	for _, i := range tb.cands(h, &c) {
-		j, _, _, acc, ok := tb.lookup(i, 1, tagOf(h), false)
+		f, ok := tb.lookup(i, 1, tagOf(h), false)
 		if !ok {
 			continue
 		}
+		j, acc := f.slot, f.acc
 		if acc == 0 {
 			t.Fatalf("a live entry's policy word is 0")
 		}
@@ -729,8 +730,8 @@ func TestCacheGetWrites(t *testing.T) {
 		h := s.hash(k)
 		var c [hashfn.MaxChoices]uint64
 		for _, i := range tb.cands(h, &c) {
-			if j, _, _, _, ok := tb.lookup(i, k, tagOf(h), true); ok {
-				return tb.cbucket(i).acc[j].Load()
+			if f, ok := tb.lookup(i, k, tagOf(h), true); ok {
+				return tb.cbucket(i).acc[f.slot].Load()
 			}
 		}
 		return 0

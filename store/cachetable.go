@@ -138,50 +138,9 @@ func (t *cacheTable[K, V]) capAt(i uint64) uint64 {
 // and the policy word are read inside the same version check as the
 // slot), else under the read lock. It reads the expiry only if ttl says
 // some entry may have one.
-func (t *cacheTable[K, V]) lookup(i uint64, k K, tag uint8, ttl bool) (j int, v V, exp int64, acc uint32, ok bool) {
+func (t *cacheTable[K, V]) lookup(i uint64, k K, tag uint8, ttl bool) (found[V], bool) {
 	cb := t.cbucket(i)
-	b, ma := &cb.b, &cb.acc
-	me := &t.meta[i].exp
-	l := t.lay
-	if l.words == 0 {
-		if ctrl(b.ctrl.Load()).match(tag) == 0 {
-			return -1, v, 0, 0, false
-		}
-		b.sync.rlock()
-		for m := ctrl(b.ctrl.Load()).match(tag); m != 0; m &= m - 1 {
-			if x := slotOf(m); b.slots[x].key == k {
-				j, v, exp, acc, ok = x, b.slots[x].val, me[x].Load(), ma[x].Load(), true
-				break
-			}
-		}
-		b.sync.runlock()
-		return j, v, exp, acc, ok
-	}
-	for {
-		s := b.sync.begin()
-		m := ctrl(b.ctrl.Load()).match(tag)
-		valid := true
-		for ; m != 0; m &= m - 1 {
-			x := slotOf(m)
-			var e slot[K, V]
-			loadSlot(&e, &b.slots[x], l)
-			var xp int64
-			if ttl {
-				xp = me[x].Load()
-			}
-			a := ma[x].Load()
-			if b.sync.v.Load() != s {
-				valid = false
-				break
-			}
-			if e.key == k {
-				return x, e.val, xp, a, true
-			}
-		}
-		if valid {
-			return -1, v, 0, 0, false
-		}
-	}
+	return cb.b.lookup(k, tag, t.lay, &slotMeta{exp: &t.meta[i].exp, acc: &cb.acc, ttl: ttl})
 }
 
 // locked is the set of buckets a cache writer holds: a key's distinct

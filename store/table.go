@@ -128,9 +128,11 @@ func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool) {
 	}
 	l := t.lay
 	if l.words == 0 {
-		if v, ok = b0.getLocked(k, tag); !ok {
-			v, ok = b1.getLocked(k, tag)
+		var f found[V]
+		if f, ok = b0.getLocked(k, tag, nil); !ok {
+			f, ok = b1.getLocked(k, tag, nil)
 		}
+		v = f.val
 		if !ok && t.stash.len() > 0 && b0.sync.hint() != 0 {
 			return t.stash.get(k)
 		}
@@ -169,18 +171,20 @@ func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool) {
 // them.
 func (t *table[K, V]) get2Rest(k K, tag uint8, b0, b1 *bucketOf[K, V], s0, s1, m0, m1 uint64) (v V, ok bool) {
 	l := t.lay
+	var f found[V]
 	if m0 != 0 {
 		var valid bool
-		if v, ok, valid = b0.readMatch(k, m0, s0, l); !valid {
-			v, ok = b0.getOptimistic(k, tag, l)
+		if f, ok, valid = b0.readMatch(k, m0, s0, l, nil); !valid {
+			f, ok = b0.getOptimistic(k, tag, l, nil)
 		}
 	}
 	if !ok && m1 != 0 {
 		var valid bool
-		if v, ok, valid = b1.readMatch(k, m1, s1, l); !valid {
-			v, ok = b1.getOptimistic(k, tag, l)
+		if f, ok, valid = b1.readMatch(k, m1, s1, l, nil); !valid {
+			f, ok = b1.getOptimistic(k, tag, l, nil)
 		}
 	}
+	v = f.val
 	if !ok && t.stash.len() > 0 && b0.sync.hint() != 0 {
 		return t.stash.get(k)
 	}
