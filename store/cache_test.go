@@ -5,13 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"runtime"
-	"strconv"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,7 +20,8 @@ import (
 // fakeClock is a Clock that tests move by hand.
 type fakeClock struct{ ns atomic.Int64 }
 
-func (c *fakeClock) Now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *fakeClock) Now() time.Time { return time.Unix(0, c.ns.Load()) }
+
 func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 func newFakeClock() *fakeClock {
@@ -461,69 +457,6 @@ func TestCacheKeepsFrequentKeys(t *testing.T) {
 	}
 }
 
-// TestCacheConcurrent runs writers (Set, SetWithTTL, Delete) and readers on
-// a small cache that evicts all the time, with the clock moving. A value
-// found always belongs to its key; a goroutine's own Set is seen by its
-// next Get unless another goroutine's Set evicted it, which only happens to
-// keys that share a candidate with a key set meanwhile. Run under -race.
-func TestCacheConcurrent(t *testing.T) {
-	n := 20000
-	if testing.Short() {
-		n = 4000
-	}
-	for _, o := range []Options{
-		{MaxEntries: 256, Seed: 1},
-		{MaxEntries: 100, Choices: 1, BucketSize: 4, Seed: 2},
-		{MaxEntries: 300, Placement: bucket.DoubleHash, Choices: 3, Hash: hashfn.Tabulation, Seed: 3},
-	} {
-		t.Run(name(o), func(t *testing.T) {
-			clk := newFakeClock()
-			o.Clock = clk
-			s := newTestCacheOf[string, string](t, o)
-			var wg sync.WaitGroup
-			var bad atomic.Int64
-			for g := range 4 {
-				wg.Go(func() {
-					rng := rand.New(rand.NewPCG(uint64(g), 9))
-					for i := range n {
-						k := "k" + strconv.Itoa(rng.IntN(1000))
-						switch rng.IntN(8) {
-						case 0:
-							s.Delete(k)
-						case 1:
-							s.SetWithTTL(k, k, time.Duration(rng.IntN(3))*time.Millisecond)
-						case 2, 3:
-							s.Set(k, k)
-						default:
-							if v, ok := s.Get(k); ok && v != k {
-								if bad.Add(1) < 5 {
-									t.Errorf("Get(%s) = %s", k, v)
-								}
-							}
-						}
-						if g == 0 && i%64 == 0 {
-							clk.advance(time.Millisecond)
-						}
-						if s.Len() > o.MaxEntries {
-							t.Errorf("Len %d > %d", s.Len(), o.MaxEntries)
-						}
-					}
-				})
-			}
-			wg.Go(func() {
-				for range 20 {
-					for k, v := range s.All() {
-						if k != v {
-							t.Errorf("All yields %s = %s", k, v)
-						}
-					}
-				}
-			})
-			wg.Wait()
-		})
-	}
-}
-
 func TestCacheAllocs(t *testing.T) {
 	if testing.CoverMode() != "" || testutil.Race {
 		t.Skip("instrumented build")
@@ -575,145 +508,6 @@ func TestExpiryForSnapshots(t *testing.T) {
 	}
 	if _, ok := r.Get("a"); ok || r.Len() != 1 {
 		t.Fatalf("restored expiry not honoured: Len %d", r.Len())
-	}
-}
-
-// A cache's load report: no fluid columns (a full cache is not balls that
-// arrive and stay), utilization against the bound.
-func TestCacheLoadReport(t *testing.T) {
-	s := newTestCache[int, int](t, CacheOptions{MaxEntries: 5000, Seed: 3})
-	for i := range 20000 {
-		s.Set(i, i)
-	}
-	r := s.Report()
-	if r.MaxEntries != 5000 || r.Entries != s.Len() || r.FluidShareAtLeast != nil || r.Utilization > 1 || r.Utilization < 0.99 {
-		t.Fatalf("report %+v", r)
-	}
-	if out := r.String(); !strings.Contains(out, "a cache of at most 5000 entries") {
-		t.Fatalf("report:\n%s", out)
-	}
-}
-
-// A hit that raced the removal of its entry must not write the emptied
-// slot's policy word (which must stay 0), nor a replacing key's: touch
-// swaps only the word the lookup read with the entry.
-func TestTouchAfterRemovalWritesNothing(t *testing.T) {
-	s, err := NewCache[int, int](CacheOptions{MaxEntries: 64, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Set(1, 1)
-	tb := s.tab.Load()
-	h := s.hash(1)
-	var c [hashfn.MaxChoices]uint64
-	for _, i := range tb.cands(h, &c) {
-		f, ok := tb.lookup(i, 1, tagOf(h), false)
-		if !ok {
-			continue
-		}
-		j, acc := f.slot, f.acc
-		if acc == 0 {
-			t.Fatalf("a live entry's policy word is 0")
-		}
-		b := tb.bucket(i)
-		b.sync.lock()
-		tb.clearSlot(i, j)
-		b.sync.unlock()
-		// The hit lands after the removal, with the word it read before.
-		tb.touch(i, j, acc, uint64(acc)+1000, 0, &s.pol)
-		if w := tb.cbucket(i).acc[j].Load(); w != 0 {
-			t.Fatalf("the emptied slot's policy word is %#x, want 0", w)
-		}
-		return
-	}
-	t.Fatal("key 1 not found")
-}
-
-// A TTL of centuries (or math.MaxInt64, "no real limit") keeps the entry:
-// its expiry must not wrap around to a time long past.
-func TestLongTTLKeepsTheEntry(t *testing.T) {
-	clk := newFakeClock()
-	s, err := NewCache[string, int](CacheOptions{MaxEntries: 1000, Clock: clk, DefaultTTL: math.MaxInt64})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Set("default", 1)
-	s.SetWithTTL("250y", 2, 250*365*24*time.Hour)
-	s.SetWithTTL("max", 3, math.MaxInt64)
-	clk.advance(100 * 365 * 24 * time.Hour)
-	for k, want := range map[string]int{"default": 1, "250y": 2, "max": 3} {
-		if v, ok := s.Get(k); !ok || v != want {
-			t.Errorf("Get(%q) = %v, %v; want %v", k, v, ok, want)
-		}
-	}
-	if st := s.Stats(); st.Expirations != 0 || s.Len() != 3 {
-		t.Errorf("expirations %d, Len %d; want 0 and 3", st.Expirations, s.Len())
-	}
-}
-
-// An expiry that comes out at exactly 0 (which means "never") still
-// expires: it takes a clock before 1970, which an injected clock may be.
-func TestExpiryAtZeroStillExpires(t *testing.T) {
-	clk := new(fakeClock)
-	clk.ns.Store(-int64(time.Second))
-	s, err := NewCache[int, int](CacheOptions{MaxEntries: 100, Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.SetWithTTL(1, 1, time.Second)
-	clk.advance(time.Hour)
-	if v, ok := s.Get(1); ok {
-		t.Errorf("Get after its TTL = %v, true; want a miss", v)
-	}
-}
-
-// A cache's load report counts its deletes, as Stats does.
-func TestCacheLoadCountsDeletes(t *testing.T) {
-	s, err := NewCache[int, int](CacheOptions{MaxEntries: 1000, Seed: 11})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 3000 {
-		s.Set(i, i)
-	}
-	for i := 2000; i < 3000; i += 3 {
-		s.Delete(i)
-	}
-	if got, want := s.Report().Deletes, s.Stats().Deletes; got != want || want == 0 {
-		t.Errorf("Load().Deletes = %d, Stats().Deletes = %d", got, want)
-	}
-}
-
-// A bound above MaxCacheEntries is ErrOptions, found before anything is
-// allocated; up to 2^35 was accepted, and New then allocated the whole
-// table (hundreds of GiB) and crashed the process out of memory.
-func TestMaxCacheEntries(t *testing.T) {
-	// resolve first: without the bound, New would start allocating.
-	for _, maxE := range []int{MaxCacheEntries + 1, 1 << 30, 1 << 35} {
-		if _, err := (Options{MaxEntries: maxE}).resolve(); !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "MaxCacheEntries") {
-			t.Fatalf("MaxEntries %d: %v, want ErrOptions naming MaxCacheEntries", maxE, err)
-		}
-	}
-	if _, err := (Options{MaxEntries: MaxCacheEntries}).resolve(); err != nil {
-		t.Fatalf("MaxEntries = MaxCacheEntries: %v", err)
-	}
-	for _, maxE := range []int{MaxCacheEntries + 1, 1 << 35} {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		s, err := NewCache[uint64, uint64](CacheOptions{MaxEntries: maxE, BucketSize: 8})
-		runtime.ReadMemStats(&after)
-		if !errors.Is(err, ErrOptions) || s != nil {
-			t.Fatalf("New with MaxEntries %d: %v, %v; want ErrOptions", maxE, s, err)
-		}
-		if a := after.TotalAlloc - before.TotalAlloc; a > 1<<20 {
-			t.Errorf("New with MaxEntries %d allocated %d bytes before failing", maxE, a)
-		}
-	}
-	// The bound does not depend on the bucket size or the rule.
-	for _, o := range []Options{{MaxEntries: MaxCacheEntries + 1, BucketSize: 1}, {MaxEntries: MaxCacheEntries + 1, Placement: bucket.DoubleHash, Choices: 3}} {
-		if _, err := o.resolve(); !errors.Is(err, ErrOptions) {
-			t.Errorf("%+v: %v, want ErrOptions", o, err)
-		}
 	}
 }
 

@@ -71,30 +71,3 @@ func TestAllSkipsKeysRemovedBeforeReached(t *testing.T) {
 		})
 	}
 }
-
-// After an All loop kept the table from growing, the table grows at the
-// first Set of a new key, not at the first write: an update or a Delete
-// leaves the stash that the loop's inserts filled (All's doc said the
-// first write grew the table).
-func TestGrowthAfterAllWaitsForANewKey(t *testing.T) {
-	s := newTestMap[int, int](t, MapOptions{Seed: 8})
-	s.Set(-1, -1)
-	for range s.All() {
-		for i := range 1000 {
-			s.Set(i, i)
-		}
-	}
-	before := s.Stats()
-	if before.Stash == 0 || before.Grows != 0 {
-		t.Fatalf("after the loop: %+v", before)
-	}
-	s.Set(1, 1)
-	s.Delete(2)
-	if st := s.Stats(); st.Grows != before.Grows {
-		t.Fatalf("an update or a Delete grew the table: %+v", st)
-	}
-	s.Set(1000, 1000)
-	if st := s.Stats(); st.Grows != before.Grows+1 {
-		t.Fatalf("the Set of a new key did not grow the table: %+v", st)
-	}
-}

@@ -284,3 +284,36 @@ func TestCacheReportWithLargerBuckets(t *testing.T) {
 		}
 	}
 }
+
+// A cache's load report: no fluid columns (a full cache is not balls that
+// arrive and stay), utilization against the bound.
+func TestCacheLoadReport(t *testing.T) {
+	s := newTestCache[int, int](t, CacheOptions{MaxEntries: 5000, Seed: 3})
+	for i := range 20000 {
+		s.Set(i, i)
+	}
+	r := s.Report()
+	if r.MaxEntries != 5000 || r.Entries != s.Len() || r.FluidShareAtLeast != nil || r.Utilization > 1 || r.Utilization < 0.99 {
+		t.Fatalf("report %+v", r)
+	}
+	if out := r.String(); !strings.Contains(out, "a cache of at most 5000 entries") {
+		t.Fatalf("report:\n%s", out)
+	}
+}
+
+// A cache's load report counts its deletes, as Stats does.
+func TestCacheLoadCountsDeletes(t *testing.T) {
+	s, err := NewCache[int, int](CacheOptions{MaxEntries: 1000, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3000 {
+		s.Set(i, i)
+	}
+	for i := 2000; i < 3000; i += 3 {
+		s.Delete(i)
+	}
+	if got, want := s.Report().Deletes, s.Stats().Deletes; got != want || want == 0 {
+		t.Errorf("Load().Deletes = %d, Stats().Deletes = %d", got, want)
+	}
+}
