@@ -162,7 +162,7 @@ func (s *Cache[K, V]) getCache(t *cacheTable[K, V], k K, h uint64, tag uint8, hi
 // expire removes k from bucket i if it is there and expired: a Get that
 // finds an expired entry removes it, so Len stops counting it.
 func (s *Cache[K, V]) expire(t *cacheTable[K, V], i uint64, k K, tag uint8) {
-	b := &t.cbucket(i).b
+	b := t.bucket(i)
 	b.sync.lock()
 	if j := b.find(k, tag); j >= 0 {
 		if x := t.meta[i].exp[j].Load(); x != 0 && x <= s.nowNanos() {
@@ -248,7 +248,7 @@ func (s *Cache[K, V]) deleteCache(k K, h uint64, tag uint8) bool {
 	defer unlockAll(&lk, t)
 	s.cowTouchLocked(t, lk.idx[:lk.n])
 	for _, i := range cs {
-		if j := t.cbucket(i).b.find(k, tag); j >= 0 {
+		if j := t.bucket(i).find(k, tag); j >= 0 {
 			// An expired entry goes too, but was not there to delete.
 			st := s.tot.stripe(stripeHint())
 			if x := t.meta[i].exp[j].Load(); x != 0 && x <= s.nowNanos() {

@@ -377,7 +377,7 @@ func (v *cowView[K, V]) next(i uint64, dst, spare []viewEntry[K, V], counts [][]
 	// and one that came before the snapshot instant may still be changing
 	// the bucket: the walker claims and copies a cache's bucket under its
 	// lock (cowTouchLocked).
-	var b *bucketOf[K, V]
+	var b bref[K, V]
 	if v.locked {
 		b = v.t.bucket(i)
 		b.sync.lock()
@@ -388,7 +388,7 @@ func (v *cowView[K, V]) next(i uint64, dst, spare []viewEntry[K, V], counts [][]
 		v.done(i)
 		counts[v.t.geom().gen.PartOf(i)][len(dst)-n]++
 	}
-	if b != nil {
+	if v.locked {
 		b.sync.unlock()
 	}
 	v.mu.Lock()

@@ -69,7 +69,7 @@ const minRekeyGap = 1024
 // holds s.mu.
 func (s *Map[K, V]) flooded(t *table[K, V]) bool {
 	stash := t.stash.len()
-	if stash <= t.stashBound || t.entries > t.maxEntries {
+	if stash <= t.stashBound || t.entries.Load() > t.maxEntries {
 		return false
 	}
 	f := &s.flood
@@ -99,7 +99,7 @@ func (s *Map[K, V]) rekeyStarted(old, nt *table[K, V]) {
 	f.rekeys++
 	f.reseeded = nt.fn.Kind() == old.fn.Kind() && nt.fn.Kind() != hashfn.SipHash
 	f.pending = nil
-	f.allowAt = f.inserts + max(old.entries, minRekeyGap)
+	f.allowAt = f.inserts + max(old.entries.Load(), minRekeyGap)
 }
 
 // rekey answers a flood in the current table t: it picks the next hash
@@ -127,15 +127,15 @@ func (s *Map[K, V]) prepareRekey(t *table[K, V]) {
 	if s.prep == nil || s.prep.fn != s.flood.pending.fn {
 		next := t.n
 		limit := t.maxEntries / 4 * 3
-		if t.entries > limit {
-			next = growTo(&s.cfg, t.n, t.entries)
+		if t.entries.Load() > limit {
+			next = growTo(&s.cfg, t.n, t.entries.Load())
 			limit = growLimit(&s.cfg, t.n, next)
 		}
 		s.prep = newTableFn[K, V](&s.cfg, next, s.lay, false, *s.flood.pending)
 		s.prepTo = limit
 	}
 	s.prep.allocNext()
-	if s.prep.ready == len(s.prep.chunks) && s.pins == 0 {
+	if s.prep.ready == len(s.prep.hdrs) && s.pins == 0 {
 		s.startMove(t, s.prep)
 	}
 }
