@@ -217,19 +217,30 @@ func (b bref[K, V]) put(j int, k K, v V, tag uint8, l wordLayout) {
 // update replaces the value in slot j under the exclusive lock.
 func (b bref[K, V]) update(j int, v V, l wordLayout) {
 	b.sync.lock()
+	b.updateLocked(j, v, l)
+	b.sync.unlock()
+}
+
+// updateLocked replaces the value in slot j; the caller holds the bucket.
+func (b bref[K, V]) updateLocked(j int, v V, l wordLayout) {
 	if l.words > 0 {
 		e := slot[K, V]{key: b.slots[j].key, val: v}
 		storeSlot(&b.slots[j], &e, l.val, l)
 	} else {
 		b.slots[j].val = v
 	}
-	b.sync.unlock()
 }
 
 // remove empties slot j and zeroes it, so the entry's memory can be
 // collected.
 func (b bref[K, V]) remove(j int, l wordLayout) {
 	b.sync.lock()
+	b.removeLocked(j, l)
+	b.sync.unlock()
+}
+
+// removeLocked is remove for a caller that holds the bucket.
+func (b bref[K, V]) removeLocked(j int, l wordLayout) {
 	b.ctrl.Store(uint64(ctrl(b.ctrl.Load()).withSlot(j, emptyUsed)))
 	var zero slot[K, V]
 	if l.words > 0 {
@@ -237,7 +248,6 @@ func (b bref[K, V]) remove(j int, l wordLayout) {
 	} else {
 		b.slots[j] = zero
 	}
-	b.sync.unlock()
 }
 
 // snapshot copies the bucket's entries into dst and returns how many it

@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"slices"
 	"sync/atomic"
 
 	"github.com/twochoice/twochoice/hashfn"
@@ -178,27 +177,10 @@ func (t *cacheTable[K, V]) lookup(i uint64, k K, tag uint8, ttl bool) (f found[V
 	}
 }
 
-// locked is the set of buckets a cache writer holds: a key's distinct
-// candidates, in increasing order.
-type locked struct {
-	idx [hashfn.MaxChoices]uint64
-	n   int
-}
-
 // lockAll takes the distinct buckets of cs exclusively, in increasing
 // order.
 func lockAll[K comparable, V any](lk *locked, t *cacheTable[K, V], cs []uint64) {
-	lk.n = copy(lk.idx[:], cs)
-	if lk.n == 2 {
-		if lk.idx[0] > lk.idx[1] {
-			lk.idx[0], lk.idx[1] = lk.idx[1], lk.idx[0]
-		} else if lk.idx[0] == lk.idx[1] {
-			lk.n = 1
-		}
-	} else if lk.n > 2 {
-		slices.Sort(lk.idx[:lk.n])
-		lk.n = len(slices.Compact(lk.idx[:lk.n]))
-	}
+	lk.set(cs)
 	for _, i := range lk.idx[:lk.n] {
 		t.cbucket(i).b.sync.lock()
 	}

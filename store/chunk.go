@@ -27,6 +27,13 @@ func (t *table[K, V]) group(i uint64) *group[K, V] { return &t.groups[i>>chunkBi
 // hdr returns bucket i's header.
 func (t *table[K, V]) hdr(i uint64) *bucketHdr { return &t.hdrs[i>>chunkBits][i&(chunkSize-1)] }
 
+// prepWindow is how many inserts before its threshold a table starts to
+// prepare the next one, of next buckets: two for each of its chunks, and
+// some to spare, so the next table is whole before the threshold.
+func prepWindow(next uint64) int64 {
+	return 2*int64((next+chunkSize-1)/chunkSize) + 64
+}
+
 // allocNext allocates the next chunk, if any is missing.
 func (t *table[K, V]) allocNext() {
 	if t.ready < len(t.hdrs) {
@@ -77,8 +84,7 @@ func (s *Map[K, V]) prepare(t *table[K, V]) {
 	}
 	if s.prep == nil {
 		next := t.next
-		chunks := int64((next + chunkSize - 1) / chunkSize)
-		if next == t.n || t.maxEntries-t.entries.Load() > 2*chunks+64 {
+		if next == t.n || t.entries.Load() < t.prepAt {
 			return
 		}
 		// Within the threshold growTo is nextSize; past it only a pin

@@ -50,8 +50,12 @@ type stripe struct {
 	// evicted nothing (a new key that took an empty slot, or a key that
 	// came in while the Set took its locks); expiredVictims: new keys that took an expired entry's
 	// slot; expirations: expired entries removed by Get and Delete.
+	//
+	// A map counts its Sets here too (updates and fills, new keys), and
+	// its Deletes; inflight is its writers' gate (gate.go).
 	updates, fills, expiredVictims, expirations, deletes atomic.Uint64
-	_                                                    [2*cacheLine - 56]byte
+	inflight                                             atomic.Int64
+	_                                                    [2*cacheLine - 64]byte
 }
 
 // cacheLine is the size of a cache line on the common 64-bit CPUs.
@@ -71,6 +75,16 @@ func (c *counters) sum() (hits, misses uint64) {
 		misses += c.stripes[i].misses.Load()
 	}
 	return hits, misses
+}
+
+// sumMap returns a map's Sets (updates and inserts) and Deletes.
+func (c *counters) sumMap() (sets, deletes uint64) {
+	for i := range c.stripes {
+		st := &c.stripes[i]
+		sets += st.updates.Load() + st.fills.Load()
+		deletes += st.deletes.Load()
+	}
+	return sets, deletes
 }
 
 // sumCache returns the cache mode's counts, given the inserts (the

@@ -145,6 +145,9 @@ func (s *Map[K, V]) beginView(w *snapshot.Writer) *cowView[K, V] {
 	t := s.pin()
 	v := newView[K, V](t, false, s.cfg.Placement.Parts(s.cfg.Choices), w)
 	s.mu.Lock()
+	// Writers take the serialized path while the view lasts, feeding it
+	// the buckets they change (cowTouch).
+	s.closeGate()
 	// The snapshot instant. The stash is copied now: it is bounded
 	// (thresholds), a few hundred entries for a million keys.
 	t.stash.mu.RLock()
@@ -179,7 +182,9 @@ func newCounts(parts int) [][]uint64 {
 // writes to the view's file, which the caller may then commit or abort.
 func (s *Map[K, V]) endView(v *cowView[K, V]) {
 	s.mu.Lock()
-	s.view.CompareAndSwap(v, nil)
+	if s.view.CompareAndSwap(v, nil) {
+		s.openGate()
+	}
 	s.mu.Unlock()
 	v.end()
 	s.unpin()

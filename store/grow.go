@@ -239,6 +239,10 @@ func (s *Map[K, V]) startMove(t, nt *table[K, V]) {
 	n := t.n
 	nt.allocRest()
 	s.prep = nil
+	// The move holds the writers' gate closed until it ends (advance):
+	// keys move between the tables under the serialized path.
+	s.closeGate()
+	s.moveHold = true
 	rehash := nt.fn != t.fn
 	s.tabs.Store(&tables[K, V]{cur: nt, old: t, rehash: rehash})
 	if rehash {
@@ -419,6 +423,10 @@ func (s *Map[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 	s.moving, s.snext = nil, 0
 	done := &tables[K, V]{cur: st.cur}
 	s.tabs.Store(done)
+	if s.moveHold {
+		s.moveHold = false
+		s.openGate()
+	}
 	return done
 }
 

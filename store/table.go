@@ -30,8 +30,10 @@ type table[K comparable, V any] struct {
 	// next is nextSize(n), the size one growth step takes this table to,
 	// worked out once: prepare needs it on every insert, and for double
 	// hashing a size off the powers of two (MapOptions.Growth other than
-	// 2) is a prime search.
-	next uint64
+	// 2) is a prime search. prepAt is the entry count from which inserts
+	// prepare the next table, a chunk each (prepare).
+	next   uint64
+	prepAt int64
 
 	lay wordLayout // the slots' word layout: how they are read (layout.go)
 
@@ -55,6 +57,7 @@ func newTableFn[K comparable, V any](o *config, n uint64, lay wordLayout, alloc 
 	t := &table[K, V]{hasher: hs, geometry: newGeometry(o, n), lay: lay}
 	t.maxEntries, t.stashBound = thresholds(o, n)
 	t.next = nextSize(o, n)
+	t.prepAt = t.maxEntries - prepWindow(t.next)
 	chunks := (n + chunkSize - 1) / chunkSize
 	t.hdrs = make([][]bucketHdr, chunks)
 	t.groups = make([][]group[K, V], chunks)
