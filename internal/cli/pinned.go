@@ -46,6 +46,9 @@ func Pin(path string) (*Pinned, error) {
 	return &Pinned{path: path, target: target, dir: dir}, nil
 }
 
+// Close releases what p holds.
+func (p *Pinned) Close() error { return nil }
+
 // Target is the file Replace replaces: the path, or the file its links
 // lead to.
 func (p *Pinned) Target() string { return p.target }
@@ -102,6 +105,9 @@ func (p *Pinned) Replace(tmp string, accept func(target string) error) error {
 			return fmt.Errorf("%s %w: %w", target, ErrChanged, err)
 		}
 	}
+	if testHookReplace != nil {
+		testHookReplace()
+	}
 	if fi != nil {
 		if err := os.Chmod(tmp, fi.Mode().Perm()); err != nil {
 			return err
@@ -115,6 +121,9 @@ func (p *Pinned) Replace(tmp string, accept func(target string) error) error {
 	}
 	return nil
 }
+
+// testHookReplace, if set, runs between Replace's checks and its changes.
+var testHookReplace func()
 
 // syncDir makes the renames in dir durable.
 func syncDir(dir string) error {
