@@ -10,11 +10,11 @@ import (
 // Replace writes into the directory it pinned, whatever a directory above
 // it becomes meanwhile. Someone who may rename entries in a directory
 // above the output's (shared here) can swap the output's directory (d)
-// for a link to another (home) at any moment: the checks Replace makes by
-// name then see one directory and a rename by name another, and the result
-// replaced home's file of the same name, whatever it held. A loop swapping
-// the two with renameat2(RENAME_EXCHANGE) during "twochoice load" did that
-// in 2 of 40 runs. The schedules below make the swaps at fixed points
+// for a link to another (home) at any moment: checks made by name would
+// then see one directory and a rename by name another, and the result
+// would replace home's file of the same name, whatever it holds. A loop
+// swapping the two with renameat2(RENAME_EXCHANGE) during "twochoice load"
+// is such an attack; the schedules below make the swaps at fixed points
 // instead: around TempDir and the writing of the result, and between
 // Replace's checks and its rename (testHookReplace).
 func TestPinnedReplaceDirectorySwapped(t *testing.T) {
