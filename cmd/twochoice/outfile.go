@@ -100,7 +100,9 @@ func saveSnapshot(ctx context.Context, s *store.Store[string, uint64], out strin
 		return fmt.Errorf("snapshot %s: %w (%w)", out, store.ErrWrite, err)
 	}
 	defer pin.RemoveTemp(dir)
-	tmp := filepath.Join(dir, filepath.Base(pin.Target()))
+	// Not filepath.Join, which would clean a "link/.." in dir that the
+	// system resolves through the link.
+	tmp := dir + string(filepath.Separator) + filepath.Base(pin.Target())
 	// ErrNotDurable: the file is complete, and its directory is about to
 	// be left; the sync that matters is that of the directory it goes to.
 	if err := s.SaveContext(ctx, tmp, progress); err != nil && !errors.Is(err, store.ErrNotDurable) {

@@ -51,7 +51,7 @@ func Pin(path string) (*Pinned, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.Stat(filepath.Dir(target))
+	dir, err := os.Stat(dirOf(target))
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (p *Pinned) openDir() (*os.Root, error) {
 	if p.root != nil {
 		return p.root, nil
 	}
-	dir := filepath.Dir(p.target)
+	dir := dirOf(p.target)
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
@@ -113,9 +113,11 @@ func (p *Pinned) TempDir() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return filepath.Join(filepath.Dir(p.target), name), nil
+		// Not filepath.Join, which would clean a "link/.." that the
+		// system resolves through the link (dirOf).
+		return dirOf(p.target) + string(filepath.Separator) + name, nil
 	}
-	return "", fmt.Errorf("%s: no free name for a temporary directory", filepath.Dir(p.target))
+	return "", fmt.Errorf("%s: no free name for a temporary directory", dirOf(p.target))
 }
 
 // RemoveTemp removes the directory TempDir made, and what is in it, in the
@@ -157,7 +159,7 @@ func (p *Pinned) Replace(tmp string, accept func(target string) error) error {
 	case target != p.target:
 		return fmt.Errorf("%s %w: it now leads to %s, not %s", p.path, ErrChanged, target, p.target)
 	}
-	dirName := filepath.Dir(target)
+	dirName := dirOf(target)
 	if dir, err := os.Stat(dirName); err != nil || !os.SameFile(dir, p.dir) {
 		return fmt.Errorf("%s %w: its directory %s was replaced", p.path, ErrChanged, dirName)
 	}
@@ -207,6 +209,27 @@ func (p *Pinned) Replace(tmp string, accept func(target string) error) error {
 		return fmt.Errorf("%s is %w (%w)", target, ErrNotDurable, err)
 	}
 	return nil
+}
+
+// dirOf returns the directory of path as written, without cleaning it,
+// unlike filepath.Dir: in a link's target that symlink.Target joined to
+// the link's directory, "link/.." means the parent of the directory the
+// link leads to, as the system resolves it, not the directory the link is
+// in.
+func dirOf(path string) string {
+	vol := filepath.VolumeName(path)
+	rest := path[len(vol):]
+	i := len(rest) - 1
+	for i >= 0 && !os.IsPathSeparator(rest[i]) {
+		i--
+	}
+	switch {
+	case i < 0:
+		return vol + "."
+	case i == 0:
+		return vol + rest[:1]
+	}
+	return vol + rest[:i]
 }
 
 // testHookReplace, if set, runs between Replace's checks and its changes.
