@@ -11,7 +11,7 @@ import (
 // replayable: the same workload and capacity give the same hit ratio.
 const twochoiceSeed = 1
 
-// MapName is the name of the unbounded twochoice store among the peers:
+// MapName is the name of the unbounded twochoice map among the peers:
 // a map, not a cache, so its hit ratio is the ceiling and its speed the
 // baseline next to the Go maps.
 const MapName = "twochoice-map"
@@ -20,19 +20,15 @@ const MapName = "twochoice-map"
 // (go-left, two choices): the bounded peer compared with the other caches.
 const CacheName = "twochoice-goleft"
 
-// twochoicePeers returns the unbounded store (MapName, go-left, for
-// throughput runs against the maps) and one bounded peer per placement
-// rule (the store's cache mode), "twochoice-<rule>".
+// twochoicePeers returns the unbounded map (MapName, go-left, for
+// throughput runs against the maps) and one bounded cache per placement
+// rule, "twochoice-<rule>".
 func twochoicePeers[K Key, V any]() []Peer[K, V] {
 	ps := []Peer[K, V]{{Name: MapName, Bounded: false, New: func(o Options) (Cache[K, V], error) {
 		if o.Capacity < 0 {
 			return nil, fmt.Errorf("%w: twochoice with capacity %d", ErrCapacity, o.Capacity)
 		}
-		c, err := NewTwochoice[K, V](bucket.GoLeft, Options{Sync: o.Sync})
-		if err == nil {
-			c.(*twochoiceCache[K, V]).name = MapName
-		}
-		return c, err
+		return NewTwochoice[K, V](bucket.GoLeft, Options{Sync: o.Sync})
 	}}}
 	for _, rule := range bucket.Placements() {
 		name := "twochoice-" + rule.String()
@@ -46,9 +42,9 @@ func twochoicePeers[K Key, V any]() []Peer[K, V] {
 	return ps
 }
 
-// NewTwochoice returns a twochoice store under rule, bounded to o.Capacity
-// entries (0: unbounded). The store needs no background work, so o.Sync
-// changes nothing.
+// NewTwochoice returns a twochoice cache under rule, bounded to o.Capacity
+// entries, or with o.Capacity 0 the unbounded map (go-left, whatever rule
+// says). Neither needs background work, so o.Sync changes nothing.
 func NewTwochoice[K Key, V any](rule bucket.Placement, o Options) (Cache[K, V], error) {
 	if o.Capacity < 0 {
 		return nil, fmt.Errorf("%w: twochoice with capacity %d", ErrCapacity, o.Capacity)
@@ -57,7 +53,14 @@ func NewTwochoice[K Key, V any](rule bucket.Placement, o Options) (Cache[K, V], 
 	if rule == bucket.OneChoice {
 		d = 1
 	}
-	s, err := store.New[K, V](store.Options{
+	if o.Capacity == 0 {
+		m, err := store.NewMap[K, V](store.MapOptions{Seed: twochoiceSeed})
+		if err != nil {
+			return nil, fmt.Errorf("caches: twochoice: %w", err)
+		}
+		return &twochoiceCache[K, V]{kv: m, name: MapName}, nil
+	}
+	s, err := store.NewCache[K, V](store.CacheOptions{
 		MaxEntries: o.Capacity,
 		Placement:  rule,
 		Choices:    d,
@@ -66,25 +69,33 @@ func NewTwochoice[K Key, V any](rule bucket.Placement, o Options) (Cache[K, V], 
 	if err != nil {
 		return nil, fmt.Errorf("caches: twochoice-%v: %w", rule, err)
 	}
-	return &twochoiceCache[K, V]{s: s, name: "twochoice-" + rule.String()}, nil
+	return &twochoiceCache[K, V]{kv: s, name: "twochoice-" + rule.String()}, nil
+}
+
+// twochoiceKV is what the adapter needs of a store.Map or a store.Cache.
+type twochoiceKV[K Key, V any] interface {
+	Get(K) (V, bool)
+	Set(K, V)
+	Len() int
+	Report() *store.Report
 }
 
 type twochoiceCache[K Key, V any] struct {
-	s    *store.Store[K, V]
+	kv   twochoiceKV[K, V]
 	name string
 }
 
 func (c *twochoiceCache[K, V]) Name() string        { return c.name }
-func (c *twochoiceCache[K, V]) Get(key K) (V, bool) { return c.s.Get(key) }
-func (c *twochoiceCache[K, V]) Set(key K, value V)  { c.s.Set(key, value) }
-func (c *twochoiceCache[K, V]) Len() int            { return c.s.Len() }
+func (c *twochoiceCache[K, V]) Get(key K) (V, bool) { return c.kv.Get(key) }
+func (c *twochoiceCache[K, V]) Set(key K, value V)  { c.kv.Set(key, value) }
+func (c *twochoiceCache[K, V]) Len() int            { return c.kv.Len() }
 func (c *twochoiceCache[K, V]) Close()              {}
 
-// Store returns the store behind a twochoice adapter, for its load report,
+// Report returns the load report of the store behind a twochoice adapter,
 // or nil for any other cache.
-func Store[K Key, V any](c Cache[K, V]) *store.Store[K, V] {
+func Report[K Key, V any](c Cache[K, V]) *store.Report {
 	if t, ok := c.(*twochoiceCache[K, V]); ok {
-		return t.s
+		return t.kv.Report()
 	}
 	return nil
 }

@@ -104,8 +104,17 @@ func TestGenerateNeedsTraces(t *testing.T) {
 // report has none for a cache; an unbounded store's shows its limit.
 func TestLoadLinesFluid(t *testing.T) {
 	res := &measure.Result{Capacities: []int{100}}
-	for _, o := range []store.Options{{MaxEntries: 100, Seed: 1}, {Seed: 1}} {
-		s, err := store.New[int, int](o)
+	for _, o := range []store.CacheOptions{{MaxEntries: 100, Seed: 1}, {}} {
+		var s interface {
+			Set(int, int)
+			Report() *store.Report
+		}
+		var err error
+		if o.MaxEntries > 0 {
+			s, err = store.NewCache[int, int](o)
+		} else {
+			s, err = store.NewMap[int, int](store.MapOptions{Seed: 1})
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +125,7 @@ func TestLoadLinesFluid(t *testing.T) {
 		if o.MaxEntries > 0 {
 			name = "twochoice-goleft"
 		}
-		res.Rows = append(res.Rows, measure.Row{Cache: name, Capacity: 100, Threads: 1, Load: s.Load()})
+		res.Rows = append(res.Rows, measure.Row{Cache: name, Capacity: 100, Threads: 1, Load: s.Report()})
 	}
 	var b bytes.Buffer
 	writeLoads(&b, res)

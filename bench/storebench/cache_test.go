@@ -28,11 +28,11 @@ var cacheFractions = []int{10, 100}
 // keys; less with -short, so that CI's single runs stay quick).
 func cachePeers(b *testing.B, w workload, fraction int) (tc, ot cache) {
 	n := len(w.keys) / fraction
-	s, err := store.New[string, int64](store.Options{Seed: 1, MaxEntries: n})
+	s, err := store.NewCache[string, int64](store.CacheOptions{Seed: 1, MaxEntries: n})
 	if err != nil {
 		b.Fatal(err)
 	}
-	tc = twochoice{s}
+	tc = twochoiceCache{s}
 	ot = otterCache{otter.Must(&otter.Options[string, int64]{MaximumSize: n, InitialCapacity: n})}
 	for _, c := range []cache{tc, ot} {
 		for i, k := range w.seq[:min(len(w.seq), 4*len(w.keys))] {

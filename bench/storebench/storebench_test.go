@@ -24,10 +24,15 @@ type kcache[K comparable] interface {
 	Set(k K, v int64)
 }
 
-type twochoice struct{ s *store.Store[string, int64] }
+type twochoice struct{ s *store.Map[string, int64] }
 
 func (c twochoice) Get(k string) (int64, bool) { return c.s.Get(k) }
 func (c twochoice) Set(k string, v int64)      { c.s.Set(k, v) }
+
+type twochoiceCache struct{ s *store.Cache[string, int64] }
+
+func (c twochoiceCache) Get(k string) (int64, bool) { return c.s.Get(k) }
+func (c twochoiceCache) Set(k string, v int64)      { c.s.Set(k, v) }
 
 // lockedMap is the baseline: a Go map guarded by a sync.RWMutex.
 type lockedMap struct {
@@ -60,7 +65,7 @@ var peers = []struct {
 	make func(n int) cache
 }{
 	{"twochoice", func(int) cache {
-		s, err := store.New[string, int64](store.Options{Seed: 1})
+		s, err := store.NewMap[string, int64](store.MapOptions{Seed: 1})
 		if err != nil {
 			panic(err)
 		}
@@ -284,7 +289,7 @@ func BenchmarkSetGrowing(b *testing.B) {
 	b.Run("twochoice", func(b *testing.B) {
 		b.StopTimer()
 		timeFills(b, len(keys), func() {
-			s, _ := store.New[string, int64](store.Options{Seed: 1})
+			s, _ := store.NewMap[string, int64](store.MapOptions{Seed: 1})
 			for i, k := range keys {
 				s.Set(k, int64(i))
 			}
@@ -322,7 +327,7 @@ func BenchmarkSetGrowingRatio(b *testing.B) {
 	keys := getSetKeys()
 	b.Run("vs=map", func(b *testing.B) {
 		testutil.PairedFill(b, len(keys), func() {
-			s, _ := store.New[string, int64](store.Options{Seed: 1})
+			s, _ := store.NewMap[string, int64](store.MapOptions{Seed: 1})
 			for i, k := range keys {
 				s.Set(k, int64(i))
 			}
@@ -368,7 +373,7 @@ func BenchmarkSetSized(b *testing.B) {
 	b.Run("twochoice", func(b *testing.B) {
 		b.StopTimer()
 		timeFills(b, len(keys), func() {
-			s, _ := store.New[string, int64](store.Options{Seed: 1, SizeHint: len(keys)})
+			s, _ := store.NewMap[string, int64](store.MapOptions{Seed: 1, SizeHint: len(keys)})
 			for i, k := range keys {
 				s.Set(k, int64(i))
 			}
@@ -401,7 +406,7 @@ func BenchmarkSetLatency(b *testing.B) {
 	}
 	b.Run("twochoice", func(b *testing.B) {
 		for range b.N {
-			s, _ := store.New[string, int64](store.Options{Seed: 1})
+			s, _ := store.NewMap[string, int64](store.MapOptions{Seed: 1})
 			for i, k := range keys {
 				t0 := time.Now()
 				s.Set(k, int64(i))
@@ -448,7 +453,7 @@ func BenchmarkMemory(b *testing.B) {
 	}
 	b.Run("twochoice", func(b *testing.B) {
 		measure(b, func() any {
-			s, _ := store.New[string, int64](store.Options{Seed: 1})
+			s, _ := store.NewMap[string, int64](store.MapOptions{Seed: 1})
 			for i, k := range keys {
 				s.Set(k, int64(i))
 			}

@@ -89,7 +89,7 @@ func TestLoadInspectRoundTrip(t *testing.T) {
 		if obj["entries"].(float64) != 20000 || len(obj["histogram"].([]any)) != int(obj["bucket_size"].(float64))+1 {
 			t.Fatalf("JSON: %s", inspOut)
 		}
-		s, err := store.Open[string, uint64](snap, nil)
+		s, err := store.OpenMap[string, uint64](snap, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +138,7 @@ func TestInspectWithoutShapes(t *testing.T) {
 	if !strings.Contains(out, want) || !strings.Contains(out, "\nkey and value shapes not recorded (saved before they were): Open checks the type names alone\n") || strings.Contains(out, "key shape") {
 		t.Fatalf("inspect of a file without shapes:\n%s", out)
 	}
-	if _, err := store.Open[string, uint64](snap, nil); err != nil {
+	if _, err := store.OpenMap[string, uint64](snap, nil); err != nil {
 		t.Fatalf("a file without shapes, opened with the types it names: %v", err)
 	}
 }
@@ -189,11 +189,11 @@ func TestInspectOtherTypes(t *testing.T) {
 		N    int
 	}
 	dir := t.TempDir()
-	si, err := store.New[int64, [16]byte](store.Options{Placement: 2, Choices: 3, Seed: 3})
+	si, err := store.NewMap[int64, [16]byte](store.MapOptions{Placement: bucket.Halves, Choices: 3, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, err := store.New[[8]byte, rec](store.Options{BucketSize: 4, Hash: 1, Seed: 4})
+	ss, err := store.NewMap[[8]byte, rec](store.MapOptions{BucketSize: 4, Hash: 1, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,8 +315,8 @@ func TestInspectHugeTable(t *testing.T) {
 // buckets of 2 slots): it checked records against BucketSize and called
 // the file corrupt at its second record.
 func TestInspectCacheWithLargerBuckets(t *testing.T) {
-	o := store.Options{MaxEntries: 10, BucketSize: 1, Placement: bucket.DoubleHash, Seed: 3}
-	s, err := store.New[string, uint64](o)
+	o := store.CacheOptions{MaxEntries: 10, BucketSize: 1, Placement: bucket.DoubleHash, Seed: 3}
+	s, err := store.NewCache[string, uint64](o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -95,4 +96,70 @@ func goListErr(dir string, args ...string) ([]string, error) {
 		return nil, err
 	}
 	return strings.Split(strings.TrimSpace(string(out)), "\n"), nil
+}
+
+// peers are the competitors' modules, which only bench may use.
+var peers = []string{"github.com/maypok86/otter", "github.com/dgraph-io/ristretto", "github.com/hashicorp/golang-lru"}
+
+// TestConsumerGoSum builds a program as a user would: a module of its own
+// that imports store, hashfn and bucket (this repository standing in for
+// the published module through a replace directive), tidied by the go
+// command. Its go.sum must name none of the competitors bench measures:
+// the library never makes a user download or compile them (module graph
+// pruning keeps bench's requirements out of a consumer's graph).
+func TestConsumerGoSum(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command; skipped in -short mode")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/consumer\n\ngo 1.26\n\nrequire " + self + " v0.0.0\n\nreplace " + self + " => " + root + "\n",
+		"main.go": `package main
+
+import (
+	"fmt"
+
+	"github.com/twochoice/twochoice/bucket"
+	"github.com/twochoice/twochoice/hashfn"
+	"github.com/twochoice/twochoice/store"
+)
+
+func main() {
+	m, _ := store.NewMap[string, int](store.MapOptions{Placement: bucket.GoLeft, Hash: hashfn.XXHash})
+	m.Set("a", 1)
+	c, _ := store.NewCache[string, int](store.CacheOptions{MaxEntries: 100})
+	c.Set("b", 2)
+	fmt.Println(m.Len(), c.Len())
+}
+`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"mod", "tidy"}, {"build", "-o", os.DevNull, "."}} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	sum, err := os.ReadFile(filepath.Join(dir, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range peers {
+		if strings.Contains(string(sum), p) {
+			t.Errorf("a consumer's go.sum names %s:\n%s", p, sum)
+		}
+	}
+	if !strings.Contains(string(sum), "github.com/cespare/xxhash/v2") {
+		t.Errorf("a consumer's go.sum lacks xxhash, which the library needs:\n%s", sum)
+	}
 }

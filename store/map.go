@@ -1,22 +1,20 @@
 package store
 
 import (
-	"math"
 	"reflect"
 	"sync"
 	"sync/atomic"
-
-	"github.com/twochoice/twochoice/hashfn"
 )
 
-// Store is a concurrent key-value map on a bucketed balanced-allocation
-// table. Its methods are safe for concurrent use by any number of
-// goroutines. See the package documentation for how it works.
-type Store[K comparable, V any] struct {
-	// opts is resolved: no zero fields. Its Hash and Seed are those New
+// Map is an unbounded concurrent key-value map on a bucketed
+// balanced-allocation table that grows as keys arrive. Its methods are
+// safe for concurrent use by any number of goroutines. See the package
+// documentation for how it works.
+type Map[K comparable, V any] struct {
+	// cfg is resolved: no zero fields. Its Hash and Seed are those NewMap
 	// started with; the tables carry the function in use, which a flood
 	// changes (flood.go), and Options reports that one.
-	opts Options
+	cfg config
 
 	// tabs is the current table and, while the table grows or re-keys,
 	// the old one. Readers load it once per lookup; writers replace it
@@ -25,33 +23,19 @@ type Store[K comparable, V any] struct {
 
 	lay wordLayout // how slots are read: optimistically or under a lock
 
+	// closed > 0: the writers' gate is closed, and they take the
+	// serialized path under mu (gate.go).
+	closed atomic.Int32
+
 	// strKeys: K is a string kind, whose bytes a growth fetches for a
 	// batch of keys before hashing them (mover.flush).
 	strKeys bool
 
-	// Cache mode (MaxEntries > 0; cache.go): the table's buckets are
-	// locked by writers one key at a time instead of mu. Read on every
-	// operation and written almost never, these fields are kept off the
-	// cache lines of the counters and of mu (counters' padding): sharing
-	// a line with a counter that another core bumps on every call made
-	// each of their reads a cache miss, measured as a Set on two
-	// goroutines slower per call than on one.
-	cache  bool
-	gh     ghost    // evicted keys' policy words (ghost.go)
-	pol    policy   // the eviction policy's λ and α in use (evict.go)
-	sh     *shadows // the miniature caches that choose them (shadow.go)
-	shMask uint64   // a key whose hash >> shadowBit has none of these bits is sampled
-	newGap uint32   // the reuse gap of a key the ghost does not know, in tick units
-	ticks  *ticks
-	slack  uint32      // recency slack of a hit, in tick units (evict.go)
-	tq     uint8       // the policy words' tick unit is 2^tq ticks (evict.go)
-	clock  Clock       // for TTLs
-	ttl    atomic.Bool // some entry has or had an expiry
-
 	tot  counters // hits and misses, striped; padded on both sides
 	mono monotone // the highest figures Stats returned (counters.go)
 
-	// mu serializes writers (Set, Delete, Clear, growth steps) and guards
+	// mu serializes the writers that take the serialized path (while the
+	// gate is closed, and for what the fast path hands over) and guards
 	// the fields below. Get never takes it.
 	mu   sync.Mutex
 	next int // during a growth: visits to old buckets made (see movePasses)
@@ -60,14 +44,17 @@ type Store[K comparable, V any] struct {
 	moving []slot[K, V]
 	snext  int
 	step   int          // during a growth: old buckets to move per write
-	pins   int          // visitors (All, Load) that need the table not to grow
+	pins   int          // visitors (All, Report, Save) that need the table not to grow
 	prep   *table[K, V] // the next table, being allocated (chunk.go)
 	prepTo int64        // the most entries for which growTo still picks prep's size
 
-	sets, deletes, grows uint64
-	flood                floodState[K] // how the store answers colliding keys (flood.go)
+	// moveHold: a move (growth or re-key) keeps the gate closed.
+	moveHold bool
 
-	view   atomic.Pointer[cowView[K, V]] // the snapshot being taken, if any (cow.go); atomic for cache writers, which do not hold mu
+	grows uint64
+	flood floodState[K] // how the map answers colliding keys (flood.go)
+
+	view   atomic.Pointer[cowView[K, V]] // the snapshot being taken, if any (cow.go)
 	saveMu sync.Mutex                    // one Save at a time
 
 	count atomic.Int64 // entries, in both tables; atomic so Len needs no lock
@@ -92,84 +79,66 @@ func (st *tables[K, V]) oldHash(k K, h uint64) uint64 {
 
 // hash returns k's hash under the current table's function, for the paths
 // that are not hot: the hot ones hash through the table they load.
-func (s *Store[K, V]) hash(k K) uint64 { return s.tabs.Load().cur.hash(k) }
+func (s *Map[K, V]) hash(k K) uint64 { return s.tabs.Load().cur.hash(k) }
 
-// New returns an empty store. The zero Options means the defaults; options
-// that cannot be used get an error wrapping ErrOptions, never a panic.
-// With MaxEntries > 0 the store is a cache of at most that many entries
-// (see the package documentation's "Cache mode").
+// NewMap returns an empty map. The zero MapOptions means the defaults;
+// options that cannot be used get an error wrapping ErrOptions, never a
+// panic.
 //
 // Keys of a string kind, of an integer kind or arrays of bytes are hashed
 // by the chosen family without allocating. Other comparable key types
 // (structs, floats, pointers, interfaces) are first hashed with
 // hash/maphash.Comparable under a per-process seed and then by the family:
-// still seeded by Options.Seed, but reproducible only within one process,
-// and an interface key whose dynamic type is not comparable panics as it
-// would in a Go map.
-func New[K comparable, V any](o Options) (*Store[K, V], error) {
-	o, err := o.resolve()
+// still seeded by the options' Seed, but reproducible only within one
+// process (such a map cannot be saved), and an interface key whose dynamic
+// type is not comparable panics as it would in a Go map.
+func NewMap[K comparable, V any](o MapOptions) (*Map[K, V], error) {
+	c, err := o.resolve()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := hashfn.New(o.Hash, o.Seed); err != nil {
-		return nil, err
-	}
-	s := &Store[K, V]{opts: o, lay: slotLayout[K, V]()}
-	s.strKeys = optimisticReads && shapeOf(reflect.TypeFor[K]()) == shapeString
-	if o.MaxEntries > 0 {
-		if _, _, _, err := cacheSize(&o); err != nil {
-			return nil, err
-		}
-		s.cache = true
-		s.ticks = newTicks(uint64(recencySlack(o.MaxEntries)))
-		s.tq = tickUnit(o.MaxEntries)
-		s.gh.init(o.MaxEntries, uint64(o.MaxEntries)>>s.tq)
-		s.slack = max(recencySlack(o.MaxEntries)>>s.tq, 1)
-		s.newGap = uint32(min(uint64(newGapCaps)*uint64(o.MaxEntries)>>s.tq, math.MaxUint32))
-		s.pol.set(defaultChoice)
-		s.sh = new(shadows)
-		s.sh.init(o.MaxEntries, &s.pol)
-		s.shMask, _ = shadowMask(o.MaxEntries)
-		s.clock = o.Clock
-		if s.clock == nil {
-			s.clock = systemClock{}
-		}
-	}
-	s.tabs.Store(&tables[K, V]{cur: s.emptyTable()})
-	return s, nil
+	return newMap[K, V](c), nil
 }
 
-// emptyTable returns the table New starts with: a cache's whole table,
-// or the first table on the growth path that holds Options.SizeHint keys
-// (the smallest one, with no hint).
-// It hashes as the current table does (a Clear keeps the function a
-// flood made the store move to), or by the options before the first.
-func (s *Store[K, V]) emptyTable() *table[K, V] {
-	if s.cache {
-		return newCacheTable[K, V](&s.opts, s.lay)
-	}
-	n := tableFor(&s.opts, uint64(s.opts.SizeHint))
+// newMap returns an empty map of resolved options c.
+func newMap[K comparable, V any](c config) *Map[K, V] {
+	s := &Map[K, V]{cfg: c, lay: slotLayout[K, V]()}
+	s.strKeys = optimisticReads && shapeOf(reflect.TypeFor[K]()) == shapeString
+	s.tabs.Store(&tables[K, V]{cur: s.emptyTable()})
+	return s
+}
+
+// emptyTable returns the table NewMap starts with: the first table on the
+// growth path that holds MapOptions.SizeHint keys (the smallest one, with
+// no hint). It hashes as the current table does (a Clear keeps the
+// function a flood made the map move to), or by the options before the
+// first.
+func (s *Map[K, V]) emptyTable() *table[K, V] {
+	n := tableFor(&s.cfg, uint64(s.cfg.SizeHint))
 	if st := s.tabs.Load(); st != nil {
-		return newTableFn[K, V](&s.opts, n, s.lay, true, st.cur.hasher)
+		return newTableFn[K, V](&s.cfg, n, s.lay, true, st.cur.hasher)
 	}
-	return newTable[K, V](&s.opts, n, s.lay, true)
+	return newTable[K, V](&s.cfg, n, s.lay, true)
 }
 
 // Options returns the options in use: defaults filled in, and the hash
-// family and seed in use: the seed drawn when Options.Seed was 0, or the
-// ones a flood made the store move to (see "Hash flooding" in the package
-// documentation).
-func (s *Store[K, V]) Options() Options { return s.optionsOf(s.tabs.Load().cur) }
+// family and seed in use: the seed drawn when MapOptions.Seed was 0, or
+// the ones a flood made the map move to (see "Hash flooding" in the
+// package documentation).
+func (s *Map[K, V]) Options() MapOptions {
+	c := s.configOf(s.tabs.Load().cur)
+	return c.mapOptions()
+}
 
-// optionsOf returns the store's options with t's hash family and seed.
-func (s *Store[K, V]) optionsOf(t *table[K, V]) Options {
-	o := s.opts
+// configOf returns the map's options with t's hash family and seed.
+func (s *Map[K, V]) configOf(t *table[K, V]) config {
+	o := s.cfg
 	o.Hash, o.Seed = t.fn.Kind(), t.fn.Seed()
 	return o
 }
 
-// Seed returns the seed of the store's hash function in use.
-func (s *Store[K, V]) Seed() uint64 { return s.tabs.Load().cur.fn.Seed() }
+// Seed returns the seed of the map's hash function in use.
+func (s *Map[K, V]) Seed() uint64 { return s.tabs.Load().cur.fn.Seed() }
 
 // Get returns the value stored for k and whether there is one.
 //
@@ -177,20 +146,13 @@ func (s *Store[K, V]) Seed() uint64 { return s.tabs.Load().cur.fn.Seed() }
 // of k's candidates and reads the matching slots optimistically, checking
 // each bucket's version before and after (for slot types that cannot be
 // read that way, it takes the read lock of a bucket where a tag matches);
-// it counts the hit or miss in a counter stripe of its own goroutine. In
-// a bounded store a hit also records itself in the entry's policy word,
-// when that changes the word noticeably (see "Cache mode" in the package
-// documentation), and a Get that finds k expired takes the exclusive lock
-// of k's bucket to remove it.
-func (s *Store[K, V]) Get(k K) (V, bool) {
+// it counts the hit or miss in a counter stripe of its own goroutine.
+func (s *Map[K, V]) Get(k K) (V, bool) {
 	hint := stripeHint()
 	st := s.tabs.Load()
 	h := st.cur.hash(k)
 	if !optimisticReads {
 		hint = h
-	}
-	if s.cache {
-		return s.getCache(st.cur, k, h, tagOf(h), hint)
 	}
 	for {
 		tag := tagOf(h)
@@ -230,67 +192,123 @@ func (s *Store[K, V]) Get(k K) (V, bool) {
 	}
 }
 
-// Set stores v for k, replacing any value k had. In a bounded store it
-// may evict another entry among k's candidate buckets to make room, and
-// the entry expires after Options.DefaultTTL if that is set; k itself is
-// never refused: after Set returns, Get(k) returns v until k is set again,
-// deleted, expires, or is evicted by a later Set.
-func (s *Store[K, V]) Set(k K, v V) {
+// Set stores v for k, replacing any value k had.
+//
+// While no growth, re-key or Save is under way, it holds only k's buckets:
+// the one that holds k, for an update, or k's candidates, for an insert
+// (fastpath.go), so Sets of different keys run in parallel. Otherwise, and
+// for a key that goes to or comes from the stash, it takes the map's
+// mutex (gate.go).
+func (s *Map[K, V]) Set(k K, v V) {
+	hint := stripeHint()
+	if s.enter(hint) {
+		t := s.tabs.Load().cur // the gate is open: no move is under way
+		h := t.hash(k)
+		_, r := t.setFast(k, v, h, tagOf(h), false)
+		s.leave(hint)
+		if r != fastSlow {
+			s.counted(hint, r, t)
+			return
+		}
+	}
+	s.mu.Lock()
+	s.closeGate()
 	t0 := s.tabs.Load().cur
 	h := t0.hash(k)
 	tag := tagOf(h)
-	if s.cache {
-		s.setCache(k, v, h, tag, s.defaultExpiry(), false)
-		return
-	}
-	s.mu.Lock()
 	st, h, tag := s.writeTables(t0, k, h, tag)
+	r := fastUpdated
 	if !st.cur.set(k, v, h, tag) {
 		s.insertNew(st, k, v, h, tag)
+		r = fastInserted
 	}
-	s.sets++
+	s.countWrite(hint, r)
+	s.openGate()
 	s.mu.Unlock()
+}
+
+// counted counts a fast write that changed the map (r is fastUpdated,
+// fastInserted or fastDeleted), and after an insert grows the table or
+// prepares its next one when its entries call for it.
+func (s *Map[K, V]) counted(hint uint64, r fastResult, t *table[K, V]) {
+	s.countWrite(hint, r)
+	if r == fastInserted && t.entries.Load() >= t.prepAt {
+		s.mu.Lock()
+		if st := s.tabs.Load(); st.cur == t && st.old == nil {
+			if s.pins == 0 && t.needsGrowth() {
+				s.grow(t)
+			} else {
+				s.prepare(t)
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// inserted returns the number of keys inserted so far (the Sets that
+// added a key, counted in the stripes).
+func (s *Map[K, V]) inserted() int64 {
+	var n uint64
+	for i := range s.tot.stripes {
+		n += s.tot.stripes[i].fills.Load()
+	}
+	return int64(n)
+}
+
+// countWrite counts a write in the stripes and in Len.
+func (s *Map[K, V]) countWrite(hint uint64, r fastResult) {
+	st := s.tot.stripe(hint)
+	switch r {
+	case fastUpdated:
+		st.updates.Add(1)
+	case fastInserted:
+		st.fills.Add(1)
+		s.count.Add(1)
+	case fastDeleted:
+		st.deletes.Add(1)
+		s.count.Add(-1)
+	}
 }
 
 // GetOrSet returns the value stored for k and true if there is one;
 // otherwise it stores v for k, as Set would, and returns v and false. The
 // look and the store are one step: of many goroutines that call GetOrSet
 // on the same absent key at once, one stores its value and all the others
-// get that value back (sync.Map's LoadOrStore). In cache mode an expired
-// entry counts as absent, a stored v gets Options.DefaultTTL, and a hit
-// marks the entry used as a Get does. It is counted as a Get (hit or
-// miss) and, when it stores, as a Set.
-func (s *Store[K, V]) GetOrSet(k K, v V) (V, bool) {
-	t0 := s.tabs.Load().cur
-	h := t0.hash(k)
-	tag := tagOf(h)
-	if s.cache {
-		old, loaded := s.setCache(k, v, h, tag, s.defaultExpiry(), true)
-		if !loaded {
-			s.tot.miss(stripeHint())
+// get that value back (sync.Map's LoadOrStore). It is counted as a Get
+// (hit or miss) and, when it stores, as a Set.
+func (s *Map[K, V]) GetOrSet(k K, v V) (V, bool) {
+	hint := stripeHint()
+	if s.enter(hint) {
+		t := s.tabs.Load().cur
+		h := t.hash(k)
+		old, r := t.setFast(k, v, h, tagOf(h), true)
+		s.leave(hint)
+		switch r {
+		case fastUpdated:
+			s.tot.hit(hint)
+			return old, true
+		case fastInserted:
+			s.tot.miss(hint)
+			s.counted(hint, r, t)
+			return v, false
 		}
-		return old, loaded
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.closeGate()
+	defer s.openGate()
+	t0 := s.tabs.Load().cur
+	h := t0.hash(k)
+	tag := tagOf(h)
 	st, h, tag := s.writeTables(t0, k, h, tag)
 	if old, ok := st.cur.getLocked(k, h, tag); ok {
-		s.tot.hit(stripeHint())
+		s.tot.hit(hint)
 		return old, true
 	}
 	s.insertNew(st, k, v, h, tag)
-	s.sets++
-	s.tot.miss(stripeHint())
+	s.countWrite(hint, fastInserted)
+	s.tot.miss(hint)
 	return v, false
-}
-
-// defaultExpiry returns the expiry of an entry a cache's Set stores now:
-// Options.DefaultTTL from now, or 0 (never) without one.
-func (s *Store[K, V]) defaultExpiry() int64 {
-	if s.opts.DefaultTTL > 0 {
-		return expiryAt(s.nowNanos(), s.opts.DefaultTTL)
-	}
-	return 0
 }
 
 // writeTables readies the tables for a write of k to the current one:
@@ -300,7 +318,7 @@ func (s *Store[K, V]) defaultExpiry() int64 {
 // took s.mu; writeTables returns the tables and k's hash and tag in their
 // current one, which a re-key that started meanwhile changes. The caller
 // holds s.mu.
-func (s *Store[K, V]) writeTables(t0 *table[K, V], k K, h uint64, tag uint8) (*tables[K, V], uint64, uint8) {
+func (s *Map[K, V]) writeTables(t0 *table[K, V], k K, h uint64, tag uint8) (*tables[K, V], uint64, uint8) {
 	st := s.tabs.Load()
 	if st.cur != t0 && st.cur.fn != t0.fn {
 		h = st.cur.hash(k)
@@ -322,16 +340,14 @@ func (s *Store[K, V]) writeTables(t0 *table[K, V], k K, h uint64, tag uint8) (*t
 // insertNew inserts k, which the current table of st does not hold, and
 // grows the table or prepares its next one as needed. The caller holds
 // s.mu.
-func (s *Store[K, V]) insertNew(st *tables[K, V], k K, v V, h uint64, tag uint8) {
+func (s *Map[K, V]) insertNew(st *tables[K, V], k K, v V, h uint64, tag uint8) {
 	t := st.cur
 	t.insert(k, v, h, tag)
-	s.count.Add(1)
-	s.flood.inserts++
 	if st.old == nil {
 		switch {
 		case s.pins == 0 && t.needsGrowth():
 			s.grow(t)
-		case s.flood.allowed() && s.flooded(t):
+		case s.flooded(t) && s.flood.allowed(s.inserted()):
 			s.rekey(t)
 		default:
 			s.prepare(t)
@@ -339,20 +355,29 @@ func (s *Store[K, V]) insertNew(st *tables[K, V], k K, v V, h uint64, tag uint8)
 	}
 }
 
-// Delete removes k and reports whether it was there.
-func (s *Store[K, V]) Delete(k K) bool {
+// Delete removes k and reports whether it was there. Like Set, it holds
+// only the bucket that holds k while the gate is open (gate.go).
+func (s *Map[K, V]) Delete(k K) bool {
+	hint := stripeHint()
+	if s.enter(hint) {
+		t := s.tabs.Load().cur
+		h := t.hash(k)
+		r := t.deleteFast(k, h, tagOf(h))
+		s.leave(hint)
+		switch r {
+		case fastDeleted:
+			s.countWrite(hint, r)
+			return true
+		case fastAbsent:
+			return false
+		}
+	}
+	s.mu.Lock()
+	s.closeGate()
 	t0 := s.tabs.Load().cur
 	h := t0.hash(k)
 	tag := tagOf(h)
-	if s.cache {
-		return s.deleteCache(k, h, tag)
-	}
-	s.mu.Lock()
 	st := s.tabs.Load()
-	if st.cur != t0 && st.cur.fn != t0.fn {
-		h = st.cur.hash(k)
-		tag = tagOf(h)
-	}
 	if st.old != nil {
 		st = s.migrateFor(st, k, h)
 	}
@@ -361,34 +386,33 @@ func (s *Store[K, V]) Delete(k K) bool {
 	}
 	deleted := st.cur.delete(k, h, tag)
 	if deleted {
-		s.count.Add(-1)
-		s.deletes++
+		s.countWrite(hint, fastDeleted)
 	}
+	s.openGate()
 	s.mu.Unlock()
 	return deleted
 }
 
-// Len returns the number of entries. In a bounded store it never exceeds
-// MaxEntries, and it counts expired entries until they are removed (see
-// SetWithTTL for when).
-func (s *Store[K, V]) Len() int {
-	if s.cache {
-		return int(s.tabs.Load().cur.live.Load())
-	}
-	return int(s.count.Load())
-}
+// Len returns the number of entries.
+func (s *Map[K, V]) Len() int { return int(s.count.Load()) }
 
 // Clear removes every entry and shrinks the table back to its initial
-// size (the one Options.SizeHint asks for). Counters (Stats) keep
+// size (the one MapOptions.SizeHint asks for). Counters (Stats) keep
 // counting across a Clear.
-func (s *Store[K, V]) Clear() {
+func (s *Map[K, V]) Clear() {
 	s.mu.Lock()
+	s.closeGate()
 	s.tabs.Store(&tables[K, V]{cur: s.emptyTable()})
 	s.count.Store(0)
 	s.next, s.step = 0, 0
 	s.moving, s.snext = nil, 0
 	s.prep = nil
 	s.flood.pending = nil
+	if s.moveHold {
+		s.moveHold = false
+		s.openGate()
+	}
+	s.openGate()
 	s.mu.Unlock()
 }
 
@@ -399,7 +423,7 @@ func (s *Store[K, V]) Clear() {
 // writers wait at most for one batch. While pinned, keys that find their
 // candidates full go to the stash; the table grows at the first Set of a
 // new key after unpin (updates and deletes do not grow a table).
-func (s *Store[K, V]) pin() *table[K, V] {
+func (s *Map[K, V]) pin() *table[K, V] {
 	for {
 		s.mu.Lock()
 		st := s.tabs.Load()
@@ -416,7 +440,7 @@ func (s *Store[K, V]) pin() *table[K, V] {
 // pinBatch is the number of old buckets pin moves per hold of the lock.
 const pinBatch = 64
 
-func (s *Store[K, V]) unpin() {
+func (s *Map[K, V]) unpin() {
 	s.mu.Lock()
 	s.pins--
 	s.mu.Unlock()

@@ -26,7 +26,7 @@ func BenchmarkGrowthFactor(b *testing.B) {
 				runtime.GC()
 				runtime.ReadMemStats(&before)
 				b.StartTimer()
-				s, _ := New[string, int64](Options{Seed: 1, Growth: f})
+				s, _ := NewMap[string, int64](MapOptions{Seed: 1, Growth: f})
 				for i, k := range keys {
 					s.Set(k, int64(i))
 				}
@@ -62,7 +62,7 @@ func BenchmarkSetGrowingPaired(b *testing.B) {
 	}
 	keys := keyset.Synthetic(n, 5)
 	fillStore := func() {
-		s, _ := New[string, int64](Options{Seed: 1})
+		s, _ := NewMap[string, int64](MapOptions{Seed: 1})
 		for i, k := range keys {
 			s.Set(k, int64(i))
 		}

@@ -1,12 +1,9 @@
 package store
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"github.com/twochoice/twochoice/bucket"
@@ -51,51 +48,6 @@ func name(o Options) string {
 		o = r
 	}
 	return fmt.Sprintf("%s-d%d-c%d-%s", o.Placement, o.Choices, o.BucketSize, o.Hash)
-}
-
-func TestNewRejectsBadOptions(t *testing.T) {
-	for _, tc := range []struct {
-		o    Options
-		want error
-	}{
-		{Options{MaxEntries: -1}, ErrOptions},
-		{Options{MaxEntries: 1}, ErrOptions},           // below the 2 buckets of go-left
-		{Options{MaxEntries: math.MaxInt}, ErrOptions}, // past the largest table: no panic
-		{Options{MaxEntries: 1 << 40}, ErrOptions},     // nor an out-of-memory crash
-		{Options{MaxEntries: 1<<35 + 1}, ErrOptions},   // one past 2^32 buckets of 8 (and MaxCacheEntries)
-		{Options{MaxEntries: 1 << 34, BucketSize: 2}, ErrOptions},
-		{Options{DefaultTTL: -1, MaxEntries: 10}, ErrOptions},
-		{Options{DefaultTTL: 1}, ErrOptions}, // TTLs need a bound
-		{Options{Choices: 9}, ErrOptions},
-		{Options{Choices: -1}, ErrOptions},
-		{Options{Placement: bucket.Placement(17)}, ErrOptions},
-		{Options{Placement: bucket.Halves, Choices: 9}, ErrOptions},
-		{Options{BucketSize: 9}, ErrOptions},
-		{Options{BucketSize: -2}, ErrOptions},
-		{Options{Hash: hashfn.Kind(5)}, ErrOptions},
-	} {
-		s, err := New[string, int](tc.o)
-		if !errors.Is(err, tc.want) || s != nil {
-			t.Errorf("New(%+v) = %v, %v; want error %v", tc.o, s, err, tc.want)
-		} else {
-			t.Logf("%+v: %v", tc.o, err)
-		}
-	}
-}
-
-func TestZeroOptionsMeanDefaults(t *testing.T) {
-	s := newTestStore[string, int](t, Options{})
-	o := s.Options()
-	if o.Placement != bucket.GoLeft || o.Choices != 2 || o.BucketSize != 8 || o.Hash != hashfn.XXHash || o.Seed == 0 {
-		t.Fatalf("defaults: %+v", o)
-	}
-	if s.Seed() != o.Seed {
-		t.Fatalf("Seed() = %d, options say %d", s.Seed(), o.Seed)
-	}
-	one := newTestStore[string, int](t, Options{Choices: 1})
-	if one.Options().Placement != bucket.OneChoice {
-		t.Fatalf("Choices 1 with the zero placement should be one choice, got %v", one.Options().Placement)
-	}
 }
 
 // TestAgainstMap runs the same random operations on a store and a map for
@@ -167,7 +119,7 @@ func TestKeyTypes(t *testing.T) {
 
 func roundTrip[K comparable](t *testing.T, key func(int) K) {
 	for _, kind := range hashfn.Kinds() {
-		s := newTestStore[K, int](t, Options{Hash: kind, Seed: 3})
+		s := newTestMap[K, int](t, MapOptions{Hash: kind, Seed: 3})
 		n := 200
 		for i := range n {
 			s.Set(key(i), i)
@@ -215,25 +167,25 @@ func TestSameSeedSamePlacement(t *testing.T) {
 			a.Set(k, i)
 			b.Set(k, i)
 		}
-		ta, tb := a.tabs.Load(), b.tabs.Load()
-		if int(ta.cur.n) != int(tb.cur.n) {
+		ta, tb := currentTable(a), currentTable(b)
+		if ta.geom().n != tb.geom().n {
 			t.Fatalf("%s: sizes differ", name(o))
 		}
-		for i := range ta.cur.n {
-			if ta.cur.bucket(i).ctrl.Load() != tb.cur.bucket(i).ctrl.Load() ||
-				ta.cur.bucket(i).slots != tb.cur.bucket(i).slots {
+		for i := range ta.geom().n {
+			if ta.bucket(i).ctrl.Load() != tb.bucket(i).ctrl.Load() ||
+				*ta.bucket(i).slots != *tb.bucket(i).slots {
 				t.Fatalf("%s: bucket %d differs", name(o), i)
 			}
 		}
 	}
 	// And a different seed places them differently.
-	a := newTestStore[string, int](t, Options{Seed: 1})
-	b := newTestStore[string, int](t, Options{Seed: 2})
+	a := newTestMap[string, int](t, MapOptions{Seed: 1})
+	b := newTestMap[string, int](t, MapOptions{Seed: 2})
 	for i, k := range keys {
 		a.Set(k, i)
 		b.Set(k, i)
 	}
-	if a.tabs.Load().cur.bucket(0).slots == b.tabs.Load().cur.bucket(0).slots {
+	if *a.tabs.Load().cur.bucket(0).slots == *b.tabs.Load().cur.bucket(0).slots {
 		t.Fatal("seeds 1 and 2 fill bucket 0 alike")
 	}
 }
@@ -241,7 +193,7 @@ func TestSameSeedSamePlacement(t *testing.T) {
 // TestHashCollisionsAreHarmless forces every key to one hash: the store
 // must still tell them apart by comparing keys, and then re-key.
 func TestHashCollisionsAreHarmless(t *testing.T) {
-	s := newTestStore[string, int](t, Options{Seed: 5})
+	s := newTestMap[string, int](t, MapOptions{Seed: 5})
 	setHash(s, func(string) uint64 { return 0x1234567 })
 	for i := range 100 {
 		s.Set(fmt.Sprint(i), i)
@@ -266,31 +218,8 @@ func TestHashCollisionsAreHarmless(t *testing.T) {
 	}
 }
 
-func TestStashHintsAndGrowthByStash(t *testing.T) {
-	// One choice, one slot: the stash fills fast and forces growth.
-	s := newTestStore[int, int](t, Options{Choices: 1, BucketSize: 1, Seed: 11})
-	deleted := map[int]bool{}
-	for i := range 3000 {
-		s.Set(i, -i)
-		if i%97 == 0 {
-			s.Delete(i / 2)
-			deleted[i/2] = true
-		}
-	}
-	st := s.Stats()
-	if st.Grows == 0 {
-		t.Fatalf("no growth: %+v", st)
-	}
-	for i := range 3000 {
-		v, ok := s.Get(i)
-		if ok == deleted[i] || (ok && v != -i) {
-			t.Fatalf("Get(%d) = %d, %v (deleted %v)", i, v, ok, deleted[i])
-		}
-	}
-}
-
 func TestClear(t *testing.T) {
-	s := newTestStore[string, int](t, Options{Seed: 1})
+	s := newTestMap[string, int](t, MapOptions{Seed: 1})
 	for i := range 10000 {
 		s.Set(fmt.Sprint(i), i)
 	}
@@ -311,52 +240,12 @@ func TestClear(t *testing.T) {
 	}
 }
 
-func TestStatsCount(t *testing.T) {
-	s := newTestStore[int, int](t, Options{Seed: 1})
-	for i := range 1000 {
-		s.Set(i, i)
-	}
-	for i := range 3000 {
-		s.Get(i) // 1000 hits, 2000 misses
-	}
-	s.Delete(1)
-	s.Delete(-1)
-	st := s.Stats()
-	if st.Hits != 1000 || st.Misses != 2000 || st.Gets != 3000 || st.Sets != 1000 || st.Deletes != 1 || st.Entries != 999 {
-		t.Fatalf("stats: %+v", st)
-	}
-	if r := st.HitRatio(); r < 0.333 || r > 0.334 {
-		t.Fatalf("hit ratio %v", r)
-	}
-}
-
-// TestCountersAreExact: hits and misses counted by many goroutines at
-// once, in their stripes, add up exactly.
-func TestCountersAreExact(t *testing.T) {
-	s := newTestStore[int, int](t, Options{Seed: 1})
-	s.Set(1, 1)
-	const goroutines, n = 8, 20000
-	var wg sync.WaitGroup
-	for range goroutines {
-		wg.Go(func() {
-			for range n {
-				s.Get(1)
-				s.Get(2)
-			}
-		})
-	}
-	wg.Wait()
-	if st := s.Stats(); st.Hits != goroutines*n || st.Misses != goroutines*n {
-		t.Fatalf("stats after %d hits and misses: %+v", goroutines*n, st)
-	}
-}
-
 func TestAllocs(t *testing.T) {
 	if testing.CoverMode() != "" || testutil.Race {
 		t.Skip("instrumented build")
 	}
 	keys := keyset.Synthetic(1000, 2)
-	s := newTestStore[string, int64](t, Options{Seed: 1})
+	s := newTestMap[string, int64](t, MapOptions{Seed: 1})
 	i := 0
 	if a := testing.AllocsPerRun(1000, func() { s.Set(keys[i%len(keys)], int64(i)); i++ }); a != 0 {
 		t.Errorf("Set of string keys: %v allocs", a)
@@ -367,78 +256,11 @@ func TestAllocs(t *testing.T) {
 	if a := testing.AllocsPerRun(1000, func() { s.Get("absent"); i++ }); a != 0 {
 		t.Errorf("Get of an absent key: %v allocs", a)
 	}
-	si := newTestStore[uint64, int](t, Options{Hash: hashfn.Tabulation, Seed: 1})
+	si := newTestMap[uint64, int](t, MapOptions{Hash: hashfn.Tabulation, Seed: 1})
 	for j := range uint64(1000) {
 		si.Set(j, 0)
 	}
 	if a := testing.AllocsPerRun(1000, func() { si.Set(uint64(i%1000), i); si.Get(uint64(i % 1000)); i++ }); a != 0 {
 		t.Errorf("Set and Get of integer keys: %v allocs", a)
-	}
-}
-
-// TestCand2MatchesGenerator: the two-choice fast path draws the same
-// candidates as the generator, for every scheme and table sizes of every
-// kind (odd, prime, power of two).
-func TestCand2MatchesGenerator(t *testing.T) {
-	r := rand.New(rand.NewPCG(seedFor(t), 9))
-	for _, rule := range []bucket.Placement{bucket.DChoice, bucket.Halves, bucket.GoLeft, bucket.DoubleHash} {
-		for _, n := range []uint64{2, 3, 4, 7, 8, 1000, 1024, 1031, 99991, 1 << 20, hashfn.MaxBuckets} {
-			o := Options{Placement: rule, Choices: 2, BucketSize: 8}
-			if rule.Scheme() == hashfn.Double && n&(n-1) != 0 && !hashfn.IsPrime(n) {
-				continue
-			}
-			if rule.Scheme() == hashfn.Parts && n%2 != 0 {
-				continue
-			}
-			gen, err := rule.Generator(n, 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Set up a table without its buckets: 2^32 of them would not
-			// fit in memory, and cand2 does not read them.
-			full := &table[int, int]{}
-			full.setup(&o, gen)
-			var c [hashfn.MaxChoices]uint64
-			for range 2000 {
-				h := r.Uint64()
-				gen.Fill(h, c[:])
-				if a, b := full.cand2(h); a != c[0] || b != c[1] {
-					t.Fatalf("%s n=%d h=%#x: cand2 %d %d, Fill %d %d", rule, n, h, a, b, c[0], c[1])
-				}
-			}
-		}
-	}
-}
-
-// TestGrowthUsesPreparedTable: the next table is allocated a chunk per
-// write only near the threshold, and the growth takes that table.
-func TestGrowthUsesPreparedTable(t *testing.T) {
-	s := newTestStore[int, int](t, Options{Seed: 4})
-	i := 0
-	for s.tabs.Load().cur.n < 3*chunkSize { // big enough for several chunks
-		s.Set(i, i)
-		i++
-	}
-	for s.tabs.Load().old != nil {
-		s.Set(i, i)
-		i++
-	}
-	cur := s.tabs.Load().cur
-	if s.prep != nil {
-		t.Fatalf("next table prepared right after a growth, at %d of %d entries", cur.entries, cur.maxEntries)
-	}
-	var prepared *table[int, int]
-	for s.tabs.Load().cur == cur {
-		s.Set(i, i)
-		i++
-		if s.prep != nil {
-			prepared = s.prep
-			if s.prep.ready == 0 {
-				t.Fatal("prepared table without a chunk")
-			}
-		}
-	}
-	if prepared == nil || s.tabs.Load().cur != prepared || prepared.ready != len(prepared.chunks) {
-		t.Fatalf("growth did not take the prepared table (prepared %v)", prepared != nil)
 	}
 }

@@ -306,7 +306,7 @@ func runStress[V any](t *testing.T, cfg stressCfg, codec stressCodec[V]) {
 					if n := s.Len(); n < len(stableKeys) {
 						fail("Len %d below the %d stable keys", n, len(stableKeys))
 					}
-					if rep := s.Load(); rep.Entries < len(stableKeys) {
+					if rep := s.Report(); rep.Entries < len(stableKeys) {
 						fail("Load: %d entries, below the %d stable keys", rep.Entries, len(stableKeys))
 					}
 				}

@@ -13,7 +13,8 @@ import (
 
 // Report is the load report of a store: how its entries spread over the
 // buckets, next to what the fluid limit predicts for the same rule, d,
-// bucket size and number of keys per bucket. [Store.Load] takes it; its
+// bucket size and number of keys per bucket. [Map.Report] and
+// [Cache.Report] take it; its
 // String method renders a table; its JSON field names are shared with the
 // inspect command and the debug page.
 type Report struct {
@@ -83,25 +84,47 @@ type PartReport struct {
 	FluidShareAtLeast []float64 `json:"fluid_share_at_least"`
 }
 
-// Load returns the load report. It visits the table bucket by bucket,
+// Report returns the load report. It visits the table bucket by bucket,
 // reading each bucket's control word (a consistent view of that bucket,
 // taken without any lock), so it costs O(buckets) and stops no reader or
-// writer. Like All, it first finishes a growth under way (in small batches)
-// and keeps the table from growing while it counts, so the report is about
-// one table; entries set or deleted during the count may or may not be in
-// it. Solving the fluid limit adds a millisecond or so.
-func (s *Store[K, V]) Load() *Report {
+// writer. Like All, it first finishes a growth under way (in small
+// batches) and keeps the table from growing while it counts, so the
+// report is about one table; entries set or deleted during the count may
+// or may not be in it. Solving the fluid limit adds a millisecond or so.
+func (s *Map[K, V]) Report() *Report {
 	t := s.pin()
-	h := bucket.NewHistogram(s.opts.Placement.Parts(s.opts.Choices))
-	counts := make([][]uint64, len(h.Parts))
-	for j := range counts {
-		counts[j] = make([]uint64, t.size+1)
-	}
-	for i := range t.n {
-		counts[t.gen.PartOf(i)][t.load(i)]++
-	}
+	h := histogramOf[K, V](t)
 	stash := t.stash.len()
 	s.unpin()
+	st := s.Stats()
+	o := s.configOf(t)
+	r := reportOf(&o, h, stash, int(t.n), t.size, st.Deletes)
+	r.Rekeys = st.Rekeys
+	return r
+}
+
+// Report returns the load report of the cache's table, as [Map.Report]
+// does. A cache's buckets fill up and then evict, which the fluid limit of
+// keys that arrive and stay does not describe: the report has no fluid
+// columns.
+func (s *Cache[K, V]) Report() *Report {
+	t := s.tab.Load()
+	h := histogramOf[K, V](t)
+	st := s.Stats()
+	return reportOf(&s.cfg, h, 0, int(t.n), t.size, st.Deletes)
+}
+
+// histogramOf counts t's buckets by part and load.
+func histogramOf[K comparable, V any](t visited[K, V]) *bucket.Histogram {
+	g := t.geom()
+	h := bucket.NewHistogram(g.rule.Parts(g.d))
+	counts := make([][]uint64, len(h.Parts))
+	for j := range counts {
+		counts[j] = make([]uint64, g.size+1)
+	}
+	for i := range g.n {
+		counts[g.gen.PartOf(i)][t.load(i)]++
+	}
 	for j, c := range counts {
 		for k, v := range c {
 			if v > 0 {
@@ -109,19 +132,13 @@ func (s *Store[K, V]) Load() *Report {
 			}
 		}
 	}
-	// Stats adds a cache's deletes, counted in stripes, to the unbounded
-	// store's.
-	st := s.Stats()
-	r := s.report(h, stash, int(t.n), t.size, st.Deletes)
-	r.Hash, r.Seed, r.Rekeys = t.fn.Kind(), t.fn.Seed(), st.Rekeys
-	return r
+	return h
 }
 
-// report builds the report from a histogram of the table's buckets, n
-// buckets of size slots (BucketSize but in a cache that cacheSize gave
-// larger buckets).
-func (s *Store[K, V]) report(h *bucket.Histogram, stash, n, size int, deletes uint64) *Report {
-	o := s.opts
+// reportOf builds the report of a table of options o (with the table's
+// hash function) from a histogram of its buckets, n buckets of size slots
+// (BucketSize but in a cache that cacheSize gave larger buckets).
+func reportOf(o *config, h *bucket.Histogram, stash, n, size int, deletes uint64) *Report {
 	balls := int(h.Balls())
 	r := &Report{
 		Entries:        balls + stash,

@@ -3,8 +3,10 @@ package store
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/twochoice/twochoice/internal/testutil"
 )
@@ -29,7 +31,7 @@ func TestCacheStatsAgainstModel(t *testing.T) {
 	seed := seedFor(t)
 	forEvictConfigs(t, 64, seed, func(t *testing.T, o Options) {
 		clk := withFakeClock(&o)
-		s := newTestStore[string, int](t, o)
+		s := newTestCacheOf[string, int](t, o)
 		rng := rand.New(rand.NewPCG(seed, 3))
 		exp := make(map[string]int64) // the model: expiry of every key set (0: none)
 		live := func(k string) bool {
@@ -120,7 +122,7 @@ func TestCacheStatsAgainstModel(t *testing.T) {
 			st := s.Stats()
 			want.Gets = want.Hits + want.Misses
 			want.Entries = len(after)
-			want.Buckets = int(s.tabs.Load().cur.n)
+			want.Buckets = int(s.tab.Load().n)
 			if st.Sets != want.Sets || st.Deletes != want.Deletes || st.Gets != want.Gets ||
 				st.Hits != want.Hits || st.Misses != want.Misses || st.Evictions != want.Evictions ||
 				st.Expirations != want.Expirations || st.Entries != want.Entries || st.Buckets != want.Buckets ||
@@ -202,5 +204,73 @@ func TestStatsMonotonic(t *testing.T) {
 				t.Fatalf("at idle %+v, want %+v", st, want)
 			}
 		})
+	}
+}
+
+// Two stripes' counters, and stripe 0's and the Store fields before it,
+// never share a cache line, whatever the alignment of counters within
+// Store: a line of padding leads the array, and each stripe's counters are
+// followed by more than a line of padding. The same for the eviction
+// clock's stripes (ticks).
+func TestStripesApartAtAnyAlignment(t *testing.T) {
+	var c counters
+	var st stripe
+	used := unsafe.Offsetof(st.deletes) + unsafe.Sizeof(st.deletes)
+	if pad := unsafe.Sizeof(st) - used; pad < cacheLine {
+		t.Errorf("a stripe's counters take %d bytes and its padding %d: two stripes may share a line", used, pad)
+	}
+	if lead := unsafe.Offsetof(c.stripes); lead < cacheLine {
+		t.Errorf("%d bytes lead the stripes: stripe 0 may share a line with the fields before it", lead)
+	}
+}
+
+func TestTickStripesApartAtAnyAlignment(t *testing.T) {
+	var c ticks
+	var st tickStripe
+	if pad := unsafe.Sizeof(st) - unsafe.Sizeof(st.n); pad < cacheLine {
+		t.Errorf("a tick stripe's padding is %d bytes: two stripes may share a line", pad)
+	}
+	if gap := unsafe.Offsetof(c.local) - unsafe.Sizeof(c.global); gap < cacheLine {
+		t.Errorf("%d bytes between the shared count and the stripes: they may share a line", gap)
+	}
+}
+
+func TestStatsCount(t *testing.T) {
+	s := newTestMap[int, int](t, MapOptions{Seed: 1})
+	for i := range 1000 {
+		s.Set(i, i)
+	}
+	for i := range 3000 {
+		s.Get(i) // 1000 hits, 2000 misses
+	}
+	s.Delete(1)
+	s.Delete(-1)
+	st := s.Stats()
+	if st.Hits != 1000 || st.Misses != 2000 || st.Gets != 3000 || st.Sets != 1000 || st.Deletes != 1 || st.Entries != 999 {
+		t.Fatalf("stats: %+v", st)
+	}
+	if r := st.HitRatio(); r < 0.333 || r > 0.334 {
+		t.Fatalf("hit ratio %v", r)
+	}
+}
+
+// TestCountersAreExact: hits and misses counted by many goroutines at
+// once, in their stripes, add up exactly.
+func TestCountersAreExact(t *testing.T) {
+	s := newTestMap[int, int](t, MapOptions{Seed: 1})
+	s.Set(1, 1)
+	const goroutines, n = 8, 20000
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Go(func() {
+			for range n {
+				s.Get(1)
+				s.Get(2)
+			}
+		})
+	}
+	wg.Wait()
+	if st := s.Stats(); st.Hits != goroutines*n || st.Misses != goroutines*n {
+		t.Fatalf("stats after %d hits and misses: %+v", goroutines*n, st)
 	}
 }

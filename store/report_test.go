@@ -43,7 +43,7 @@ func TestGrownTableFollowsFluidLimit(t *testing.T) {
 			for i, k := range keys {
 				s.Set(k, i)
 			}
-			r := s.Load()
+			r := s.Report()
 			if r.Entries != n || s.Stats().Grows < 5 {
 				t.Fatalf("entries %d, stats %+v", r.Entries, s.Stats())
 			}
@@ -76,26 +76,25 @@ func fluidMisfits(r *Report) []string {
 // The check must be able to fail: a table filled by one choice is far from
 // the two-choice limit.
 func TestFluidCheckCatchesWrongRule(t *testing.T) {
-	s := newTestStore[int, int](t, Options{Choices: 1, Seed: 3})
+	s := newTestMap[int, int](t, MapOptions{Choices: 1, Seed: 3})
 	for i := range 20000 {
 		s.Set(i, i)
 	}
-	r := s.Load()
+	r := s.Report()
 	if bad := fluidMisfits(r); len(bad) > 0 {
 		t.Fatalf("one choice against its own limit: %v\n%s", bad, r)
 	}
-	o := s.opts
-	s.opts.Placement, s.opts.Choices = bucket.DChoice, 2
-	wrong := s.report(r.hist, r.Stash, r.Buckets, r.BucketSize, 0)
-	s.opts = o
+	o := s.options()
+	o.Placement, o.Choices = bucket.DChoice, 2
+	wrong := reportOf(&o, r.hist, r.Stash, r.Buckets, r.BucketSize, 0)
 	if bad := fluidMisfits(wrong); len(bad) == 0 {
 		t.Fatalf("a one-choice table passed as two-choice:\n%s", wrong)
 	}
 }
 
 func TestReportFields(t *testing.T) {
-	s := newTestStore[string, int](t, Options{Seed: 8})
-	empty := s.Load()
+	s := newTestMap[string, int](t, MapOptions{Seed: 8})
+	empty := s.Report()
 	if empty.Entries != 0 || empty.FluidShareAtLeast != nil || len(empty.Histogram) != 9 || empty.Histogram[0] != uint64(empty.Buckets) {
 		t.Fatalf("empty report: %+v", empty)
 	}
@@ -104,7 +103,7 @@ func TestReportFields(t *testing.T) {
 		s.Set(k, i)
 	}
 	s.Delete("obj3")
-	r := s.Load()
+	r := s.Report()
 	if r.Entries != 4999 || r.Buckets != s.Stats().Buckets || r.Seed != 8 || r.Placement != bucket.GoLeft || len(r.Parts) != 2 {
 		t.Fatalf("report: %+v", r)
 	}
@@ -149,14 +148,14 @@ func TestReportFields(t *testing.T) {
 // A cache's report has no fluid limit (it does not model evictions), and
 // String says so with "-" instead of printing zeros as the limit.
 func TestCacheLoadHasNoFluid(t *testing.T) {
-	s, err := New[int, int](Options{MaxEntries: 1000, Seed: 3})
+	s, err := NewCache[int, int](CacheOptions{MaxEntries: 1000, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 5000 {
 		s.Set(i, i)
 	}
-	r := s.Load()
+	r := s.Report()
 	if r.FluidShareAtLeast != nil {
 		t.Errorf("a cache's report has fluid shares %v", r.FluidShareAtLeast)
 	}
@@ -177,12 +176,12 @@ func TestCacheLoadHasNoFluid(t *testing.T) {
 //     bucket;
 //   - FluidStash is the fluid limit's overflow share of Entries.
 func TestReportFigures(t *testing.T) {
-	s := newTestStore[int, int](t, Options{Placement: bucket.DChoice, Choices: 2, BucketSize: 8, Seed: 9})
+	s := newTestMap[int, int](t, MapOptions{Placement: bucket.DChoice, Choices: 2, BucketSize: 8, Seed: 9})
 	setHash(s, func(int) uint64 { return 0x9e3779b97f4a7c15 })
 	for i := range 30 {
 		s.Set(i, i)
 	}
-	r := s.Load()
+	r := s.Report()
 	st := s.Stats()
 	if st.Grows != 0 || st.Stash != 14 {
 		t.Fatalf("setup: %+v, want 14 keys in the stash and no growth", st)
@@ -205,21 +204,21 @@ func TestReportFigures(t *testing.T) {
 		t.Fatalf("FluidStash %v, want %v (overflow share %v of 30 entries)", r.FluidStash, want, fl.Overflow)
 	}
 
-	g := newTestStore[int, int](t, Options{Placement: bucket.GoLeft, Choices: 2, Seed: 9})
+	g := newTestMap[int, int](t, MapOptions{Placement: bucket.GoLeft, Choices: 2, Seed: 9})
 	for i := range 5000 {
 		g.Set(i, i)
 	}
-	for j, p := range g.Load().Parts {
+	for j, p := range g.Report().Parts {
 		if want := float64(p.Entries) / float64(p.Buckets); p.Buckets == 0 || p.MeanLoad != want {
 			t.Fatalf("part %d: MeanLoad %v, %d keys in %d buckets", j, p.MeanLoad, p.Entries, p.Buckets)
 		}
 	}
 
-	c := newTestStore[int, int](t, Options{MaxEntries: 1001, BucketSize: 5, Seed: 9})
+	c := newTestCache[int, int](t, CacheOptions{MaxEntries: 1001, BucketSize: 5, Seed: 9})
 	for i := range 700 {
 		c.Set(i, i)
 	}
-	cr := c.Load()
+	cr := c.Report()
 	if want := float64(c.Len()) / 1001; cr.Utilization != want || cr.MaxUtilization != 1 || cr.MaxEntries != 1001 {
 		t.Fatalf("cache: Utilization %v (want %v), MaxUtilization %v, MaxEntries %d", cr.Utilization, want, cr.MaxUtilization, cr.MaxEntries)
 	}
@@ -231,7 +230,7 @@ func TestReportFigures(t *testing.T) {
 // fluid.MaxLoad, which the solver refuses. Load panicked there; it must
 // give a report, without fluid columns past what the solver takes.
 func TestLoadWithAHugeStash(t *testing.T) {
-	s := newTestStore[int, int](t, Options{Seed: 9})
+	s := newTestMap[int, int](t, MapOptions{Seed: 9})
 	s.Set(-1, -1)
 	var r *Report
 	for range s.All() {
@@ -239,7 +238,7 @@ func TestLoadWithAHugeStash(t *testing.T) {
 		for i := range n*fluid.MaxLoad + 100 {
 			s.Set(i, i)
 		}
-		r = s.Load()
+		r = s.Report()
 		break
 	}
 	if r.Entries != s.Len() || r.Stash == 0 || r.Entries <= r.Buckets*fluid.MaxLoad {
@@ -270,7 +269,7 @@ func TestCacheReportWithLargerBuckets(t *testing.T) {
 		for i := range 10 * o.MaxEntries {
 			s.Set(i, i)
 		}
-		r := s.Load()
+		r := s.Report()
 		c := r.BucketSize
 		if len(r.Histogram) != c+1 || len(r.ShareAtLeast) != c+1 || r.MaxLoad > c || r.Buckets*c < o.MaxEntries {
 			t.Errorf("%+v: buckets of %d slots, %d buckets, histogram %v, max load %d", o, c, r.Buckets, r.Histogram, r.MaxLoad)
@@ -283,5 +282,38 @@ func TestCacheReportWithLargerBuckets(t *testing.T) {
 		if out := r.String(); len(r.Parts) > 1 && !strings.Contains(out, fmt.Sprintf("≥ %d ", r.MaxLoad)) {
 			t.Errorf("%+v: no row for load %d in the parts table:\n%s", o, r.MaxLoad, out)
 		}
+	}
+}
+
+// A cache's load report: no fluid columns (a full cache is not balls that
+// arrive and stay), utilization against the bound.
+func TestCacheLoadReport(t *testing.T) {
+	s := newTestCache[int, int](t, CacheOptions{MaxEntries: 5000, Seed: 3})
+	for i := range 20000 {
+		s.Set(i, i)
+	}
+	r := s.Report()
+	if r.MaxEntries != 5000 || r.Entries != s.Len() || r.FluidShareAtLeast != nil || r.Utilization > 1 || r.Utilization < 0.99 {
+		t.Fatalf("report %+v", r)
+	}
+	if out := r.String(); !strings.Contains(out, "a cache of at most 5000 entries") {
+		t.Fatalf("report:\n%s", out)
+	}
+}
+
+// A cache's load report counts its deletes, as Stats does.
+func TestCacheLoadCountsDeletes(t *testing.T) {
+	s, err := NewCache[int, int](CacheOptions{MaxEntries: 1000, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3000 {
+		s.Set(i, i)
+	}
+	for i := 2000; i < 3000; i += 3 {
+		s.Delete(i)
+	}
+	if got, want := s.Report().Deletes, s.Stats().Deletes; got != want || want == 0 {
+		t.Errorf("Load().Deletes = %d, Stats().Deletes = %d", got, want)
 	}
 }
