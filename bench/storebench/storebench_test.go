@@ -87,10 +87,10 @@ type workload = workloadOf[string]
 //
 // The timed loops read seq, in order, and not keys[access[i]]: looking a
 // key up in a table of 1M keys is the benchmark's own work, not the
-// caches', and with the index it was a cache miss on every operation (the
+// caches', and with the index it is a cache miss on every operation (the
 // key's header, at a random place in 16 MiB), 10.6% of all samples in a
 // profile of BenchmarkCacheSetRatio, paid alike by both sides of a pair,
-// which pulled every ratio towards 1. A program hands a cache the key it
+// which pulls every ratio towards 1. A program hands a cache the key it
 // holds; the key's bytes are still wherever the generator put them, so
 // hashing them still misses as it did.
 type workloadOf[K any] struct {
@@ -365,7 +365,7 @@ func timeFills(b *testing.B, n int, fill func()) {
 }
 
 // BenchmarkSetSized: the Sets of BenchmarkSetGrowing into a store created
-// with Options.SizeHint set to the number of keys, against a Go map made
+// with MapOptions.SizeHint set to the number of keys, against a Go map made
 // with the same hint: what a user who knows the size ahead pays, with no
 // growth on either side. ns/key is what to compare.
 func BenchmarkSetSized(b *testing.B) {

@@ -326,8 +326,8 @@ func TestLevelStartsBelowTheLevelUnder(t *testing.T) {
 	for range s.x {
 		s.cellAt(len(s.cells))
 	}
-	// Before the fix it ran away: each level started above the last, until
-	// maxCells, for minutes. Fail fast instead of waiting for it.
+	// An activation that gets this wrong runs away: each level starts above
+	// the last, until maxCells, for minutes. Fail fast instead of waiting.
 	done := make(chan struct{})
 	go func() { s.activate(); close(done) }()
 	select {

@@ -22,11 +22,11 @@ func init() {
 
 const inspectSynopsis = `inspect SNAP [flags]
 
-Reads a snapshot written by "twochoice load" or store.Save, without
+Reads a snapshot written by "twochoice load" or a store's Save, without
 knowing its Go key and value types: checks every record against the
 metadata (count, checksum, the bucket each record names), then prints the
-metadata (with the shapes of the key and value types, which store.Open
-checks) and the bucket occupancy histogram next to the fluid limit for
+metadata (with the shapes of the key and value types, which OpenMap and
+OpenCache check) and the bucket occupancy histogram next to the fluid limit for
 the same rule, d, bucket size and keys per bucket. A bounded cache's
 snapshot has no fluid columns: its buckets fill up and evict, which the
 limit of keys that arrive and stay does not describe.

@@ -1,8 +1,8 @@
 // Package snapshot reads and writes twochoice snapshot files: the on-disk
-// format behind store.Save, store.Open and the inspect command. It knows
-// nothing of a store's Go types; the store encodes its keys and values with
-// [EncodeRecord] and decodes them with [DecodeRecord], and inspect reads any
-// snapshot with [DecodeAny].
+// format behind the store's Save, OpenMap and OpenCache and the inspect
+// command. It knows nothing of a store's Go types; the store encodes its
+// keys and values with [EncodeRecord] and decodes them with [DecodeRecord],
+// and inspect reads any snapshot with [DecodeAny].
 //
 // # Format, version 1
 //
