@@ -42,8 +42,8 @@ func init() { benchWarmup = 20_000 } // see benchWarmup
 // quick are flags for a short run.
 var quick = []string{"--threads", "1,2", "--duration", "5ms", "--caches", "lru,otter,map"}
 
-// The JSON is an array of objects with the fields, left out where
-// not measured, and no others than the documented ones.
+// The JSON is an array of objects with the documented fields, left out
+// where not measured, and no others.
 func TestBenchJSON(t *testing.T) {
 	trace, _, _ := benchFiles(t)
 	args := append([]string{"bench", "--workload", "trace:" + trace, "--capacity", "50,10%", "--format", "json"}, quick...)

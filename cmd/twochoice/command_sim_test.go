@@ -326,7 +326,7 @@ func TestSimRecordsKeySource(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "keys seq hashed by xxhash") {
 		t.Errorf("sweep table, code %d:\n%s", code, out)
 	}
-	// Uniform runs keep the JSON fields (TestSimJSON) and say so
+	// Uniform runs keep the documented JSON fields (TestSimJSON) and say so
 	// in the table.
 	code, out, _ = runCLI("sim", "--rule", "dchoice", "--log2", "10", "--runs", "1", "--quiet")
 	if code != 0 || !strings.Contains(out, "uniform candidates") {
