@@ -10,7 +10,7 @@ package store
 // between two tables; a snapshot, whose copy-on-write view the writers
 // must feed; the stash, which any key may reach; Clear. Those close the
 // gate: writers then take the map's mutex and the serialized path
-// (map.go), as all writers did before there was a gate.
+// (map.go).
 //
 // Closing waits for the writers inside to leave. A writer enters by adding
 // one to its stripe's count and then checking that the gate is open, and a
