@@ -21,7 +21,7 @@ package store
 // never waits for the mutex, so a closer that holds it cannot deadlock
 // with one. The counts sit in the counter stripes (counters.go), on the
 // lines each goroutine already writes for its hits and misses: entering
-// and leaving cost two uncontended atomic adds, where the mutex cost two
+// and leaving cost two uncontended atomic adds, where the mutex costs two
 // contended ones. Stripes come from the goroutine's stack address
 // (stripeHint), which a stack growth may move: a writer takes its hint
 // once and leaves by the stripe it entered by.
