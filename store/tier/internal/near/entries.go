@@ -18,9 +18,9 @@ type entries[K comparable, V any] struct {
 }
 
 // newEntries returns a cache of at most max entries, its whole table
-// allocated now.
-func newEntries[K comparable, V any](max int) (*entries[K, V], error) {
-	s, err := store.New[K, V](store.Options{MaxEntries: max})
+// allocated now, that tells the time for expiries by clock.
+func newEntries[K comparable, V any](max int, clock *clock) (*entries[K, V], error) {
+	s, err := store.New[K, V](store.Options{MaxEntries: max, Clock: clock})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}

@@ -69,9 +69,10 @@ type reply[M any] struct {
 
 // Cache is a near-cache shared by the connections of a client.
 type Cache[M any] struct {
-	es  *entries[key, reply[M]]
-	ops Ops[M]
-	gen atomic.Uint64
+	es    *entries[key, reply[M]]
+	clock *clock
+	ops   Ops[M]
+	gen   atomic.Uint64
 
 	// Counted off the hit path (a hit is counted by the cache's own
 	// striped counters, less the gets that found an entry it did not
@@ -85,11 +86,12 @@ func New[M any](o Options, ops Ops[M]) (*Cache[M], error) {
 	if err != nil {
 		return nil, err
 	}
-	es, err := newEntries[key, reply[M]](n)
+	clock := newClock()
+	es, err := newEntries[key, reply[M]](n, clock)
 	if err != nil {
 		return nil, err
 	}
-	return &Cache[M]{es: es, ops: ops}, nil
+	return &Cache[M]{es: es, clock: clock, ops: ops}, nil
 }
 
 // Capacity returns the bound in entries the cache enforces.
@@ -173,8 +175,10 @@ func (c *Cache[M]) NewConn() *Conn[M] {
 // Update, or its failure to Cancel (unless the connection is closed, in
 // which case the read is not cached).
 func (cn *Conn[M]) Flight(k, cmd string, ttl time.Duration, now time.Time) (M, *Flight[M]) {
+	nowMs := now.UnixMilli()
+	cn.c.clock.saw(nowMs)
 	if r, ok := cn.c.es.get(key{cn.gen.Load(), k}); ok {
-		if m, ok := r.find(cmd, now.UnixMilli()); ok {
+		if m, ok := r.find(cmd, nowMs); ok {
 			return m, nil
 		}
 		cn.c.unserved.Add(1)
@@ -247,6 +251,7 @@ func (cn *Conn[M]) Update(k, cmd string, val M) int64 {
 		val = cn.c.ops.WithPXAT(val, pxat)
 	}
 	now := time.Now().UnixMilli()
+	cn.c.clock.saw(now)
 	if pxat > now {
 		ek := key{cn.gen.Load(), k}
 		r := reply[M]{cmd: cmd, pxat: pxat, msg: val}
