@@ -121,7 +121,7 @@ func (c *Cluster) Slot(key string) int {
 func (c *Cluster) MasterOf(slot int) *Server {
 	c.t.Helper()
 	for _, s := range c.Nodes {
-		if c.isMaster(s) && c.serves(s, slot) {
+		if c.IsMaster(s) && c.serves(s, slot) {
 			return s
 		}
 	}
@@ -129,7 +129,8 @@ func (c *Cluster) MasterOf(slot int) *Server {
 	return nil
 }
 
-func (c *Cluster) isMaster(s *Server) bool { return s.Info("replication")["role"] == "master" }
+// IsMaster reports whether s is a master.
+func (c *Cluster) IsMaster(s *Server) bool { return s.Info("replication")["role"] == "master" }
 
 // serves reports whether s's own line in CLUSTER NODES lists slot.
 func (c *Cluster) serves(s *Server, slot int) bool {
@@ -176,7 +177,7 @@ func (c *Cluster) Failover(replica *Server) {
 	c.t.Helper()
 	replica.MustCmd("CLUSTER", "FAILOVER")
 	deadline := time.Now().Add(30 * time.Second)
-	for !c.isMaster(replica) {
+	for !c.IsMaster(replica) {
 		if time.Now().After(deadline) {
 			c.t.Fatalf("%s did not take over", replica.Addr)
 		}
@@ -185,10 +186,19 @@ func (c *Cluster) Failover(replica *Server) {
 	c.WaitStable(30 * time.Second)
 }
 
-// MoveSlot moves slot and its keys from its master to master to, as
-// redis-cli --cluster reshard does: IMPORTING, MIGRATING, MIGRATE in
-// batches, then NODE on every master.
-func (c *Cluster) MoveSlot(slot int, to *Server) {
+// MoveSlots moves each slot and its keys from its master to master to,
+// as redis-cli --cluster reshard does: IMPORTING, MIGRATING, MIGRATE in
+// batches, then NODE on every master; then it waits until the cluster is
+// stable.
+func (c *Cluster) MoveSlots(to *Server, slots ...int) {
+	c.t.Helper()
+	for _, slot := range slots {
+		c.moveSlot(slot, to)
+	}
+	c.WaitStable(30 * time.Second)
+}
+
+func (c *Cluster) moveSlot(slot int, to *Server) {
 	c.t.Helper()
 	from := c.MasterOf(slot)
 	if from == to {
@@ -208,9 +218,8 @@ func (c *Cluster) MoveSlot(slot int, to *Server) {
 	to.MustCmd("CLUSTER", "SETSLOT", s, "NODE", c.ID(to))
 	from.MustCmd("CLUSTER", "SETSLOT", s, "NODE", c.ID(to))
 	for _, n := range c.Nodes {
-		if n != from && n != to && c.isMaster(n) {
+		if n != from && n != to && c.IsMaster(n) {
 			n.MustCmd("CLUSTER", "SETSLOT", s, "NODE", c.ID(to))
 		}
 	}
-	c.WaitStable(30 * time.Second)
 }

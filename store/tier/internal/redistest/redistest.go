@@ -76,7 +76,7 @@ func start(t testing.TB, extra []string) *Server {
 		s := &Server{
 			Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0])),
 			Port: ports[0],
-			Dir:  t.TempDir(),
+			Dir:  tempDir(t),
 			t:    t,
 			bin:  bin,
 			cli:  cli,
@@ -174,17 +174,6 @@ func (s *Server) Restart() {
 // Stop stops the server if it runs; tests' cleanups call it.
 func (s *Server) Stop() { s.Kill() }
 
-// Cmd runs one command on the server through redis-cli and returns its
-// output, trimmed.
-func (s *Server) Cmd(args ...string) (string, error) {
-	cmd := exec.Command(s.cli, append([]string{"-h", "127.0.0.1", "-p", strconv.Itoa(s.Port)}, args...)...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("redis-cli %s: %w: %s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
 // MustCmd is Cmd that fails the test on an error.
 func (s *Server) MustCmd(args ...string) string {
 	s.t.Helper()
@@ -206,6 +195,20 @@ func (s *Server) Info(section string) map[string]string {
 		}
 	}
 	return m
+}
+
+// tempDir returns a directory for a server's files, removed when the test
+// ends: on tmpfs where there is one (/dev/shm), so that a server run with
+// appendfsync always does not wait for a disk.
+func tempDir(t testing.TB) string {
+	t.Helper()
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if d, err := os.MkdirTemp("/dev/shm", "redistest-"); err == nil {
+			t.Cleanup(func() { os.RemoveAll(d) })
+			return d
+		}
+	}
+	return t.TempDir()
 }
 
 // freePorts returns n loopback ports that were free a moment ago.
