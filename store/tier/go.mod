@@ -7,6 +7,7 @@ replace github.com/twochoice/twochoice => ../..
 require (
 	github.com/redis/rueidis v1.0.80
 	github.com/twochoice/twochoice v0.0.0-00010101000000-000000000000
+	github.com/valkey-io/valkey-go v1.0.80
 )
 
 require (

@@ -180,7 +180,7 @@ func TestRoundTrip(t *testing.T) {
 
 // TestReplyKinds checks that a hit returns the same reply as the server,
 // for each kind of reply: the near-cache rewrites a reply's expiry (see
-// withPXAT) and must change nothing else.
+// near.PXATWriter) and must change nothing else.
 func TestReplyKinds(t *testing.T) {
 	s := redistest.Start(t)
 	ctx := context.Background()
@@ -234,8 +234,8 @@ func TestReplyKinds(t *testing.T) {
 			t.Errorf("%s: the hit's TTL is %d ms, want at most the read's minute", name, ttl)
 		}
 	}
-	if pxatLayoutBroken.Load() {
-		t.Error("withPXAT could not rewrite a reply's expiry: has rueidis's CacheMarshal layout changed?")
+	if pxat.Broken() {
+		t.Error("the near-cache could not rewrite a reply's expiry: has rueidis's CacheMarshal layout changed?")
 	}
 }
 

@@ -30,7 +30,7 @@ type Tier struct {
 // New returns a near-cache bounded by o. It allocates the cache's whole
 // table now (see Options.MaxBytes).
 func New(o Options) (*Tier, error) {
-	c, err := near.New(o, near.Ops[rueidis.RedisMessage]{PXAT: serverPXAT, WithPXAT: withPXAT})
+	c, err := near.New(o, pxat.Ops())
 	if err != nil {
 		return nil, err
 	}
