@@ -60,17 +60,19 @@ func slotBytes[K comparable, V any]() int64 {
 }
 
 // assumedPayloadBytes is what entriesForBytes counts for the memory an
-// entry reaches outside its slot: the key's bytes and the reply's (a key
-// of a few dozen bytes and a reply of about a hundred).
+// entry reaches beyond its slot and its fixed allocations: the key's
+// bytes and the reply's (a key of a few dozen bytes and a reply of about
+// a hundred).
 const assumedPayloadBytes = 128
 
 // entriesForBytes converts a bound in bytes into the bound in entries
-// that the cache enforces, counting each entry as its slot plus
+// that the cache enforces, counting each entry as its slot, fixed bytes
+// of its own (what the value points to, whatever the reply) and
 // assumedPayloadBytes. The cache does not weigh its entries, so the
 // conversion is only as good as that assumption: replies much larger than
 // it make the near-cache hold more bytes than maxBytes, and much smaller
 // ones fewer. At least minEntries.
-func entriesForBytes[K comparable, V any](maxBytes int64) int {
-	n := maxBytes / (slotBytes[K, V]() + assumedPayloadBytes)
+func entriesForBytes[K comparable, V any](maxBytes, fixed int64) int {
+	n := maxBytes / (slotBytes[K, V]() + fixed + assumedPayloadBytes)
 	return int(min(max(n, minEntries), maxEntries))
 }

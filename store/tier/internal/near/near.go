@@ -15,19 +15,28 @@
 //     connection wait for it instead of sending their own.
 //   - A generation names what one connection may read: a number unique in
 //     the cache, taken when the connection opens and again each time the
-//     server invalidates all its keys or the connection closes. Entries
-//     are keyed by (generation, key), so moving a connection to a new
-//     generation hides all it had stored, in O(1); the cache's eviction
-//     reclaims the hidden entries as it does any unused one.
+//     server invalidates all its keys or the connection closes. A reply
+//     is stamped with the generation of the connection that read it, and
+//     only a connection of that generation is served it; so moving a
+//     connection to a new generation hides all it had stored, in O(1),
+//     and the cache's eviction reclaims the hidden replies as it does any
+//     unused entry.
+//   - An entry is a key's chain of replies: one per (generation, command)
+//     that read it, usually a single one. The cache is keyed by the
+//     server's key alone, so a hit hashes one string.
 //
 // # Invariants
 //
 //   - A reply is stored only by Update, for a flight of the connection
 //     that is still pending, under the connection's current generation.
-//   - Update and Delete of one connection are called in the order the
+//   - Update and Invalidate of one connection are called in the order the
 //     server sent the replies and invalidations they carry (rueidis calls
 //     both from the connection's read loop), so a reply stored for a key
 //     is removed by any invalidation the server sent after it.
+//   - Every change of an entry (Update, Invalidate) reads the chain and
+//     writes it back under the lock of the key's stripe, so no change is
+//     lost to another: an invalidation never comes back in a chain that
+//     another connection's Update read before it.
 //   - Close moves the connection to a fresh generation and ends its
 //     flights under its lock, so no reply read before the close is
 //     visible after it, and none is stored after it.
@@ -35,9 +44,11 @@ package near
 
 import (
 	"context"
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Ops are what the near-cache needs to know of the client's message type.
@@ -51,28 +62,37 @@ type Ops[M any] struct {
 	WithPXAT func(m M, pxat int64) M
 }
 
-// key is an entry's key: a server key under a connection's generation.
-type key struct {
-	gen uint64
-	key string
-}
-
-// reply is a cached reply of one key to one command; more chains the
-// key's replies to other commands on the same connection (rare: most keys
-// are read by one command). Replies are immutable once stored.
+// reply is a cached reply of a key to one command, read on a connection
+// of generation gen; more chains the key's other replies. Replies are
+// immutable once stored.
 type reply[M any] struct {
+	gen  uint64
 	cmd  string
 	pxat int64 // Unix milliseconds
 	msg  M
 	more *reply[M]
 }
 
+// stripes is the number of locks that serialize the changes of entries.
+const stripes = 256
+
+// stripe is one lock, alone on its cache line.
+type stripe struct {
+	sync.Mutex
+	_ [64 - 8]byte
+}
+
 // Cache is a near-cache shared by the connections of a client.
 type Cache[M any] struct {
-	es    *entries[key, reply[M]]
+	es    *entries[string, *reply[M]]
 	clock *clock
 	ops   Ops[M]
 	gen   atomic.Uint64
+	seed  maphash.Seed
+	locks [stripes]stripe
+
+	liveMu sync.RWMutex
+	live   map[uint64]struct{} // the generations of open connections
 
 	// Counted off the hit path (a hit is counted by the cache's own
 	// striped counters, less the gets that found an entry it did not
@@ -82,20 +102,22 @@ type Cache[M any] struct {
 
 // New returns a near-cache bounded by o.
 func New[M any](o Options, ops Ops[M]) (*Cache[M], error) {
-	n, err := capacity[key, reply[M]](o)
+	n, err := Capacity[M](o)
 	if err != nil {
 		return nil, err
 	}
 	clock := newClock()
-	es, err := newEntries[key, reply[M]](n, clock)
+	es, err := newEntries[string, *reply[M]](n, clock)
 	if err != nil {
 		return nil, err
 	}
-	return &Cache[M]{es: es, clock: clock, ops: ops}, nil
+	return &Cache[M]{es: es, clock: clock, ops: ops, seed: maphash.MakeSeed(), live: map[uint64]struct{}{}}, nil
 }
 
-// Capacity returns the bound in entries the cache enforces.
-func Capacity[M any](o Options) (int, error) { return capacity[key, reply[M]](o) }
+// Capacity returns the bound in entries that o comes to.
+func Capacity[M any](o Options) (int, error) {
+	return capacity[string, *reply[M]](o, int64(unsafe.Sizeof(reply[M]{})))
+}
 
 // Stats are a near-cache's counters, for all its connections.
 type Stats struct {
@@ -117,8 +139,9 @@ type Stats struct {
 	Closes uint64 `json:"closes"`
 	// Evictions counts entries evicted to make room for others.
 	Evictions uint64 `json:"evictions"`
-	// Entries is the number of entries held, including those of closed
-	// or flushed connections until the cache evicts them.
+	// Entries is the number of keys held, including replies of closed or
+	// flushed connections until the cache evicts them or a change of
+	// their key drops them.
 	Entries int `json:"entries"`
 }
 
@@ -149,6 +172,77 @@ func (c *Cache[M]) Stats() Stats {
 	}
 }
 
+// newGen returns a fresh generation and records it as live in place of
+// old (0: none).
+func (c *Cache[M]) newGen(old uint64, live bool) uint64 {
+	g := c.gen.Add(1)
+	c.liveMu.Lock()
+	delete(c.live, old)
+	if live {
+		c.live[g] = struct{}{}
+	}
+	c.liveMu.Unlock()
+	return g
+}
+
+// isLive reports whether generation g is an open connection's current one.
+func (c *Cache[M]) isLive(g uint64) bool {
+	c.liveMu.RLock()
+	_, ok := c.live[g]
+	c.liveMu.RUnlock()
+	return ok
+}
+
+// lock locks the stripe of key k and returns it.
+func (c *Cache[M]) lock(k string) *stripe {
+	s := &c.locks[maphash.String(c.seed, k)%stripes]
+	s.Lock()
+	return s
+}
+
+// rewrite replaces the chain of key k by what edit makes of it, under the
+// lock of k's stripe: edit gets the current chain (nil for none) and
+// returns the new one (nil to remove the entry).
+func (c *Cache[M]) rewrite(k string, edit func(old *reply[M], nowMs int64) *reply[M]) {
+	s := c.lock(k)
+	defer s.Unlock()
+	old, ok := c.es.get(k)
+	if ok {
+		c.unserved.Add(1)
+	}
+	now := time.Now().UnixMilli()
+	c.clock.saw(now)
+	r := edit(old, now)
+	if r == nil {
+		if ok {
+			c.es.delete(k)
+		}
+		return
+	}
+	last := r.pxat
+	for o := r.more; o != nil; o = o.more {
+		last = max(last, o.pxat)
+	}
+	c.es.set(k, r, time.Duration(last-now+1)*time.Millisecond)
+}
+
+// keep returns a copy of the chain at r with only the replies for which
+// drop is false and that are still live: unexpired at nowMs and of an
+// open connection's current generation; or nil if none is left.
+func (c *Cache[M]) keep(r *reply[M], nowMs int64, drop func(*reply[M]) bool) *reply[M] {
+	var head *reply[M]
+	tail := &head
+	for ; r != nil; r = r.more {
+		if !drop(r) && r.pxat > nowMs && c.isLive(r.gen) {
+			cp := *r
+			cp.more = nil
+			*tail = &cp
+			tail = &cp.more
+		}
+	}
+	return head
+}
+
 // flightKey names a flight on its connection.
 type flightKey struct{ key, cmd string }
 
@@ -165,7 +259,7 @@ type Conn[M any] struct {
 // NewConn returns the view of a new connection.
 func (c *Cache[M]) NewConn() *Conn[M] {
 	cn := &Conn[M]{c: c, flights: make(map[flightKey]*Flight[M])}
-	cn.gen.Store(c.gen.Add(1))
+	cn.gen.Store(c.newGen(0, true))
 	return cn
 }
 
@@ -177,8 +271,8 @@ func (c *Cache[M]) NewConn() *Conn[M] {
 func (cn *Conn[M]) Flight(k, cmd string, ttl time.Duration, now time.Time) (M, *Flight[M]) {
 	nowMs := now.UnixMilli()
 	cn.c.clock.saw(nowMs)
-	if r, ok := cn.c.es.get(key{cn.gen.Load(), k}); ok {
-		if m, ok := r.find(cmd, nowMs); ok {
+	if r, ok := cn.c.es.get(k); ok {
+		if m, ok := r.find(cn.gen.Load(), cmd, nowMs); ok {
 			return m, nil
 		}
 		cn.c.unserved.Add(1)
@@ -186,11 +280,11 @@ func (cn *Conn[M]) Flight(k, cmd string, ttl time.Duration, now time.Time) (M, *
 	return cn.miss(k, cmd, ttl, now)
 }
 
-// find returns the reply to cmd in the chain that starts at r, if it is
-// there and has not expired at nowMs.
-func (r *reply[M]) find(cmd string, nowMs int64) (M, bool) {
+// find returns the reply of generation gen to cmd in the chain that
+// starts at r, if it is there and has not expired at nowMs.
+func (r *reply[M]) find(gen uint64, cmd string, nowMs int64) (M, bool) {
 	for ; r != nil; r = r.more {
-		if r.cmd == cmd {
+		if r.gen == gen && r.cmd == cmd {
 			if r.pxat > nowMs {
 				return r.msg, true
 			}
@@ -219,8 +313,8 @@ func (cn *Conn[M]) miss(k, cmd string, ttl time.Duration, now time.Time) (M, *Fl
 	}
 	// Update stores a reply before it ends the flight, both under mu: a
 	// read that missed the entry and then found no flight looks again.
-	if r, ok := cn.c.es.get(key{cn.gen.Load(), k}); ok {
-		if m, ok := r.find(cmd, now.UnixMilli()); ok {
+	if r, ok := cn.c.es.get(k); ok {
+		if m, ok := r.find(cn.gen.Load(), cmd, now.UnixMilli()); ok {
 			cn.mu.Unlock()
 			return m, nil
 		}
@@ -250,41 +344,19 @@ func (cn *Conn[M]) Update(k, cmd string, val M) int64 {
 		pxat = f.xat
 		val = cn.c.ops.WithPXAT(val, pxat)
 	}
-	now := time.Now().UnixMilli()
-	cn.c.clock.saw(now)
-	if pxat > now {
-		ek := key{cn.gen.Load(), k}
-		r := reply[M]{cmd: cmd, pxat: pxat, msg: val}
-		if old, ok := cn.c.es.get(ek); ok {
-			cn.c.unserved.Add(1)
-			r.more = old.others(cmd, now)
+	gen := cn.gen.Load()
+	cn.c.rewrite(k, func(old *reply[M], now int64) *reply[M] {
+		r := cn.c.keep(old, now, func(o *reply[M]) bool { return o.gen == gen && o.cmd == cmd })
+		if pxat > now {
+			r = &reply[M]{gen: gen, cmd: cmd, pxat: pxat, msg: val, more: r}
 		}
-		last := pxat
-		for o := r.more; o != nil; o = o.more {
-			last = max(last, o.pxat)
-		}
-		cn.c.es.set(ek, r, time.Duration(last-now+1)*time.Millisecond)
-	}
+		return r
+	})
 	delete(cn.flights, fk)
 	cn.mu.Unlock()
 	f.val = val
 	close(f.ch)
 	return pxat
-}
-
-// others returns a copy of the chain that starts at r less the reply to
-// cmd and the expired ones, or nil if none is left.
-func (r reply[M]) others(cmd string, nowMs int64) *reply[M] {
-	var head *reply[M]
-	tail := &head
-	for p := &r; p != nil; p = p.more {
-		if p.cmd != cmd && p.pxat > nowMs {
-			c := &reply[M]{cmd: p.cmd, pxat: p.pxat, msg: p.msg}
-			*tail = c
-			tail = &c.more
-		}
-	}
-	return head
 }
 
 // Cancel ends the flight of (key, cmd), handing err to the reads waiting
@@ -304,15 +376,22 @@ func (cn *Conn[M]) Cancel(k, cmd string, err error) {
 // Invalidate removes the connection's cached replies of key, as the server
 // asked. Pending flights stay: their replies come after the invalidation.
 func (cn *Conn[M]) Invalidate(k string) {
-	cn.c.es.delete(key{cn.gen.Load(), k})
 	cn.c.invalidations.Add(1)
+	if _, ok := cn.c.es.get(k); !ok { // evicted already: nothing to lock for
+		return
+	}
+	cn.c.unserved.Add(1)
+	gen := cn.gen.Load()
+	cn.c.rewrite(k, func(old *reply[M], now int64) *reply[M] {
+		return cn.c.keep(old, now, func(o *reply[M]) bool { return o.gen == gen })
+	})
 }
 
 // Flush removes all the connection's cached replies, as the server asked.
 // Pending flights stay.
 func (cn *Conn[M]) Flush() {
 	cn.mu.Lock()
-	cn.gen.Store(cn.c.gen.Add(1))
+	cn.gen.Store(cn.c.newGen(cn.gen.Load(), true))
 	cn.mu.Unlock()
 	cn.c.flushes.Add(1)
 }
@@ -325,7 +404,7 @@ func (cn *Conn[M]) Close(err error) {
 	cn.mu.Lock()
 	fl := cn.flights
 	cn.flights = nil
-	cn.gen.Store(cn.c.gen.Add(1))
+	cn.gen.Store(cn.c.newGen(cn.gen.Load(), false))
 	cn.mu.Unlock()
 	if fl == nil {
 		return

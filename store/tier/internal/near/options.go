@@ -32,8 +32,9 @@ const minEntries = 64
 var ErrOptions = errors.New("tier: invalid options")
 
 // capacity returns the bound in entries that o comes to for a cache of K
-// to V, or an error that wraps ErrOptions.
-func capacity[K comparable, V any](o Options) (int, error) {
+// to V whose entries each take fixed bytes besides their slot and
+// payload, or an error that wraps ErrOptions.
+func capacity[K comparable, V any](o Options, fixed int64) (int, error) {
 	switch {
 	case o.MaxEntries < 0:
 		return 0, fmt.Errorf("%w: MaxEntries %d is negative", ErrOptions, o.MaxEntries)
@@ -49,7 +50,7 @@ func capacity[K comparable, V any](o Options) (int, error) {
 	}
 	n := o.MaxEntries
 	if o.MaxBytes > 0 {
-		b := entriesForBytes[K, V](o.MaxBytes)
+		b := entriesForBytes[K, V](o.MaxBytes, fixed)
 		if n == 0 || b < n {
 			n = b
 		}
