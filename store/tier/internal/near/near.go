@@ -202,7 +202,7 @@ func (c *Cache[M]) lock(k string) *stripe {
 
 // rewrite replaces the chain of key k by what edit makes of it, under the
 // lock of k's stripe: edit gets the current chain (nil for none) and
-// returns the new one (nil to remove the entry).
+// returns the new one (nil to remove the entry, the same to leave it).
 func (c *Cache[M]) rewrite(k string, edit func(old *reply[M], nowMs int64) *reply[M]) {
 	s := c.lock(k)
 	defer s.Unlock()
@@ -213,6 +213,9 @@ func (c *Cache[M]) rewrite(k string, edit func(old *reply[M], nowMs int64) *repl
 	now := time.Now().UnixMilli()
 	c.clock.saw(now)
 	r := edit(old, now)
+	if r == old {
+		return
+	}
 	if r == nil {
 		if ok {
 			c.es.delete(k)
@@ -383,7 +386,12 @@ func (cn *Conn[M]) Invalidate(k string) {
 	cn.c.unserved.Add(1)
 	gen := cn.gen.Load()
 	cn.c.rewrite(k, func(old *reply[M], now int64) *reply[M] {
-		return cn.c.keep(old, now, func(o *reply[M]) bool { return o.gen == gen })
+		for o := old; o != nil; o = o.more {
+			if o.gen == gen {
+				return cn.c.keep(old, now, func(o *reply[M]) bool { return o.gen == gen })
+			}
+		}
+		return old // none of this connection's: nothing to remove
 	})
 }
 
