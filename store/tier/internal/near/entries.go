@@ -47,7 +47,7 @@ func (e *entries[K, V]) counts() (hits, evictions uint64) {
 	return st.Hits, st.Evictions
 }
 
-// maxEntries returns the largest bound the cache accepts.
+// maxEntries is the largest bound the cache accepts.
 const maxEntries = store.MaxCacheEntries
 
 // slotBytes is the memory the cache's table gives one entry whether it is

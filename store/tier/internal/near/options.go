@@ -15,7 +15,7 @@ type Options struct {
 	// MaxBytes bounds the memory held, the cache's table included. The
 	// cache does not weigh entries yet, so MaxBytes is converted to a
 	// bound in entries assuming each entry's key and reply take about 128
-	// bytes (see the package documentation): much larger replies make
+	// bytes (see "Memory" in package tier): much larger replies make
 	// the near-cache hold more than MaxBytes. 0 means no bound in bytes.
 	// With both bounds set, the tighter one holds.
 	MaxBytes int64
