@@ -8,11 +8,18 @@ import (
 )
 
 // Placement is a rule for choosing a new key's bucket among its candidates.
+// Its zero value is Default, so that an options struct left empty asks for
+// the default rule by name.
 type Placement uint8
 
 const (
+	// Default is the zero Placement: the rule the library recommends,
+	// GoLeft (with one choice, OneChoice, the only rule that takes one).
+	// Resolve says which rule it stands for; the methods below treat it
+	// as GoLeft.
+	Default Placement = iota
 	// OneChoice puts a key in its single uniformly chosen bucket.
-	OneChoice Placement = iota
+	OneChoice
 	// DChoice draws d independent uniform candidates; ties by a coin.
 	DChoice
 	// Halves draws one candidate in each of d equal parts; ties by a coin.
@@ -29,13 +36,15 @@ const (
 var ErrPlacement = errors.New("bucket: bad placement")
 
 var placementNames = [...]string{
-	OneChoice: "one", DChoice: "dchoice", Halves: "halves", GoLeft: "goleft", DoubleHash: "double",
+	Default: "default", OneChoice: "one", DChoice: "dchoice", Halves: "halves", GoLeft: "goleft", DoubleHash: "double",
 }
 
-// Placements lists every rule, in order.
+// Placements lists every rule, in order (Default, which stands for one of
+// them, is not listed).
 func Placements() []Placement { return []Placement{OneChoice, DChoice, Halves, GoLeft, DoubleHash} }
 
-// String returns "one", "dchoice", "halves", "goleft" or "double".
+// String returns "one", "dchoice", "halves", "goleft" or "double", or
+// "default" for Default.
 func (p Placement) String() string {
 	if p.Valid() {
 		return placementNames[p]
@@ -43,8 +52,20 @@ func (p Placement) String() string {
 	return fmt.Sprintf("Placement(%d)", uint8(p))
 }
 
-// Valid reports whether p is one of the rules.
+// Valid reports whether p is one of the rules or Default.
 func (p Placement) Valid() bool { return int(p) < len(placementNames) }
+
+// Resolve returns the rule p stands for with d choices: p itself, or for
+// Default, GoLeft (OneChoice when d is 1).
+func (p Placement) Resolve(d int) Placement {
+	switch {
+	case p != Default:
+		return p
+	case d == 1:
+		return OneChoice
+	}
+	return GoLeft
+}
 
 // ParsePlacement parses a rule's name.
 func ParsePlacement(s string) (Placement, error) {
@@ -53,7 +74,7 @@ func ParsePlacement(s string) (Placement, error) {
 			return Placement(p), nil
 		}
 	}
-	return 0, fmt.Errorf("%w: unknown rule %q (want one, dchoice, halves, goleft or double)", ErrPlacement, s)
+	return 0, fmt.Errorf("%w: unknown rule %q (want one, dchoice, halves, goleft, double or default)", ErrPlacement, s)
 }
 
 // MarshalText implements encoding.TextMarshaler.
@@ -80,7 +101,7 @@ func (p *Placement) Set(s string) error { return p.UnmarshalText([]byte(s)) }
 // Scheme returns how the rule draws candidates from a hash.
 func (p Placement) Scheme() hashfn.Scheme {
 	switch p {
-	case Halves, GoLeft:
+	case Halves, GoLeft, Default:
 		return hashfn.Parts
 	case DoubleHash:
 		return hashfn.Double
@@ -102,6 +123,9 @@ func (p Placement) Parts(d int) int {
 func (p Placement) CheckChoices(d int) error {
 	if !p.Valid() {
 		return fmt.Errorf("%w: %d", ErrPlacement, uint8(p))
+	}
+	if p == Default {
+		p = p.Resolve(d)
 	}
 	if p == OneChoice && d != 1 {
 		return fmt.Errorf("%w: one takes 1 choice, not %d", ErrPlacement, d)
@@ -126,7 +150,7 @@ func (p Placement) Generator(n uint64, d int) (hashfn.Generator, error) {
 // with ties broken by the rule. Coin rules use the top 32 bits of coin to
 // pick uniformly among the tied candidates (the r-th tied one, r = ⌊w·t/2^32⌋
 // for t ties and w those bits), so with two candidates the top bit decides.
-// GoLeft and OneChoice ignore coin.
+// GoLeft, OneChoice and Default ignore coin.
 func (p Placement) Choose(loads []uint32, coin uint64) int {
 	best, ties := 0, 1
 	for k := 1; k < len(loads); k++ {
@@ -137,7 +161,7 @@ func (p Placement) Choose(loads []uint32, coin uint64) int {
 			ties++
 		}
 	}
-	if ties == 1 || p == GoLeft || p == OneChoice {
+	if ties == 1 || p == GoLeft || p == OneChoice || p == Default {
 		return best
 	}
 	r := int(uint64(uint32(coin>>32)) * uint64(ties) >> 32)
@@ -161,7 +185,7 @@ func (p Placement) Choose(loads []uint32, coin uint64) int {
 // compiles to a conditional move in some loops and to a branch in others.
 // The one if tests the rule, which a loop never changes.
 func (p Placement) Choose2(a, b uint32, coin uint64) int {
-	if p == GoLeft || p == OneChoice {
+	if p == GoLeft || p == OneChoice || p == Default {
 		coin = 0
 	}
 	lt := (uint64(b) - uint64(a)) >> 63 // 1 when b < a

@@ -8,7 +8,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
-	"github.com/twochoice/twochoice/internal/testkeys"
+	"github.com/twochoice/twochoice/internal/keyset"
 )
 
 var sink uint64
@@ -158,7 +158,7 @@ func BenchmarkFill(b *testing.B) {
 // and, on keys of mixed lengths (mixedKeys), XXH.String against
 // xxhash.Sum64String:
 //
-//	mixed-synthetic: the store benchmarks' keys, testkeys.Synthetic
+//	mixed-synthetic: the store benchmarks' keys, keyset.Synthetic
 //	mixed-1to64:     random bytes of random lengths 1 to 64
 func BenchmarkRatio(b *testing.B) {
 	xx := NewXXH(0x5eed)
@@ -205,7 +205,7 @@ func BenchmarkRatio(b *testing.B) {
 		name string
 		keys []string
 	}{
-		{"mixed-synthetic", mixedKeys(testkeys.Synthetic(1<<12, 1))},
+		{"mixed-synthetic", mixedKeys(keyset.Synthetic(1<<12, 1))},
 		{"mixed-1to64", mixedKeys(randomLengthKeys(1<<12, 64))},
 	} {
 		strs := m.keys

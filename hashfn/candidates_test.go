@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twochoice/twochoice/internal/keyset"
 	"github.com/twochoice/twochoice/internal/stats"
-	"github.com/twochoice/twochoice/internal/testkeys"
 )
 
 // zLimit is the chi-square z-score above which a test fails: for truly
@@ -24,8 +24,8 @@ type keySet struct {
 }
 
 func keySets(t *testing.T) []keySet {
-	paths := testkeys.GoSourcePaths()
-	synth := testkeys.Synthetic(100_000, 1)
+	paths := keyset.GoSourcePaths()
+	synth := keyset.Synthetic(100_000, 1)
 	sets := []keySet{
 		{"sequential", 100_000, func(f Func, i int) uint64 { return f.Uint64(uint64(i)) }},
 		{"synthetic-strings", len(synth), func(f Func, i int) uint64 { return f.String(synth[i]) }},

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/twochoice/twochoice/internal/testkeys"
+	"github.com/twochoice/twochoice/internal/keyset"
 )
 
 // sipVectors are SipHash-2-4's reference outputs (the specification's
@@ -85,12 +85,12 @@ func TestSipSeed(t *testing.T) {
 }
 
 // Keys built from XXH64's lane differences collide under seeded xxHash64
-// whatever the seed (testkeys.XXHashFlood says why); tabulation folds
+// whatever the seed (keyset.XXHashFlood says why); tabulation folds
 // strings through xxHash64 and inherits the collisions; SipHash, keyed
 // from the same seeds, does not collide on them. This is why a store
 // moves a flooded table to SipHash rather than re-seeding it again.
 func TestFloodKeysCollideUnderXXHashOnly(t *testing.T) {
-	keys := testkeys.XXHashFlood(1<<12, 256, 7)
+	keys := keyset.XXHashFlood(1<<12, 256, 7)
 	for _, kind := range Kinds() {
 		for range 5 {
 			seed := rand.Uint64()

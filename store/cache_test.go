@@ -5,26 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"math/rand/v2"
-	"runtime"
-	"strconv"
-	"strings"
-	"sync"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
-	"github.com/twochoice/twochoice/internal/race"
-	"github.com/twochoice/twochoice/internal/testkeys"
+	"github.com/twochoice/twochoice/internal/keyset"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // fakeClock is a Clock that tests move by hand.
 type fakeClock struct{ ns atomic.Int64 }
 
-func (c *fakeClock) Now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *fakeClock) Now() time.Time { return time.Unix(0, c.ns.Load()) }
+
 func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 func newFakeClock() *fakeClock {
@@ -47,9 +44,9 @@ func everyCacheConfig(maxEntries int) []Options {
 
 // present scans the table directly: the entries a cache holds, expired
 // ones included, without touching any policy word.
-func (s *Store[K, V]) present() map[K]V {
+func (s *Cache[K, V]) present() map[K]V {
 	out := make(map[K]V)
-	t := s.tabs.Load().cur
+	t := s.tab.Load()
 	for i := range t.n {
 		b := t.bucket(i)
 		for m := ctrl(b.ctrl.Load()).full(); m != 0; m &= m - 1 {
@@ -62,8 +59,8 @@ func (s *Store[K, V]) present() map[K]V {
 
 // sharesCandidate reports whether keys a and b have a candidate bucket in
 // common, that is whether a Set of one may evict the other.
-func (s *Store[K, V]) sharesCandidate(a, b K) bool {
-	t := s.tabs.Load().cur
+func (s *Cache[K, V]) sharesCandidate(a, b K) bool {
+	t := s.tab.Load()
 	var ca, cb [hashfn.MaxChoices]uint64
 	for _, i := range t.cands(s.hash(a), &ca) {
 		for _, j := range t.cands(s.hash(b), &cb) {
@@ -118,7 +115,7 @@ func TestCacheAgainstMap(t *testing.T) {
 	seed := seedFor(t)
 	for _, o := range everyCacheConfig(200) {
 		t.Run(name(o), func(t *testing.T) {
-			s := newTestStore[string, int](t, o)
+			s := newTestCacheOf[string, int](t, o)
 			rng := rand.New(rand.NewPCG(seed, 1))
 			ref := make(map[string]int)
 			ops := 3000
@@ -157,7 +154,7 @@ func TestCacheAgainstMap(t *testing.T) {
 // setAndCheck sets k to v in the cache and in the reference, and checks
 // the cache's contents against the reference: the cache may have evicted
 // one entry, one that shares a candidate with k.
-func setAndCheck[V comparable](t *testing.T, s *Store[string, V], ref map[string]V, k string, v V) {
+func setAndCheck[V comparable](t *testing.T, s *Cache[string, V], ref map[string]V, k string, v V) {
 	t.Helper()
 	_, had := ref[k]
 	s.Set(k, v)
@@ -166,8 +163,8 @@ func setAndCheck[V comparable](t *testing.T, s *Store[string, V], ref map[string
 		t.Fatalf("Get(%s) right after Set = %v, %v; want %v", k, got, ok, v)
 	}
 	have := s.present()
-	if len(have) > s.opts.MaxEntries || s.Len() != len(have) {
-		t.Fatalf("Len %d, holds %d, MaxEntries %d", s.Len(), len(have), s.opts.MaxEntries)
+	if len(have) > s.options().MaxEntries || s.Len() != len(have) {
+		t.Fatalf("Len %d, holds %d, MaxEntries %d", s.Len(), len(have), s.options().MaxEntries)
 	}
 	var gone []string
 	for rk, rv := range ref {
@@ -229,7 +226,7 @@ type refEntry struct {
 }
 
 func runCacheOps(t *testing.T, o Options, clk *fakeClock, ops []byte) {
-	s, err := New[string, uint32](o)
+	s, err := NewCache[string, uint32](o.cacheOptions())
 	if err != nil {
 		return // too small for the rule: New says so, and that is tested
 	}
@@ -370,7 +367,7 @@ func runCacheOps(t *testing.T, o Options, clk *fakeClock, ops []byte) {
 
 func TestCacheTTL(t *testing.T) {
 	clk := newFakeClock()
-	s := newTestStore[string, int](t, Options{MaxEntries: 64, Clock: clk, DefaultTTL: time.Minute, Seed: 3})
+	s := newTestCache[string, int](t, CacheOptions{MaxEntries: 64, Clock: clk, DefaultTTL: time.Minute, Seed: 3})
 	s.Set("default", 1)
 	s.SetWithTTL("short", 2, time.Second)
 	s.SetWithTTL("forever", 3, 0)
@@ -412,7 +409,7 @@ func TestCacheTTL(t *testing.T) {
 func TestCacheExpiredGoFirst(t *testing.T) {
 	clk := newFakeClock()
 	const maxE = 512
-	s := newTestStore[int, int](t, Options{MaxEntries: maxE, Clock: clk, Seed: 4})
+	s := newTestCache[int, int](t, CacheOptions{MaxEntries: maxE, Clock: clk, Seed: 4})
 	for k := range 4 * maxE {
 		if k%2 == 0 {
 			s.SetWithTTL(k, k, time.Second)
@@ -441,7 +438,7 @@ func TestCacheExpiredGoFirst(t *testing.T) {
 // in the cache while a stream of one-off keys passes through it.
 func TestCacheKeepsFrequentKeys(t *testing.T) {
 	const maxE = 1000
-	s := newTestStore[int, int](t, Options{MaxEntries: maxE, Seed: 6})
+	s := newTestCache[int, int](t, CacheOptions{MaxEntries: maxE, Seed: 6})
 	hot := 200
 	for k := range hot {
 		s.Set(k, k)
@@ -460,75 +457,12 @@ func TestCacheKeepsFrequentKeys(t *testing.T) {
 	}
 }
 
-// TestCacheConcurrent runs writers (Set, SetWithTTL, Delete) and readers on
-// a small cache that evicts all the time, with the clock moving. A value
-// found always belongs to its key; a goroutine's own Set is seen by its
-// next Get unless another goroutine's Set evicted it, which only happens to
-// keys that share a candidate with a key set meanwhile. Run under -race.
-func TestCacheConcurrent(t *testing.T) {
-	n := 20000
-	if testing.Short() {
-		n = 4000
-	}
-	for _, o := range []Options{
-		{MaxEntries: 256, Seed: 1},
-		{MaxEntries: 100, Choices: 1, BucketSize: 4, Seed: 2},
-		{MaxEntries: 300, Placement: bucket.DoubleHash, Choices: 3, Hash: hashfn.Tabulation, Seed: 3},
-	} {
-		t.Run(name(o), func(t *testing.T) {
-			clk := newFakeClock()
-			o.Clock = clk
-			s := newTestStore[string, string](t, o)
-			var wg sync.WaitGroup
-			var bad atomic.Int64
-			for g := range 4 {
-				wg.Go(func() {
-					rng := rand.New(rand.NewPCG(uint64(g), 9))
-					for i := range n {
-						k := "k" + strconv.Itoa(rng.IntN(1000))
-						switch rng.IntN(8) {
-						case 0:
-							s.Delete(k)
-						case 1:
-							s.SetWithTTL(k, k, time.Duration(rng.IntN(3))*time.Millisecond)
-						case 2, 3:
-							s.Set(k, k)
-						default:
-							if v, ok := s.Get(k); ok && v != k {
-								if bad.Add(1) < 5 {
-									t.Errorf("Get(%s) = %s", k, v)
-								}
-							}
-						}
-						if g == 0 && i%64 == 0 {
-							clk.advance(time.Millisecond)
-						}
-						if s.Len() > o.MaxEntries {
-							t.Errorf("Len %d > %d", s.Len(), o.MaxEntries)
-						}
-					}
-				})
-			}
-			wg.Go(func() {
-				for range 20 {
-					for k, v := range s.All() {
-						if k != v {
-							t.Errorf("All yields %s = %s", k, v)
-						}
-					}
-				}
-			})
-			wg.Wait()
-		})
-	}
-}
-
 func TestCacheAllocs(t *testing.T) {
-	if testing.CoverMode() != "" || race.Enabled {
+	if testing.CoverMode() != "" || testutil.Race {
 		t.Skip("instrumented build")
 	}
-	keys := testkeys.Synthetic(4000, 2)
-	s := newTestStore[string, int64](t, Options{Seed: 1, MaxEntries: 1000, DefaultTTL: time.Hour})
+	keys := keyset.Synthetic(4000, 2)
+	s := newTestCache[string, int64](t, CacheOptions{Seed: 1, MaxEntries: 1000, DefaultTTL: time.Hour})
 	i := 0
 	if a := testing.AllocsPerRun(4000, func() { s.Set(keys[i%len(keys)], int64(i)); i++ }); a != 0 {
 		t.Errorf("Set into a full cache: %v allocs", a)
@@ -541,26 +475,16 @@ func TestCacheAllocs(t *testing.T) {
 	}
 }
 
-func TestSetWithTTLNeedsBound(t *testing.T) {
-	s := newTestStore[string, int](t, Options{})
-	defer func() {
-		if r := recover(); r != ErrUnbounded {
-			t.Fatalf("SetWithTTL on an unbounded store: recovered %v, want ErrUnbounded", r)
-		}
-	}()
-	s.SetWithTTL("k", 1, time.Second)
-}
-
 // What snapshots use: entriesOf reads expiries back as they were set, and
-// setExpiring restores them, refusing what has expired meanwhile.
+// a restore places them, leaving out what has expired meanwhile.
 func TestExpiryForSnapshots(t *testing.T) {
 	clk := newFakeClock()
-	s := newTestStore[string, int](t, Options{MaxEntries: 100, Clock: clk, Seed: 8})
+	s := newTestCache[string, int](t, CacheOptions{MaxEntries: 100, Clock: clk, Seed: 8})
 	s.SetWithTTL("a", 1, time.Minute)
 	s.Set("b", 2)
 	want := map[string]int64{"a": clk.ns.Load() + int64(time.Minute), "b": 0}
 	got := make(map[string]int64)
-	tab := s.tabs.Load().cur
+	tab := s.tab.Load()
 	var (
 		buf  [slotsPerBucket]slot[string, int]
 		exps [slotsPerBucket]int64
@@ -573,155 +497,17 @@ func TestExpiryForSnapshots(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Fatalf("entriesOf expiries %v, want %v", got, want)
 	}
-	r := newTestStore[string, int](t, Options{MaxEntries: 100, Clock: clk, Seed: 9})
-	if !r.setExpiring("a", 1, want["a"]) || !r.setExpiring("b", 2, 0) || r.setExpiring("c", 3, clk.ns.Load()) {
-		t.Fatalf("setExpiring refused a live entry or took an expired one")
+	path := filepath.Join(t.TempDir(), "c.snap")
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
 	}
 	clk.advance(time.Minute)
+	r, err := OpenCache[string, int](path, &CacheOptions{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, ok := r.Get("a"); ok || r.Len() != 1 {
 		t.Fatalf("restored expiry not honoured: Len %d", r.Len())
-	}
-	u := newTestStore[string, int](t, Options{Seed: 1})
-	if !u.setExpiring("x", 1, 0) || u.setExpiring("y", 1, 1) {
-		t.Fatalf("unbounded setExpiring")
-	}
-}
-
-// A cache's load report: no fluid columns (a full cache is not balls that
-// arrive and stay), utilization against the bound.
-func TestCacheLoadReport(t *testing.T) {
-	s := newTestStore[int, int](t, Options{MaxEntries: 5000, Seed: 3})
-	for i := range 20000 {
-		s.Set(i, i)
-	}
-	r := s.Load()
-	if r.MaxEntries != 5000 || r.Entries != s.Len() || r.FluidShareAtLeast != nil || r.Utilization > 1 || r.Utilization < 0.99 {
-		t.Fatalf("report %+v", r)
-	}
-	if out := r.String(); !strings.Contains(out, "a cache of at most 5000 entries") {
-		t.Fatalf("report:\n%s", out)
-	}
-}
-
-// A hit that raced the removal of its entry must not write the emptied
-// slot's policy word (which must stay 0), nor a replacing key's: touch
-// swaps only the word the lookup read with the entry.
-func TestTouchAfterRemovalWritesNothing(t *testing.T) {
-	s, err := New[int, int](Options{MaxEntries: 64, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Set(1, 1)
-	tb := s.tabs.Load().cur
-	h := s.hash(1)
-	var c [hashfn.MaxChoices]uint64
-	for _, i := range tb.cands(h, &c) {
-		j, _, _, acc, ok := tb.lookup(i, 1, tagOf(h), false)
-		if !ok {
-			continue
-		}
-		if acc == 0 {
-			t.Fatalf("a live entry's policy word is 0")
-		}
-		b := tb.bucket(i)
-		b.sync.lock()
-		tb.clearSlot(i, j)
-		b.sync.unlock()
-		// The hit lands after the removal, with the word it read before.
-		tb.touch(i, j, acc, uint64(acc)+1000, 0, &s.pol)
-		if w := tb.cbucket(i).acc[j].Load(); w != 0 {
-			t.Fatalf("the emptied slot's policy word is %#x, want 0", w)
-		}
-		return
-	}
-	t.Fatal("key 1 not found")
-}
-
-// A TTL of centuries (or math.MaxInt64, "no real limit") keeps the entry:
-// its expiry must not wrap around to a time long past.
-func TestLongTTLKeepsTheEntry(t *testing.T) {
-	clk := newFakeClock()
-	s, err := New[string, int](Options{MaxEntries: 1000, Clock: clk, DefaultTTL: math.MaxInt64})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Set("default", 1)
-	s.SetWithTTL("250y", 2, 250*365*24*time.Hour)
-	s.SetWithTTL("max", 3, math.MaxInt64)
-	clk.advance(100 * 365 * 24 * time.Hour)
-	for k, want := range map[string]int{"default": 1, "250y": 2, "max": 3} {
-		if v, ok := s.Get(k); !ok || v != want {
-			t.Errorf("Get(%q) = %v, %v; want %v", k, v, ok, want)
-		}
-	}
-	if st := s.Stats(); st.Expirations != 0 || s.Len() != 3 {
-		t.Errorf("expirations %d, Len %d; want 0 and 3", st.Expirations, s.Len())
-	}
-}
-
-// An expiry that comes out at exactly 0 (which means "never") still
-// expires: it takes a clock before 1970, which an injected clock may be.
-func TestExpiryAtZeroStillExpires(t *testing.T) {
-	clk := new(fakeClock)
-	clk.ns.Store(-int64(time.Second))
-	s, err := New[int, int](Options{MaxEntries: 100, Clock: clk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.SetWithTTL(1, 1, time.Second)
-	clk.advance(time.Hour)
-	if v, ok := s.Get(1); ok {
-		t.Errorf("Get after its TTL = %v, true; want a miss", v)
-	}
-}
-
-// A cache's load report counts its deletes, as Stats does.
-func TestCacheLoadCountsDeletes(t *testing.T) {
-	s, err := New[int, int](Options{MaxEntries: 1000, Seed: 11})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 3000 {
-		s.Set(i, i)
-	}
-	for i := 2000; i < 3000; i += 3 {
-		s.Delete(i)
-	}
-	if got, want := s.Load().Deletes, s.Stats().Deletes; got != want || want == 0 {
-		t.Errorf("Load().Deletes = %d, Stats().Deletes = %d", got, want)
-	}
-}
-
-// A bound above MaxCacheEntries is ErrOptions, found before anything is
-// allocated; up to 2^35 was accepted, and New then allocated the whole
-// table (hundreds of GiB) and crashed the process out of memory.
-func TestMaxCacheEntries(t *testing.T) {
-	// resolve first: without the bound, New would start allocating.
-	for _, maxE := range []int{MaxCacheEntries + 1, 1 << 30, 1 << 35} {
-		if _, err := (Options{MaxEntries: maxE}).resolve(); !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "MaxCacheEntries") {
-			t.Fatalf("MaxEntries %d: %v, want ErrOptions naming MaxCacheEntries", maxE, err)
-		}
-	}
-	if _, err := (Options{MaxEntries: MaxCacheEntries}).resolve(); err != nil {
-		t.Fatalf("MaxEntries = MaxCacheEntries: %v", err)
-	}
-	for _, maxE := range []int{MaxCacheEntries + 1, 1 << 35} {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		s, err := New[uint64, uint64](Options{MaxEntries: maxE, BucketSize: 8})
-		runtime.ReadMemStats(&after)
-		if !errors.Is(err, ErrOptions) || s != nil {
-			t.Fatalf("New with MaxEntries %d: %v, %v; want ErrOptions", maxE, s, err)
-		}
-		if a := after.TotalAlloc - before.TotalAlloc; a > 1<<20 {
-			t.Errorf("New with MaxEntries %d allocated %d bytes before failing", maxE, a)
-		}
-	}
-	// The bound does not depend on the bucket size or the rule.
-	for _, o := range []Options{{MaxEntries: MaxCacheEntries + 1, BucketSize: 1}, {MaxEntries: MaxCacheEntries + 1, Placement: bucket.DoubleHash, Choices: 3}} {
-		if _, err := o.resolve(); !errors.Is(err, ErrOptions) {
-			t.Errorf("%+v: %v, want ErrOptions", o, err)
-		}
 	}
 }
 
@@ -730,16 +516,16 @@ func TestMaxCacheEntries(t *testing.T) {
 // a Get of an expired entry removes it.
 func TestCacheGetWrites(t *testing.T) {
 	clk := newFakeClock()
-	s := newTestStore[int, int](t, Options{MaxEntries: 64, Seed: 5, Clock: clk})
+	s := newTestCache[int, int](t, CacheOptions{MaxEntries: 64, Seed: 5, Clock: clk})
 	s.Set(1, 1)
 	s.SetWithTTL(2, 2, time.Second)
-	tb := s.tabs.Load().cur
+	tb := s.tab.Load()
 	word := func(k int) uint32 {
 		h := s.hash(k)
 		var c [hashfn.MaxChoices]uint64
 		for _, i := range tb.cands(h, &c) {
-			if j, _, _, _, ok := tb.lookup(i, k, tagOf(h), true); ok {
-				return tb.cbucket(i).acc[j].Load()
+			if f, ok := tb.lookup(i, k, tagOf(h), true); ok {
+				return tb.cbucket(i).acc[f.slot].Load()
 			}
 		}
 		return 0
@@ -771,8 +557,8 @@ func TestCacheBucketSizes(t *testing.T) {
 		{Options{MaxEntries: 9, Placement: bucket.GoLeft, Choices: 8}, 1, 2},
 		{Options{MaxEntries: 10, BucketSize: 1, Placement: bucket.DoubleHash}, 2, 2},
 	} {
-		s := newTestStore[int, int](t, tc.o)
-		tb := s.tabs.Load().cur
+		s := newTestCacheOf[int, int](t, tc.o)
+		tb := s.tab.Load()
 		lo, hi, slots := slotsPerBucket, 0, 0
 		for i := range tb.n {
 			n := slotsOf(tb.capAt(i))

@@ -7,7 +7,7 @@ package store
 // zeroing hundreds of megabytes, and the garbage collector charging the
 // allocating goroutine with marking work in proportion. So the store
 // prepares the next table while the current one approaches its threshold,
-// one chunk per write (Store.prepare), and the growth itself allocates
+// one chunk per write (Map.prepare), and the growth itself allocates
 // nothing big. A lookup pays one more load: the chunk's slice header, from
 // a small array that stays in cache.
 const (
@@ -15,49 +15,47 @@ const (
 	chunkSize = 1 << chunkBits
 )
 
-// bucket returns bucket i, of either kind of table.
-func (t *table[K, V]) bucket(i uint64) *bucketOf[K, V] {
-	if t.cchunks != nil {
-		return &t.cbucket(i).b
-	}
-	return t.mbucket(i)
+// bucket returns bucket i.
+func (t *table[K, V]) bucket(i uint64) bref[K, V] {
+	c, x := i>>chunkBits, i&(chunkSize-1)
+	return bref[K, V]{&t.hdrs[c][x], &t.groups[c][x]}
 }
 
-// mbucket returns bucket i of an unbounded store's table, for its hot
-// paths, without bucket's test of the kind of table. On a cache's table
-// it panics (its chunks are nil), so a call from a path that caches take
-// fails every cache test that takes it.
-func (t *table[K, V]) mbucket(i uint64) *bucketOf[K, V] {
-	return &t.chunks[i>>chunkBits][i&(chunkSize-1)]
-}
+// group returns bucket i's slots.
+func (t *table[K, V]) group(i uint64) *group[K, V] { return &t.groups[i>>chunkBits][i&(chunkSize-1)] }
 
-// cbucket returns bucket i of a cache's table with its policy words.
-func (t *table[K, V]) cbucket(i uint64) *cacheBucket[K, V] {
-	return &t.cchunks[i>>chunkBits][i&(chunkSize-1)]
+// hdr returns bucket i's header.
+func (t *table[K, V]) hdr(i uint64) *bucketHdr { return &t.hdrs[i>>chunkBits][i&(chunkSize-1)] }
+
+// prepWindow is how many inserts before its threshold a table starts to
+// prepare the next one, of next buckets: two for each of its chunks, and
+// some to spare, so the next table is whole before the threshold.
+func prepWindow(next uint64) int64 {
+	return 2*int64((next+chunkSize-1)/chunkSize) + 64
 }
 
 // allocNext allocates the next chunk, if any is missing.
 func (t *table[K, V]) allocNext() {
-	if t.ready < len(t.chunks) {
+	if t.ready < len(t.hdrs) {
 		lo := uint64(t.ready) * chunkSize
-		c := make([]bucketOf[K, V], min(chunkSize, t.n-lo))
+		n := min(chunkSize, t.n-lo)
+		h, g := make([]bucketHdr, n), make([]group[K, V], n)
 		// Write the chunk once, now. Memory fresh from the operating
-		// system is not zeroed by Go, so its pages are not mapped yet;
-		// the first access to a page was a growth's read of a control
-		// word, which maps the shared zero page, and the first write then
-		// faulted again to copy it and flushed the other cores' TLBs:
-		// 10% of a growing Set of 10M keys went to those faults (perf),
-		// half as much after this. A write first takes one fault per
-		// page.
-		clear(c)
-		t.chunks[t.ready] = c
+		// system is not zeroed by Go, so its pages are not mapped yet: the
+		// first access to a page would be a growth's read of a control
+		// word, which maps the shared zero page, and the first write would
+		// then fault again to copy it and flush the other cores' TLBs. A
+		// write first takes one fault per page.
+		clear(h)
+		clear(g)
+		t.hdrs[t.ready], t.groups[t.ready] = h, g
 		t.ready++
 	}
 }
 
 // allocRest allocates every missing chunk.
 func (t *table[K, V]) allocRest() {
-	for t.ready < len(t.chunks) {
+	for t.ready < len(t.hdrs) {
 		t.allocNext()
 	}
 }
@@ -76,8 +74,8 @@ func (t *table[K, V]) allocRest() {
 // the table after a long pin allocated the whole of it at once (about
 // 25 ms for 200,000 keys). The sizes on the path grow geometrically, so
 // the dropped tables add up to less than the one finally used.
-func (s *Store[K, V]) prepare(t *table[K, V]) {
-	if s.prep != nil && t.entries > s.prepTo {
+func (s *Map[K, V]) prepare(t *table[K, V]) {
+	if s.prep != nil && t.entries.Load() > s.prepTo {
 		s.prep = nil
 	}
 	if s.flood.pending != nil {
@@ -86,18 +84,17 @@ func (s *Store[K, V]) prepare(t *table[K, V]) {
 	}
 	if s.prep == nil {
 		next := t.next
-		chunks := int64((next + chunkSize - 1) / chunkSize)
-		if next == t.n || t.maxEntries-t.entries > 2*chunks+64 {
+		if next == t.n || t.entries.Load() < t.prepAt {
 			return
 		}
 		// Within the threshold growTo is nextSize; past it only a pin
 		// keeps t from growing. Asked only then, so that an ordinary
 		// insert does not pay for growTo's thresholds.
-		if t.entries > t.maxEntries {
-			next = growTo(&s.opts, t.n, t.entries)
+		if t.entries.Load() > t.maxEntries {
+			next = growTo(&s.cfg, t.n, t.entries.Load())
 		}
-		s.prep = newTableFn[K, V](&s.opts, next, s.lay, false, t.hasher)
-		s.prepTo = growLimit(&s.opts, t.n, next)
+		s.prep = newTableFn[K, V](&s.cfg, next, s.lay, false, t.hasher)
+		s.prepTo = growLimit(&s.cfg, t.n, next)
 	}
 	s.prep.allocNext()
 }

@@ -19,7 +19,7 @@ func (systemClock) Now() time.Time { return time.Now() }
 
 // nowNanos returns the store's time in Unix nanoseconds, the unit of the
 // slots' expiry field.
-func (s *Store[K, V]) nowNanos() int64 { return s.clock.Now().UnixNano() }
+func (s *Cache[K, V]) nowNanos() int64 { return s.clock.Now().UnixNano() }
 
 // ticks is the logical clock of a bounded store's eviction policy: it
 // counts the keys inserted, the eviction policy's sense of "how long ago"

@@ -11,14 +11,14 @@ import "sync/atomic"
 // and the add costs one uncontended locked instruction. Stats adds the
 // stripes up.
 //
-// counters sits inside Store at whatever offset the fields before it
+// counters sits inside a Map or Cache at whatever offset the fields before it
 // leave, so its stripes are not aligned to cache lines (at 48 bytes past
 // a line when this was written): with a stripe of one line, each stripe's
 // hit counter shared a line with the previous stripe's Set counters. So a
 // stripe takes two lines, and a line of padding leads the array: the
 // counters of two stripes are then more than a line apart at any
 // alignment, and so are the first stripe's and the fields before
-// counters, and the last stripe's and the fields after it (Store's
+// counters, and the last stripe's and the fields after it (the owner's
 // read-mostly fields and its writers' mutex). Two lines also keep
 // neighbouring stripes out of the pair of lines that Intel's adjacent-line
 // prefetcher fetches together.
@@ -50,8 +50,12 @@ type stripe struct {
 	// evicted nothing (a new key that took an empty slot, or a key that
 	// came in while the Set took its locks); expiredVictims: new keys that took an expired entry's
 	// slot; expirations: expired entries removed by Get and Delete.
+	//
+	// A map counts its Sets here too (updates and fills, new keys), and
+	// its Deletes; inflight is its writers' gate (gate.go).
 	updates, fills, expiredVictims, expirations, deletes atomic.Uint64
-	_                                                    [2*cacheLine - 56]byte
+	inflight                                             atomic.Int64
+	_                                                    [2*cacheLine - 64]byte
 }
 
 // cacheLine is the size of a cache line on the common 64-bit CPUs.
@@ -71,6 +75,16 @@ func (c *counters) sum() (hits, misses uint64) {
 		misses += c.stripes[i].misses.Load()
 	}
 	return hits, misses
+}
+
+// sumMap returns a map's Sets (updates and inserts) and Deletes.
+func (c *counters) sumMap() (sets, deletes uint64) {
+	for i := range c.stripes {
+		st := &c.stripes[i]
+		sets += st.updates.Load() + st.fills.Load()
+		deletes += st.deletes.Load()
+	}
+	return sets, deletes
 }
 
 // sumCache returns the cache mode's counts, given the inserts (the

@@ -50,7 +50,7 @@ import (
 // piling up the old contents of the store.
 //
 // Growth. Keys moving between two tables would defeat a per-bucket copy,
-// so a view holds a pin (Store.pin): a growth under way is finished first,
+// so a map's view holds a pin (Map.pin): a growth under way is finished first,
 // in small batches, and no new growth starts until the view ends; keys
 // whose candidates fill up meanwhile go to the stash, and the table grows
 // at the first Set of a new key after. Clear during a view installs a new
@@ -72,8 +72,13 @@ import (
 
 // cowView is one snapshot being taken.
 type cowView[K comparable, V any] struct {
-	t     *table[K, V]
-	state []atomic.Uint64 // 2 bits per bucket: uncopied, copying, copied
+	t visited[K, V]
+	n uint64 // t's buckets
+	// locked: the table's writers hold bucket locks instead of a
+	// table-wide mutex (a cache's), so the walker claims and copies each
+	// bucket under its lock (cowView.next).
+	locked bool
+	state  []atomic.Uint64 // 2 bits per bucket: uncopied, copying, copied
 
 	mu         sync.Mutex        // guards pending and counts
 	pending    []viewEntry[K, V] // copied by writers, not yet taken by the walker
@@ -124,20 +129,42 @@ type viewEntry[K comparable, V any] struct {
 // stashIndex is the bucket recorded for an entry in the stash.
 const stashIndex = -1
 
+// newView returns a view of table t, to be written to w; locked says
+// whether t's writers hold bucket locks (a cache's). The caller pins t
+// (a map's must not grow), copies its stash at the snapshot instant into
+// the view's stash, and publishes the view for its writers.
+func newView[K comparable, V any](t visited[K, V], locked bool, parts int, w *snapshot.Writer) *cowView[K, V] {
+	n := t.geom().n
+	return &cowView[K, V]{t: t, n: n, locked: locked, state: make([]atomic.Uint64, (n+perWord-1)/perWord),
+		w: w, enc: snapshot.NewEncoder[K, V](), counts: newCounts(parts)}
+}
+
 // beginView pins the table and starts a view of it. The caller must call
 // endView.
-func (s *Store[K, V]) beginView(w *snapshot.Writer) *cowView[K, V] {
+func (s *Map[K, V]) beginView(w *snapshot.Writer) *cowView[K, V] {
 	t := s.pin()
-	v := &cowView[K, V]{t: t, state: make([]atomic.Uint64, (t.n+perWord-1)/perWord), w: w, enc: snapshot.NewEncoder[K, V]()}
-	v.counts = newCounts(s.opts.Placement.Parts(s.opts.Choices))
+	v := newView[K, V](t, false, s.cfg.Placement.Parts(s.cfg.Choices), w)
 	s.mu.Lock()
+	// Writers take the serialized path while the view lasts, feeding it
+	// the buckets they change (cowTouch).
+	s.closeGate()
 	// The snapshot instant. The stash is copied now: it is bounded
 	// (thresholds), a few hundred entries for a million keys.
 	t.stash.mu.RLock()
 	for k, val := range t.stash.m {
-		v.stash = append(v.stash, viewEntry[K, V]{key: k, val: val, expiry: s.entryExpiry(t, stashIndex, 0, k), bucket: stashIndex})
+		v.stash = append(v.stash, viewEntry[K, V]{key: k, val: val, bucket: stashIndex})
 	}
 	t.stash.mu.RUnlock()
+	s.view.Store(v)
+	s.mu.Unlock()
+	return v
+}
+
+// beginView starts a view of the cache's table. The caller must call
+// endView.
+func (s *Cache[K, V]) beginView(w *snapshot.Writer) *cowView[K, V] {
+	s.mu.Lock() // no Clear replaces the table in between
+	v := newView[K, V](s.tab.Load(), true, s.cfg.Placement.Parts(s.cfg.Choices), w)
 	s.view.Store(v)
 	s.mu.Unlock()
 	return v
@@ -153,25 +180,41 @@ func newCounts(parts int) [][]uint64 {
 
 // endView ends the view and unpins the table. Once it returns no writer
 // writes to the view's file, which the caller may then commit or abort.
-func (s *Store[K, V]) endView(v *cowView[K, V]) {
-	if viewDone != nil {
-		viewDone(v.maxPending)
+func (s *Map[K, V]) endView(v *cowView[K, V]) {
+	s.mu.Lock()
+	if s.view.CompareAndSwap(v, nil) {
+		s.openGate()
 	}
+	s.mu.Unlock()
+	v.end()
+	s.unpin()
+}
+
+// endView ends the view. Once it returns no writer writes to the view's
+// file, which the caller may then commit or abort.
+func (s *Cache[K, V]) endView(v *cowView[K, V]) {
 	s.mu.Lock()
 	s.view.CompareAndSwap(v, nil)
 	s.mu.Unlock()
-	// A cache's writers hold bucket locks, not s.mu, and one that loaded
-	// the view before it ended may be assisting, or about to: wait for it,
-	// and stop the file side for the rest. (A walk that finished has
-	// claimed every bucket and settled, so no assist is left; one that
-	// stopped early, canceled or failed, has not, and its file is aborted
-	// next, under a writer still appending to it.)
+	v.end()
+}
+
+// end stops the view's file side, once the view is no longer published.
+// A cache's writers hold bucket locks, not a mutex of the owner's, and one
+// that loaded the view before it ended may be assisting, or about to: end
+// waits for it, and stops the file side for the rest. (A walk that
+// finished has claimed every bucket and settled, so no assist is left; one
+// that stopped early, canceled or failed, has not, and its file is aborted
+// next, under a writer still appending to it.)
+func (v *cowView[K, V]) end() {
+	if viewDone != nil {
+		viewDone(v.maxPending)
+	}
 	v.out.Lock()
 	if v.err == nil {
 		v.err = errViewEnded
 	}
 	v.out.Unlock()
-	s.unpin()
 }
 
 // errViewEnded stops the assists of writers that come after the view
@@ -219,19 +262,19 @@ func (v *cowView[K, V]) settle() {
 
 // cowTouch is called by a writer, holding s.mu, before it changes any
 // candidate bucket of the key with hash h in table t.
-func (s *Store[K, V]) cowTouch(t *table[K, V], h uint64) {
+func (s *Map[K, V]) cowTouch(t *table[K, V], h uint64) {
 	v := s.view.Load()
-	if v == nil || v.t != t {
+	if v == nil || v.t != visited[K, V](t) {
 		return
 	}
 	var c [8]uint64
-	v.touch(s, t.candidates(h, &c))
+	v.touch(t.candidates(h, &c))
 }
 
 // cowTouchLocked is cowTouch for a cache writer: it holds the locks of
-// buckets (which it is about to change) instead of s.mu. The walker
+// buckets (which it is about to change) instead of a mutex. The walker
 // claims and copies a cache's bucket under that bucket's lock too
-// (viewNext), so a bucket is never being copied by the walker while a
+// (cowView.next), so a bucket is never being copied by the walker while a
 // writer holds it, and a writer that loaded no view (before the snapshot
 // instant) finishes its change before the walker can copy the bucket: its
 // write is part of the snapshot, as if it had happened just before the
@@ -239,33 +282,33 @@ func (s *Store[K, V]) cowTouch(t *table[K, V], h uint64) {
 //
 // Written so that it is inlined into the cache's Set: the check is all
 // that a Set pays while no snapshot is being taken.
-func (s *Store[K, V]) cowTouchLocked(t *table[K, V], buckets []uint64) {
+func (s *Cache[K, V]) cowTouchLocked(t *cacheTable[K, V], buckets []uint64) {
 	if s.view.Load() != nil {
 		s.cowTouchView(t, buckets)
 	}
 }
 
 // cowTouchView is cowTouchLocked while a snapshot is being taken.
-func (s *Store[K, V]) cowTouchView(t *table[K, V], buckets []uint64) {
-	if v := s.view.Load(); v != nil && v.t == t {
-		v.touch(s, buckets)
+func (s *Cache[K, V]) cowTouchView(t *cacheTable[K, V], buckets []uint64) {
+	if v := s.view.Load(); v != nil && v.t == visited[K, V](t) {
+		v.touch(buckets)
 	}
 }
 
 // touch copies, for a writer, each of buckets not yet copied.
-func (v *cowView[K, V]) touch(s *Store[K, V], buckets []uint64) {
-	t := v.t
+func (v *cowView[K, V]) touch(buckets []uint64) {
+	g := v.t.geom()
 	for _, i := range buckets {
 		switch v.claim(i) {
 		case uncopied:
-			if v.assist(s, i) {
+			if v.assist(i) {
 				continue
 			}
 			v.mu.Lock()
 			n := len(v.pending)
-			v.pending = v.copyBucket(s, i, v.pending)
+			v.pending = v.copyBucket(i, v.pending)
 			v.maxPending = max(v.maxPending, len(v.pending))
-			v.counts[t.gen.PartOf(i)][len(v.pending)-n]++
+			v.counts[g.gen.PartOf(i)][len(v.pending)-n]++
 			v.mu.Unlock()
 			v.done(i)
 		case copying:
@@ -283,7 +326,7 @@ func (v *cowView[K, V]) touch(s *Store[K, V], buckets []uint64) {
 // (or, once per TxBytes of records, for a transaction's commit). It
 // writes only records that fit in the open transaction, so it never
 // commits one itself; what does not fit goes to the pending list.
-func (v *cowView[K, V]) assist(s *Store[K, V], i uint64) bool {
+func (v *cowView[K, V]) assist(i uint64) bool {
 	v.mu.Lock()
 	busy := len(v.pending) >= pendingBound
 	v.mu.Unlock()
@@ -292,7 +335,7 @@ func (v *cowView[K, V]) assist(s *Store[K, V], i uint64) bool {
 	}
 	v.out.Lock()
 	var buf [slotsPerBucket]viewEntry[K, V]
-	es := v.copyBucket(s, i, buf[:0])
+	es := v.copyBucket(i, buf[:0])
 	x := 0
 	for ; x < len(es) && v.err == nil; x++ {
 		e := &es[x]
@@ -312,7 +355,7 @@ func (v *cowView[K, V]) assist(s *Store[K, V], i uint64) bool {
 	v.mu.Lock()
 	v.pending = append(v.pending, es[x:]...)
 	v.maxPending = max(v.maxPending, len(v.pending))
-	v.counts[v.t.gen.PartOf(i)][len(es)]++
+	v.counts[v.t.geom().gen.PartOf(i)][len(es)]++
 	v.mu.Unlock()
 	v.done(i)
 	clear(es)
@@ -321,52 +364,40 @@ func (v *cowView[K, V]) assist(s *Store[K, V], i uint64) bool {
 
 // copyBucket appends bucket i's entries to dst. The caller has claimed the
 // bucket, so no writer changes it meanwhile.
-func (v *cowView[K, V]) copyBucket(s *Store[K, V], i uint64, dst []viewEntry[K, V]) []viewEntry[K, V] {
+func (v *cowView[K, V]) copyBucket(i uint64, dst []viewEntry[K, V]) []viewEntry[K, V] {
 	b := v.t.bucket(i)
 	for m := ctrl(b.ctrl.Load()).full(); m != 0; m &= m - 1 {
 		j := slotOf(m)
 		e := &b.slots[j]
-		dst = append(dst, viewEntry[K, V]{key: e.key, val: e.val, expiry: s.entryExpiry(v.t, int64(i), j, e.key), bucket: int64(i)})
+		dst = append(dst, viewEntry[K, V]{key: e.key, val: e.val, expiry: v.t.expiryOf(i, j), bucket: int64(i)})
 	}
 	return dst
 }
 
-// viewNext copies bucket i into dst unless a writer did (counting its
+// next copies bucket i into dst unless a writer did (counting its
 // load in counts), and hands over what writers copied since the last call,
 // leaving spare (emptied) in its place for them to fill.
-func (s *Store[K, V]) viewNext(v *cowView[K, V], i uint64, dst, spare []viewEntry[K, V], counts [][]uint64) (own, taken []viewEntry[K, V]) {
-	// A cache's writers hold bucket locks, not s.mu, and one that came
-	// before the snapshot instant may still be changing the bucket: the
-	// walker claims and copies a cache's bucket under its lock
-	// (cowTouchLocked).
-	var b *bucketOf[K, V]
-	if s.cache {
+func (v *cowView[K, V]) next(i uint64, dst, spare []viewEntry[K, V], counts [][]uint64) (own, taken []viewEntry[K, V]) {
+	// A cache's writers hold bucket locks, not a mutex of the owner's,
+	// and one that came before the snapshot instant may still be changing
+	// the bucket: the walker claims and copies a cache's bucket under its
+	// lock (cowTouchLocked).
+	var b bref[K, V]
+	if v.locked {
 		b = v.t.bucket(i)
 		b.sync.lock()
 	}
 	if v.claim(i) == uncopied {
 		n := len(dst)
-		dst = v.copyBucket(s, i, dst)
+		dst = v.copyBucket(i, dst)
 		v.done(i)
-		counts[v.t.gen.PartOf(i)][len(dst)-n]++
+		counts[v.t.geom().gen.PartOf(i)][len(dst)-n]++
 	}
-	if b != nil {
+	if v.locked {
 		b.sync.unlock()
 	}
 	v.mu.Lock()
 	taken, v.pending = v.pending, spare[:0]
 	v.mu.Unlock()
 	return dst, taken
-}
-
-// entryExpiry returns the expiry of an entry, in Unix nanoseconds by the
-// store's clock (0: never): slot j of bucket i of table t, or key k in t's
-// stash when i is stashIndex. Only a cache's entries expire (ttl.go), and
-// a cache has no stash.
-func (s *Store[K, V]) entryExpiry(t *table[K, V], i int64, j int, k K) int64 {
-	_ = k
-	if t.meta == nil || i < 0 {
-		return 0
-	}
-	return t.meta[i].exp[j].Load()
 }

@@ -1,11 +1,26 @@
-// Package store is a generic, concurrent key-value map on a bucketed
-// balanced-allocation hash table, that reports how its keys spread over
-// the buckets next to what the theory predicts.
+// Package store is a concurrent key-value store for Go on a bucketed
+// balanced-allocation hash table: a [Map] that grows as keys arrive, and a
+// [Cache] that holds at most a given number of entries and evicts, with
+// TTLs. Both report how their keys spread over the buckets next to what
+// the theory predicts ([Map.Report]), and save to and restore from a file
+// ([Map.Save], [OpenMap], [OpenCache]).
 //
-//	s, err := store.New[string, int](store.Options{})
-//	s.Set("a", 1)
-//	v, ok := s.Get("a")
-//	fmt.Println(s.Load()) // the load report
+//	m, err := store.NewMap[string, int](store.MapOptions{})
+//	m.Set("a", 1)
+//	v, ok := m.Get("a")
+//
+//	c, err := store.NewCache[string, []byte](store.CacheOptions{MaxEntries: 10_000})
+//	c.SetWithTTL("session:42", data, time.Minute)
+//	fmt.Println(c.Stats().HitRatio(), c.Report())
+//
+// Every key has d candidate buckets (2 by default) of a few slots (8) and
+// goes into the least loaded one. The fullest bucket then holds about
+// ln ln n / ln d keys beyond the mean, where one choice would give
+// ln n / ln ln n, so buckets stay small, a lookup reads at most d of them,
+// and a table fills to 80% before it needs to grow (docs/theory.md has the
+// theory and its sources). A Map is a drop-in for a Go map behind a lock,
+// with reads that take no lock; a Cache is a drop-in for an LRU cache whose
+// eviction policy adapts to the workload.
 //
 // # Terms
 //
@@ -13,10 +28,10 @@
 // BucketSize slots (8 by default); the table is n buckets; a key's
 // candidates are the d buckets its hash names under the placement rule;
 // a part is one of the d ranges of buckets under Halves and GoLeft; a
-// bucket's load is the number of entries in it; the stash holds the keys
-// whose candidates were all full. And:
+// bucket's load is the number of entries in it; a map's stash holds the
+// keys whose candidates were all full. And:
 //
-//   - The hash of a key is one 64-bit word from the store's hash family
+//   - The hash of a key is one 64-bit word from the table's hash family
 //     and seed ([hashfn]). Its candidate stream gives the candidates (see
 //     [hashfn.Generator]); its 7 lowest bits are the key's tag; bit 7 is the
 //     coin that breaks ties between two candidates.
@@ -27,7 +42,7 @@
 //     stash hint, packed in 64 bits (lock.go).
 //   - Utilization is entries / (n × BucketSize). The load report's
 //     Utilization counts the entries in buckets, the stash aside (it is
-//     MeanLoad / BucketSize), and a bounded cache's counts Len / MaxEntries.
+//     MeanLoad / BucketSize), and a cache's counts Len / MaxEntries.
 //
 // # Layout
 //
@@ -35,11 +50,22 @@
 // side by side, with no padding between them: 16 bytes of header per 8
 // slots, so a string→int64 bucket is 208 bytes and the header shares a
 // cache line with the first slots. Buckets are allocated in chunks of 1024
-// (chunk.go), so that the next table can be allocated a chunk at a time
-// before a growth needs it. A bounded store's buckets carry the slots'
-// 32-bit policy words (evict.go) in front of the control word, 48 bytes
-// of header, so that a Set finds a candidate's policy words on the lines
-// of its control word (cacheBucket).
+// (chunk.go), so that a map's next table can be allocated a chunk at a
+// time before a growth needs it. A cache's buckets carry the slots' 32-bit
+// policy words (evict.go) in front of the control word, 48 bytes of header,
+// so that a Set finds a candidate's policy words on the lines of its
+// control word (cacheBucket).
+//
+// Both types share the table's core: the bucket with its control and sync
+// words and its optimistic read (bucket.go, ctrl.go, lock.go,
+// seqlock_unsafe.go), the candidates of a hash and the choice among them
+// (geometry.go), the hash functions of keys (keyhash.go), the counters
+// (counters.go), and the bucket-at-a-time visits of snapshots, iteration
+// and the load report (visit.go, cow.go, iter.go, report.go). What differs
+// is in their own files: a map's table grows and has a stash (map.go,
+// table.go, grow.go, chunk.go, stash.go, flood.go); a cache's is allocated
+// whole, locks buckets for its writers and evicts (cache.go, cache_set.go,
+// cachetable.go, evict.go, ghost.go, shadow.go, clock.go).
 //
 // # Invariant
 //
@@ -67,24 +93,25 @@
 // is there. A new key goes to the candidate the rule picks
 // ([bucket.Placement.Choose]): the least loaded, ties broken by the rule
 // (leftmost under GoLeft, a coin from the key's hash otherwise, so the
-// placement is reproducible from the seed). If all candidates are full it
-// goes to the stash, and the stash hint of its first candidate goes up.
-// Keys never move within a table: there is no probing and no cuckoo
+// placement is reproducible from the seed). If all candidates are full, a
+// map puts it in the stash, and the stash hint of its first candidate goes
+// up; a cache evicts (see Eviction). Keys never move within a table: there is no probing and no cuckoo
 // displacement, and a deleted slot is simply empty again.
 //
 // # Growth
 //
-// When the entries pass the rule's utilization threshold (0.80 for go-left
-// with d = 2 and buckets of 8, 0.75 for d-choice: the largest u at which
-// the fluid limit sends at most 1e-4 of the keys to the stash; grow.go has
-// the table for every rule, d and C), the table doubles, as a Go map's
-// does: a freshly grown table is then at
-// least half full (a table that All or Save kept from growing grows in one
-// step to the size its entries need: see Caveats). Options.Growth sets
-// another factor, from 1.25 to 4: by 1.5 a grown table is two thirds full,
-// and each key moves more often over a growing store's life. Keys move to the new table incrementally, a
-// few old buckets per write, so no caller waits for a whole rehash; during the move a lookup checks the old table
-// and then the new one, and keys only move forward. Each old bucket is
+// When a map's entries pass the rule's utilization threshold (0.80 for
+// go-left with d = 2 and buckets of 8, 0.75 for d-choice: the largest u at
+// which the fluid limit sends at most 1e-4 of the keys to the stash;
+// grow.go has the table for every rule, d and C), the table doubles, as a
+// Go map's does: a freshly grown table is then at least half full (a table
+// that All or Save kept from growing grows in one step to the size its
+// entries need: see Caveats). MapOptions.Growth sets another factor, from
+// 1.25 to 4: by 1.5 a grown table is two thirds full, and each key moves
+// more often over a growing map's life. Keys move to the new table
+// incrementally, a few old buckets per write, so no caller waits for a
+// whole rehash; during the move a lookup checks the old table and then the
+// new one, and keys only move forward. Each old bucket is
 // moved in 8 passes, by tag bits, so that keys arrive in the new table in
 // an order the theory describes (moving whole buckets at once left grown
 // tables measurably less balanced than the fluid limit; see grow.go).
@@ -97,24 +124,24 @@
 // A key whose candidates are full goes to the stash, a Go map, so it costs
 // O(1) per operation whatever the keys. A stash far past what the fluid
 // limit allows at the table's utilization is the signature of a flood, and
-// the store answers it by moving its keys, incrementally as a growth does,
+// the map answers it by moving its keys, incrementally as a growth does,
 // to a table of the same size under a new hash function: the same family
 // under a new random seed first, then, if the keys still collide, SipHash
 // (hashfn.Sip), which no one can build collisions for without the seed.
 // Stats.Rekeys and the load report count these moves, and Options, Seed
 // and the load report give the function in use (flood.go). The seed is
-// what an attacker needs: print it only where the store's owner reads it
+// what an attacker needs: print it only where the map's owner reads it
 // (snapshots keep it; the debug page and JSON reports hide it unless told
 // to show it). A cache needs none of this: its table never grows, and
 // colliding keys only evict one another.
 //
 // # Concurrency
 //
-// All methods are safe for concurrent use. In an unbounded store, writers
-// (Set, Delete, Clear and the growth steps they carry) are serialized by
-// the store's mutex and take a bucket's exclusive lock only for the
-// instant they change it; a cache's writers lock their key's buckets
-// instead (see "Cache mode"). Readers never take the store's mutex: they
+// All methods are safe for concurrent use. A map's writers (Set, Delete,
+// Clear and the growth steps they carry) are serialized by the map's
+// mutex and take a bucket's exclusive lock only for the instant they
+// change it; a cache's writers lock their key's candidate buckets instead
+// (see Eviction). Readers take no lock: they
 // read slots optimistically, checking the bucket's version before and
 // after (seqlock_unsafe.go says why that is memory-safe for the slot
 // types it allows), or under the bucket's read lock for other slot types,
@@ -128,22 +155,21 @@
 // way (in small batches) and keeps the table from growing until the loop
 // ends. It is not a snapshot, but like a Go map's range it never yields
 // a key removed (deleted, cleared, evicted or expired) before the loop
-// reached its bucket: [Store.All] states what it guarantees. The load
+// reached its bucket: [Map.All] states what it guarantees. The load
 // report takes the same per-bucket view, reading each bucket's control
-// word. A bounded cache, snapshots and a debug page can
-// build on the same visit: each bucket has room in its sync word and
-// beside its slots for per-slot metadata, and bucket-at-a-time visits need
-// no store-wide pause.
+// word; snapshots and the debug page (package storehttp) build on the same
+// visit, which needs no table-wide pause.
 //
 // # Snapshots
 //
-// [Store.Save] writes the store to a file and [Open] restores it, into a
-// table of the same size with every key in the bucket it was in, so the
-// restored store's load report equals the saved one (the format is in
-// internal/snapshot and the README). The file records the names and the
-// shapes of the key and value types, and Open restores it only into types
-// of the same names and shapes (ErrTypeMismatch; see Open). A snapshot is the store at one
-// instant, taken without stopping it, by copy-on-write per bucket: at the
+// [Map.Save] and [Cache.Save] write the store to a file, and [OpenMap]
+// and [OpenCache] restore it, into a table of the same size with every key
+// in the bucket it was in, so the restored store's load report equals the
+// saved one (docs/snapshot-format.md has the format). The file records the
+// names and the shapes of the key and value types, and a store is restored
+// only into types of the same names and shapes (ErrTypeMismatch; see
+// OpenMap). A snapshot is the store at one instant, taken without stopping
+// it, by copy-on-write per bucket: at the
 // snapshot instant every bucket is marked uncopied; the walker then claims
 // one bucket at a time (a compare-and-swap on the bucket's state) and
 // copies it unless a writer did, and a writer about to change one of its
@@ -157,16 +183,14 @@
 // meanwhile. cow.go has the details, and the rule for code that changes a
 // table during a snapshot.
 //
-// # Cache mode
+// # Eviction
 //
-// With Options.MaxEntries > 0 the store is a cache (cache.go, evict.go,
-// ghost.go, shadow.go, clock.go), of at most [MaxCacheEntries] entries, whose table
-// New allocates whole. Its table never grows and has exactly MaxEntries
-// slots (buckets of BucketSize slots and a few of one fewer, when the
-// rule's table size allows; a small bound or a rule that rounds the table
-// up gives smaller buckets, and buckets of one or two slots may be made
-// larger instead: see Options.MaxEntries), so Len can never pass the
-// bound. A new key goes to its least loaded candidate, as
+// A [Cache] holds at most CacheOptions.MaxEntries entries (cache.go,
+// evict.go, ghost.go, shadow.go, clock.go). Its table never grows and has
+// exactly MaxEntries slots (buckets of BucketSize slots and a few of one
+// fewer, when the rule's table size allows; a small bound or a rule that
+// rounds the table up gives smaller buckets, and buckets of one or two
+// slots may be made larger instead), so Len can never pass the bound. A new key goes to its least loaded candidate, as
 // in a map; when all its candidates are full it takes the slot of a
 // victim among their entries (d × BucketSize of them, 16 by default):
 // the candidates are the eviction sample, and no list of all entries, no
@@ -200,31 +224,28 @@
 // locked instructions (its tick and the two bucket locks) and an update
 // two, where they made about sixteen and four.
 //
-// TTLs: SetWithTTL, or Options.DefaultTTL for Set; time comes from
-// Options.Clock (the system clock by default). An expired entry is never
+// TTLs: SetWithTTL, or CacheOptions.DefaultTTL for Set; time comes from
+// CacheOptions.Clock (the system clock by default). An expired entry is never
 // returned. Len counts it until it is removed: by a Get, Set or Delete of
 // its key, or by a Set of another key that needs room among its buckets.
 // A slot's expiry is kept beside it in Unix nanoseconds (0: none), and
-// table.entriesOf returns it with the entries, for snapshots.
+// cacheTable.entriesOf returns it with the entries, for snapshots.
 //
 // # Caveats
 //
 //   - Stats costs O(stripes): counters live in padded stripes.
 //   - A cache under one choice evicts from full buckets before it is
 //     full: its keys have a single candidate bucket (the theory's point).
-//   - TTLs need a bounded store: SetWithTTL panics with ErrUnbounded on an
-//     unbounded one, and New rejects DefaultTTL without MaxEntries.
 //   - BucketSize below 8 saves no memory.
 //   - Key types other than strings, integers and byte arrays are hashed
 //     through hash/maphash, reproducible only within one process: Save
 //     refuses them (ErrKeyType). Values of complex, function or channel
 //     types cannot be saved either (ErrValueType).
-//   - While a snapshot runs the table does not grow, so a long Save under
-//     heavy inserts leaves a large stash until the next Set of a new key
-//     after it (updates and deletes do not grow the table). That Set grows
-//     the table straight to the size its entries need, into a table
+//   - While a snapshot runs a map's table does not grow, so a long Save
+//     under heavy inserts leaves a large stash until the next Set of a new
+//     key after it (updates and deletes do not grow the table). That Set
+//     grows the table straight to the size its entries need, into a table
 //     prepared a chunk per write during the snapshot; it copies the list
-//     of stashed keys to move (a median of about 7 ms for 200,000 keys,
-//     against 11–13 ms when it allocated the table itself), and the stash
+//     of stashed keys to move (about 7 ms for 200,000 keys), and the stash
 //     then moves a few keys per write, like the buckets.
 package store

@@ -185,7 +185,7 @@ func fresh(acc uint32, now uint64, slack uint32) bool {
 
 // victim returns the slot of cs's buckets to evict, and whether its entry
 // had expired. The caller holds the buckets, and they are all full.
-func (s *Store[K, V]) victim(t *table[K, V], cs []uint64, now uint64, m4 int64) (vi uint64, vj int, expired bool) {
+func (s *Cache[K, V]) victim(t *cacheTable[K, V], cs []uint64, now uint64, m4 int64) (vi uint64, vj int, expired bool) {
 	var nowNanos int64
 	ttl := s.ttl.Load()
 	if ttl {
@@ -230,4 +230,4 @@ func tickUnit(maxEntries int) uint8 {
 
 // tickNow is the tick, as the goroutine with the given hint sees it, in
 // the policy words' units.
-func (s *Store[K, V]) tickNow(hint uint64) uint64 { return s.ticks.now(hint) >> s.tq }
+func (s *Cache[K, V]) tickNow(hint uint64) uint64 { return s.ticks.now(hint) >> s.tq }

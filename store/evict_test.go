@@ -52,7 +52,7 @@ func TestEvictionTakesTheOldest(t *testing.T) {
 	seed := seedFor(t)
 	const maxE = 1000
 	forEvictConfigs(t, maxE, seed, func(t *testing.T, o Options) {
-		s := newTestStore[uint64, int](t, o)
+		s := newTestCacheOf[uint64, int](t, o)
 		rng := rand.New(rand.NewPCG(seed, 2))
 		keys := make([]uint64, 8*maxE)
 		for i := range keys {
@@ -86,7 +86,7 @@ func TestEvictionTakesTheOldest(t *testing.T) {
 func TestExpiredAtExactlyNowIsAVictim(t *testing.T) {
 	forEvictConfigs(t, 64, 11, func(t *testing.T, o Options) {
 		clk := withFakeClock(&o)
-		s := newTestStore[int, int](t, o)
+		s := newTestCacheOf[int, int](t, o)
 		// The clock stands still: every entry expires at the same
 		// instant, and the cache ends full.
 		for k := range 4 * o.MaxEntries {
@@ -111,8 +111,8 @@ func TestExpiredAtExactlyNowIsAVictim(t *testing.T) {
 
 // holds reports whether a cache's table holds k (expired or not), looking
 // only in k's candidates: cheaper than present for one key.
-func (s *Store[K, V]) holds(k K) bool {
-	t := s.tabs.Load().cur
+func (s *Cache[K, V]) holds(k K) bool {
+	t := s.tab.Load()
 	h := s.hash(k)
 	var c [hashfn.MaxChoices]uint64
 	for _, i := range t.cands(h, &c) {
@@ -131,7 +131,7 @@ func TestGhostRemembersEvictedKeys(t *testing.T) {
 	seed := seedFor(t)
 	const maxE = 4096
 	forEvictConfigs(t, maxE, seed, func(t *testing.T, o Options) {
-		s := newTestStore[uint64, int](t, o)
+		s := newTestCacheOf[uint64, int](t, o)
 		rng := rand.New(rand.NewPCG(seed, 4))
 		const hot = 1 << 63
 		s.Set(hot, 0)
@@ -182,12 +182,12 @@ func TestGhostRemembersEvictedKeys(t *testing.T) {
 }
 
 // wordOf returns the policy word of k, which the cache holds.
-func (s *Store[K, V]) wordOf(k K) uint32 {
-	t := s.tabs.Load().cur
+func (s *Cache[K, V]) wordOf(k K) uint32 {
+	t := s.tab.Load()
 	h := t.hash(k)
 	var c [hashfn.MaxChoices]uint64
 	for _, i := range t.cands(h, &c) {
-		if j := t.cbucket(i).b.find(k, tagOf(h)); j >= 0 {
+		if j := t.bucket(i).find(k, tagOf(h)); j >= 0 {
 			return t.cbucket(i).acc[j].Load()
 		}
 	}
@@ -201,8 +201,8 @@ func (s *Store[K, V]) wordOf(k K) uint32 {
 func TestCacheEvictsOnlyWhenCandidatesFull(t *testing.T) {
 	seed := seedFor(t)
 	forEvictConfigs(t, 101, seed, func(t *testing.T, o Options) {
-		s := newTestStore[uint64, int](t, o)
-		tb := s.tabs.Load().cur
+		s := newTestCacheOf[uint64, int](t, o)
+		tb := s.tab.Load()
 		if tb.short == 0 {
 			t.Fatalf("no short bucket: %d buckets of %d slots", tb.n, tb.size)
 		}
@@ -337,22 +337,14 @@ func TestCachePrefetch(t *testing.T) {
 		{1 << 20 / 100, false},       // 0.3 MiB
 		{1 << 10, false},
 	} {
-		s, err := New[string, int64](Options{Seed: 1, MaxEntries: c.max})
+		s, err := NewCache[string, int64](CacheOptions{Seed: 1, MaxEntries: c.max})
 		if err != nil {
 			t.Fatal(err)
 		}
-		tb := s.tabs.Load().cur
+		tb := s.tab.Load()
 		bytes := tb.n * uint64(unsafe.Sizeof(cacheBucket[string, int64]{}))
 		if tb.prefetch != c.want {
 			t.Errorf("MaxEntries %d (%d bytes of buckets): prefetch %v, want %v", c.max, bytes, tb.prefetch, c.want)
 		}
-	}
-	// An unbounded store keeps get2's own threshold (bigTable).
-	s, err := New[string, int64](Options{Seed: 1, SizeHint: 1 << 20 / 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tb := s.tabs.Load().cur; tb.prefetch != bigTable[string, int64](tb.n) {
-		t.Errorf("unbounded store of %d buckets: prefetch %v, want bigTable's %v", tb.n, tb.prefetch, !tb.prefetch)
 	}
 }

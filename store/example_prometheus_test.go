@@ -65,13 +65,13 @@ func loadLabels(l []string, k int) []string {
 //
 //	type collector struct {
 //		name string
-//		s    *store.Store[int, int]
+//		s    *store.Map[int, int]
 //	}
 //
 //	func (c collector) Describe(ch chan<- *prometheus.Desc) { prometheus.DescribeByCollect(c, ch) }
 //
 //	func (c collector) Collect(ch chan<- prometheus.Metric) {
-//		storeMetrics(c.name, c.s.Stats(), c.s.Load(), func(m metric) {
+//		storeMetrics(c.name, c.s.Stats(), c.s.Report(), func(m metric) {
 //			var names, values []string
 //			for i := 0; i+1 < len(m.labels); i += 2 {
 //				names, values = append(names, m.labels[i]), append(values, m.labels[i+1])
@@ -90,14 +90,14 @@ func loadLabels(l []string, k int) []string {
 // Here the samples are printed instead, one a line, as Prometheus's text
 // format writes them.
 func Example_prometheus() {
-	s, _ := store.New[int, int](store.Options{Seed: 7})
+	s, _ := store.NewMap[int, int](store.MapOptions{Seed: 7})
 	for i := range 20000 {
 		s.Set(i, i)
 	}
 	s.Get(1)
 	s.Get(-1)
 
-	storeMetrics("sessions", s.Stats(), s.Load(), func(m metric) {
+	storeMetrics("sessions", s.Stats(), s.Report(), func(m metric) {
 		var l []string
 		for i := 0; i+1 < len(m.labels); i += 2 {
 			l = append(l, fmt.Sprintf("%s=%q", m.labels[i], m.labels[i+1]))

@@ -10,10 +10,11 @@ import (
 	"github.com/twochoice/twochoice/store"
 )
 
-// The basics: the zero Options means go-left with two choices, buckets of
-// 8 slots, seeded xxHash64 and a random seed.
+// The basics: a Map grows as keys arrive. The zero MapOptions means
+// go-left with two choices, buckets of 8 slots, seeded xxHash64 and a
+// random seed.
 func Example() {
-	s, err := store.New[string, int](store.Options{})
+	s, err := store.NewMap[string, int](store.MapOptions{})
 	if err != nil {
 		panic(err)
 	}
@@ -39,8 +40,8 @@ func Example() {
 
 // Options choose the rule, d, the bucket size, the hash family and the
 // seed; a fixed seed places every key the same way in every run.
-func ExampleNew() {
-	s, err := store.New[uint64, string](store.Options{
+func ExampleNewMap() {
+	s, err := store.NewMap[uint64, string](store.MapOptions{
 		Placement:  bucket.DChoice,
 		Choices:    3,
 		BucketSize: 4,
@@ -52,16 +53,16 @@ func ExampleNew() {
 	o := s.Options()
 	fmt.Println(o.Placement, o.Choices, o.BucketSize, o.Hash, s.Seed())
 
-	_, err = store.New[string, int](store.Options{Choices: 9})
+	_, err = store.NewMap[string, int](store.MapOptions{Choices: 9})
 	fmt.Println(err)
 	// Output:
 	// dchoice 3 4 xxhash 42
 	// store: invalid options: bucket: bad placement: 9 choices (want 1 to 8)
 }
 
-// All iterates bucket by bucket; the loop may use the store.
-func ExampleStore_All() {
-	s, _ := store.New[string, int](store.Options{Seed: 1})
+// All iterates bucket by bucket; the loop may use the map.
+func ExampleMap_All() {
+	s, _ := store.NewMap[string, int](store.MapOptions{Seed: 1})
 	for i, k := range []string{"a", "b", "c", "d"} {
 		s.Set(k, i)
 	}
@@ -80,12 +81,12 @@ func ExampleStore_All() {
 
 // The load report: buckets by load, overall and per part, next to what the
 // fluid limit predicts for the same rule, d and keys per bucket.
-func ExampleStore_Load() {
-	s, _ := store.New[int, int](store.Options{Seed: 7})
+func ExampleMap_Report() {
+	s, _ := store.NewMap[int, int](store.MapOptions{Seed: 7})
 	for i := range 20000 {
 		s.Set(i, i)
 	}
-	rep := s.Load()
+	rep := s.Report()
 	fmt.Println(rep.Entries, rep.Buckets, rep.MaxLoad, rep.Stash)
 	fmt.Printf("%.3f %.3f\n", rep.ShareAtLeast[6], rep.FluidShareAtLeast[6])
 	fmt.Print(rep)
@@ -119,10 +120,10 @@ func ExampleStore_Load() {
 	// ≥ 8       0 (6.127e-07)         0 (1.571e-11)
 }
 
-// A bounded cache: it never holds more than MaxEntries, every Set lands,
-// and what made room is counted.
-func Example_cache() {
-	s, err := store.New[int, int](store.Options{MaxEntries: 1000, Seed: 1})
+// A Cache never holds more than MaxEntries, every Set lands, and what
+// made room is counted.
+func ExampleNewCache() {
+	s, err := store.NewCache[int, int](store.CacheOptions{MaxEntries: 1000, Seed: 1})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -141,9 +142,9 @@ type fixedClock struct{ t time.Time }
 func (c *fixedClock) Now() time.Time { return c.t }
 
 // TTLs, with a clock the example controls.
-func ExampleStore_SetWithTTL() {
+func ExampleCache_SetWithTTL() {
 	clock := &fixedClock{time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	s, err := store.New[string, string](store.Options{MaxEntries: 100, Clock: clock})
+	s, err := store.NewCache[string, string](store.CacheOptions{MaxEntries: 100, Clock: clock})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -158,8 +159,8 @@ func ExampleStore_SetWithTTL() {
 // GetOrSet stores a value only if the key has none, in one step: of
 // goroutines racing to fill the same key, one stores and the others get
 // its value.
-func ExampleStore_GetOrSet() {
-	s, err := store.New[string, int](store.Options{})
+func ExampleMap_GetOrSet() {
+	s, err := store.NewMap[string, int](store.MapOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -170,11 +171,11 @@ func ExampleStore_GetOrSet() {
 	// 1 true
 }
 
-// A store that will hold about 100,000 keys can be sized for them up
-// front, as make's hint sizes a map: the Sets up to the hint then move no
-// keys from table to table.
-func ExampleOptions_sizeHint() {
-	s, err := store.New[int, int](store.Options{SizeHint: 100_000, Seed: 1})
+// A map that will hold about 100,000 keys can be sized for them up front,
+// as make's hint sizes a Go map: the Sets up to the hint then move no keys
+// from table to table.
+func ExampleMapOptions_sizeHint() {
+	s, err := store.NewMap[int, int](store.MapOptions{SizeHint: 100_000, Seed: 1})
 	if err != nil {
 		panic(err)
 	}

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"math/rand/v2"
-
 	"github.com/twochoice/twochoice/bucket/fluid"
 	"github.com/twochoice/twochoice/hashfn"
 )
@@ -18,7 +16,7 @@ import (
 // theory assumes: they collide, through a poor match of family and keys or
 // by design. An attacker can build such keys for xxHash64 without knowing
 // the seed (its lane differences cancel whatever the seed: see
-// testkeys.XXHashFlood), and with the seed for xxHash64 on integers (its
+// keyset.XXHashFlood), and with the seed for xxHash64 on integers (its
 // 8-byte hash is invertible) or tabulation (which is linear in its tables).
 //
 // Growing does not separate keys whose hashes are equal, so the table does
@@ -53,8 +51,7 @@ type floodState[K comparable] struct {
 	// growth threshold, once solved (flooded).
 	overflow float64
 	solved   bool
-	inserts  int64 // new keys inserted into an unbounded store
-	allowAt  int64 // inserts at which the next re-key may start
+	allowAt  int64 // inserts (Map.inserted) at which the next re-key may start
 }
 
 // minRekeyGap is the fewest inserts between two re-keys.
@@ -69,14 +66,14 @@ const minRekeyGap = 1024
 // overflowTarget of the keys overflow at the threshold; it is worked out
 // once per store, the first time a stash passes its bound. The caller
 // holds s.mu.
-func (s *Store[K, V]) flooded(t *table[K, V]) bool {
+func (s *Map[K, V]) flooded(t *table[K, V]) bool {
 	stash := t.stash.len()
-	if stash <= t.stashBound || t.entries > t.maxEntries {
+	if stash <= t.stashBound || t.entries.Load() > t.maxEntries {
 		return false
 	}
 	f := &s.flood
 	if !f.solved {
-		o := &s.opts
+		o := &s.cfg
 		ov, err := fluid.OverflowAt(o.Placement, o.Choices, o.BucketSize, maxUtilization(o.Placement, o.Choices, o.BucketSize))
 		if err != nil {
 			ov = 1 // the solver takes every rule and size the store does
@@ -90,24 +87,24 @@ func (s *Store[K, V]) flooded(t *table[K, V]) bool {
 // enough keys came in since the last one or the last one was a re-seed
 // within a family other than SipHash (the move to SipHash then follows at
 // once: a flood that survives a new seed does not depend on the seed).
-func (f *floodState[K]) allowed() bool {
-	return f.pending == nil && (f.inserts >= f.allowAt || f.reseeded)
+func (f *floodState[K]) allowed(inserts int64) bool {
+	return f.pending == nil && (inserts >= f.allowAt || f.reseeded)
 }
 
 // rekeyStarted records that a move from old to nt, which hashes
 // differently, started. The caller holds s.mu.
-func (s *Store[K, V]) rekeyStarted(old, nt *table[K, V]) {
+func (s *Map[K, V]) rekeyStarted(old, nt *table[K, V]) {
 	f := &s.flood
 	f.rekeys++
 	f.reseeded = nt.fn.Kind() == old.fn.Kind() && nt.fn.Kind() != hashfn.SipHash
 	f.pending = nil
-	f.allowAt = f.inserts + max(old.entries, minRekeyGap)
+	f.allowAt = s.inserted() + max(old.entries.Load(), minRekeyGap)
 }
 
 // rekey answers a flood in the current table t: it picks the next hash
 // function and starts preparing the table to move to. The caller holds
 // s.mu and no move is under way.
-func (s *Store[K, V]) rekey(t *table[K, V]) {
+func (s *Map[K, V]) rekey(t *table[K, V]) {
 	kind := t.fn.Kind()
 	if kind != hashfn.SipHash && s.flood.reseeded {
 		kind = hashfn.SipHash
@@ -125,39 +122,28 @@ func (s *Store[K, V]) rekey(t *table[K, V]) {
 // prepareRekey allocates one more chunk of the table a pending re-key
 // moves t into, and starts the move once that table is whole and no
 // visitor pins t. The caller holds s.mu.
-func (s *Store[K, V]) prepareRekey(t *table[K, V]) {
+func (s *Map[K, V]) prepareRekey(t *table[K, V]) {
 	if s.prep == nil || s.prep.fn != s.flood.pending.fn {
 		next := t.n
 		limit := t.maxEntries / 4 * 3
-		if t.entries > limit {
-			next = growTo(&s.opts, t.n, t.entries)
-			limit = growLimit(&s.opts, t.n, next)
+		if t.entries.Load() > limit {
+			next = growTo(&s.cfg, t.n, t.entries.Load())
+			limit = growLimit(&s.cfg, t.n, next)
 		}
-		s.prep = newTableFn[K, V](&s.opts, next, s.lay, false, *s.flood.pending)
+		s.prep = newTableFn[K, V](&s.cfg, next, s.lay, false, *s.flood.pending)
 		s.prepTo = limit
 	}
 	s.prep.allocNext()
-	if s.prep.ready == len(s.prep.chunks) && s.pins == 0 {
+	if s.prep.ready == len(s.prep.hdrs) && s.pins == 0 {
 		s.startMove(t, s.prep)
 	}
 }
 
 // nextHasher returns the hash function of the table that t's next move
 // goes to: a pending re-key's, or t's own.
-func (s *Store[K, V]) nextHasher(t *table[K, V]) hasher[K] {
+func (s *Map[K, V]) nextHasher(t *table[K, V]) hasher[K] {
 	if s.flood.pending != nil {
 		return *s.flood.pending
 	}
 	return t.hasher
-}
-
-// randomSeed returns a seed no one can predict (math/rand/v2's generator
-// is ChaCha8, seeded by the system), never 0, which Options reads as "draw
-// one".
-func randomSeed() uint64 {
-	for {
-		if x := rand.Uint64(); x != 0 {
-			return x
-		}
-	}
 }

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/twochoice/twochoice/hashfn"
-	"github.com/twochoice/twochoice/internal/race"
-	"github.com/twochoice/twochoice/internal/testkeys"
+	"github.com/twochoice/twochoice/internal/keyset"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // TestFloodCostsO1 sets key sets built to collide into a store with the
@@ -22,7 +22,7 @@ import (
 // of seven rounds' ratios):
 //
 //   - 65,536 strings of 256 bytes from xxHash64's lane differences, which
-//     collide whatever the seed (testkeys.XXHashFlood), under xxHash64 and
+//     collide whatever the seed (keyset.XXHashFlood), under xxHash64 and
 //     tabulation (which folds strings through it): a re-seed does not
 //     separate them, SipHash does;
 //   - 100,000 integers crafted against a seed the attacker knows, for
@@ -36,11 +36,11 @@ func TestFloodCostsO1(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0xf1))
 	n256 := 1 << 16
 	nInt := 100_000
-	if testing.Short() && race.Enabled {
+	if testing.Short() && testutil.Race {
 		n256, nInt = 1<<13, 20_000
 	}
 	floodStr := make([]string, n256)
-	for i, k := range testkeys.XXHashFlood(n256, 256, seed) {
+	for i, k := range keyset.XXHashFlood(n256, 256, seed) {
 		floodStr[i] = string(k)
 	}
 	randStr := make([]string, n256)
@@ -83,7 +83,7 @@ func checkFlood[K comparable](t *testing.T, o Options, flood, random []K, want h
 	var f, r fill[K]
 	var setRatios, getRatios []float64
 	rounds := 7
-	if race.Enabled {
+	if testutil.Race {
 		rounds = 1 // times are not compared under the detector
 	}
 	for range rounds {
@@ -95,22 +95,22 @@ func checkFlood[K comparable](t *testing.T, o Options, flood, random []K, want h
 	fs, rs := f.s, r.s
 	fst, rst := fs.Stats(), rs.Stats()
 	setRatio, getRatio := median(setRatios), median(getRatios)
-	t.Logf("flood: %d buckets, stash %d, %d re-keys, %v seed %#x, heap %.1f MB", fst.Buckets, fst.Stash, fst.Rekeys, fs.Options().Hash, fs.Seed(), f.heap/1e6)
+	t.Logf("flood: %d buckets, stash %d, %d re-keys, %v seed %#x, heap %.1f MB", fst.Buckets, fst.Stash, fst.Rekeys, fs.options().Hash, fs.Seed(), f.heap/1e6)
 	t.Logf("random: %d buckets, stash %d, heap %.1f MB", rst.Buckets, rst.Stash, r.heap/1e6)
 	t.Logf("flood ÷ random, per round: Set %.2f (median of %.2f), Get %.2f (median of %.2f)", setRatio, setRatios, getRatio, getRatios)
 	if fst.Buckets > rst.Buckets {
 		t.Errorf("the flood grew the table to %d buckets; %d random keys need %d", fst.Buckets, len(random), rst.Buckets)
 	}
-	if fst.Rekeys == 0 || fs.Options().Hash != want {
-		t.Errorf("%d re-keys, family %v: want at least one, ending under %v", fst.Rekeys, fs.Options().Hash, want)
+	if fst.Rekeys == 0 || fs.options().Hash != want {
+		t.Errorf("%d re-keys, family %v: want at least one, ending under %v", fst.Rekeys, fs.options().Hash, want)
 	}
-	if rep := fs.Load(); rep.Hash != want || rep.Rekeys != fst.Rekeys || rep.Seed != fs.Seed() {
+	if rep := fs.Report(); rep.Hash != want || rep.Rekeys != fst.Rekeys || rep.Seed != fs.Seed() {
 		t.Errorf("load report: %v seed %#x, %d re-keys; Stats %d, Seed %#x", rep.Hash, rep.Seed, rep.Rekeys, fst.Rekeys, fs.Seed())
 	}
 	if f.heap > 2*r.heap {
 		t.Errorf("heap %.1f MB, random keys' %.1f MB: over 2×", f.heap/1e6, r.heap/1e6)
 	}
-	if !race.Enabled && testing.CoverMode() == "" && (setRatio > 3 || getRatio > 3) {
+	if !testutil.Race && testing.CoverMode() == "" && (setRatio > 3 || getRatio > 3) {
 		t.Errorf("Set and Get take %.2f and %.2f times random keys' time: over 3×", setRatio, getRatio)
 	}
 	for i, k := range flood {
@@ -130,7 +130,7 @@ func median(xs []float64) float64 {
 // each key (per key), the heap the store holds beside the keys, and the
 // store.
 type fill[K comparable] struct {
-	s        *Store[K, int]
+	s        kv[K, int]
 	set, get time.Duration
 	heap     float64
 }
@@ -265,7 +265,7 @@ func craftTabUint64(t *testing.T, n int, seed uint64) []uint64 {
 func TestFloodUnderSipHash(t *testing.T) {
 	seed := seedFor(t)
 	known := seed | 1
-	s := newTestStore[uint64, int](t, Options{Hash: hashfn.SipHash, Seed: known})
+	s := newTestMap[uint64, int](t, MapOptions{Hash: hashfn.SipHash, Seed: known})
 	tab := s.tabs.Load().cur
 	c0, c1 := tab.cand2(tab.hash(0))
 	crafted := []uint64{0}
@@ -278,8 +278,8 @@ func TestFloodUnderSipHash(t *testing.T) {
 		s.Set(k, i)
 	}
 	st := s.Stats()
-	if st.Rekeys != 1 || s.Options().Hash != hashfn.SipHash || s.Seed() == known || st.Stash > 16 {
-		t.Fatalf("after 40 keys crafted against the seed: %+v, %v seed %#x (was %#x)", st, s.Options().Hash, s.Seed(), known)
+	if st.Rekeys != 1 || s.options().Hash != hashfn.SipHash || s.Seed() == known || st.Stash > 16 {
+		t.Fatalf("after 40 keys crafted against the seed: %+v, %v seed %#x (was %#x)", st, s.options().Hash, s.Seed(), known)
 	}
 	for i, k := range crafted {
 		if v, ok := s.Get(k); !ok || v != i {
@@ -293,12 +293,12 @@ func TestFloodUnderSipHash(t *testing.T) {
 // every read finds its key with its value.
 func TestFloodReadersDuringRekey(t *testing.T) {
 	seed := seedFor(t)
-	s := newTestStore[string, int](t, Options{})
+	s := newTestMap[string, int](t, MapOptions{})
 	const present = 5000
 	for i := range present {
 		s.Set(fmt.Sprintf("present-%d", i), i)
 	}
-	flood := testkeys.XXHashFlood(1<<12, 256, seed)
+	flood := keyset.XXHashFlood(1<<12, 256, seed)
 	stop := make(chan struct{})
 	errs := make(chan error, 2)
 	for r := range 2 {
@@ -331,7 +331,7 @@ func TestFloodReadersDuringRekey(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if st := s.Stats(); st.Rekeys < 2 || s.Options().Hash != hashfn.SipHash {
-		t.Fatalf("stats %+v, family %v: want the flood to end under SipHash", st, s.Options().Hash)
+	if st := s.Stats(); st.Rekeys < 2 || s.options().Hash != hashfn.SipHash {
+		t.Fatalf("stats %+v, family %v: want the flood to end under SipHash", st, s.options().Hash)
 	}
 }

@@ -145,7 +145,7 @@ func runOps(t *testing.T, o Options, ops []byte) {
 				if got := maps.Collect(r.All()); !maps.Equal(got, ref) {
 					t.Fatalf("op %d: the restored store holds %d entries, want %d", i/3, len(got), len(ref))
 				}
-				sameReport(t, s.Load(), r.Load())
+				sameReport(t, s.Report(), r.Report())
 			}
 		}
 	}

@@ -26,21 +26,18 @@ import (
 // key present throughout is always found, and a miss is believed only if
 // the pair of tables did not change while it looked.
 
-// The growth factor is Options.Growth, 2 by default, as the store's issue
-// asks and as a Swiss table grows. Until stop 25 it was 3/2, which leaves a
-// freshly grown table two thirds full instead of half and so a leaner heap
-// (44.4 against 54.5 bytes an entry at 1M string→int64 keys; the Go map's
-// is 55.9), at the price of moving each key about twice over the life of a
-// growing store instead of once: a growing 10M-key fill took 2.04–2.27
-// times the map's time by 3/2 and 1.57–1.60 by 2, in the same runs
-// (store/PERFORMANCE.md). Sizes are computed in integers, with the factor
-// in 1024ths (growthOf).
+// The growth factor is MapOptions.Growth, 2 by default, as a Go map and a
+// Swiss table grow. A smaller factor, such as 3/2, leaves a freshly grown
+// table two thirds full instead of half and so a leaner heap, at the price
+// of moving each key about twice over the life of a growing map instead of
+// once (BenchmarkGrowthFactor measures both). Sizes are computed in
+// integers, with the factor in 1024ths (growthOf).
 const growthDen = 1024
 
 // growthOf returns o's growth factor in 1024ths (times growthDen); 0,
 // which resolve replaces, counts as DefaultGrowth. Sizes stay far from
 // overflow: at most hashfn.MaxBuckets (2^32) times 4096.
-func growthOf(o *Options) uint64 {
+func growthOf(o *config) uint64 {
 	g := o.Growth
 	if g == 0 {
 		g = DefaultGrowth
@@ -64,7 +61,7 @@ const overflowTarget = 1e-4
 // maxUtilization returns the utilization u = m / (n·C) at which a table
 // grows: the largest u, in steps of 0.05, at which the fluid limit says at
 // most overflowTarget of the keys find all their candidates full. For
-// C = 8 the figures in REFERENCE.md's sizing table give
+// C = 8 the fluid limit's overflow fractions (docs/theory.md) are
 //
 //	rule, d          u = 0.70   0.75     0.80     0.85     0.90    threshold
 //	one choice       0.040      0.052    0.067    0.083    0.101   0.20 (fluid)
@@ -116,7 +113,7 @@ var (
 // when keys spread worse than the theory says (a poor hash family on
 // structured keys, or keys built to collide), and then the store re-keys
 // the table, where growing would not separate keys whose hashes collide.
-func thresholds(o *Options, n uint64) (maxEntries int64, stashBound int) {
+func thresholds(o *config, n uint64) (maxEntries int64, stashBound int) {
 	slots := n * uint64(o.BucketSize)
 	u := maxUtilization(o.Placement, o.Choices, o.BucketSize)
 	return int64(u * float64(slots)), 16 + int(slots>>12)
@@ -126,7 +123,7 @@ func thresholds(o *Options, n uint64) (maxEntries int64, stashBound int) {
 // a multiple of d for rules with parts (so the parts are equal), a prime or
 // a power of two for double hashing (so the d candidates never repeat),
 // anything for the others; never more than hashfn.MaxBuckets.
-func sizeAtLeast(o *Options, n uint64) uint64 {
+func sizeAtLeast(o *config, n uint64) uint64 {
 	d := uint64(o.Choices)
 	n = max(n, d)
 	switch o.Placement.Scheme() {
@@ -144,7 +141,7 @@ func sizeAtLeast(o *Options, n uint64) uint64 {
 // are set into it from empty: the first size on the growth path whose
 // threshold holds them. New starts an unbounded store at tableFor its
 // SizeHint, and a sparse restore at tableFor the snapshot's entries.
-func tableFor(o *Options, entries uint64) uint64 {
+func tableFor(o *config, entries uint64) uint64 {
 	n := sizeAtLeast(o, initialBuckets*uint64(o.Choices))
 	for {
 		maxE, _ := thresholds(o, n)
@@ -158,7 +155,7 @@ func tableFor(o *Options, entries uint64) uint64 {
 
 // nextSize returns the size a table of n buckets grows to, or n when it
 // cannot grow (at hashfn.MaxBuckets: then the stash takes the overflow).
-func nextSize(o *Options, n uint64) uint64 {
+func nextSize(o *config, n uint64) uint64 {
 	if n >= hashfn.MaxBuckets {
 		return n
 	}
@@ -178,7 +175,7 @@ func nextSize(o *Options, n uint64) uint64 {
 // one step from the threshold: one growth takes the table where it needs
 // to be, where single steps would take one growth per Set of a new key,
 // each moving the whole stash again.
-func growTo(o *Options, n uint64, entries int64) uint64 {
+func growTo(o *config, n uint64, entries int64) uint64 {
 	next := nextSize(o, n)
 	maxE, _ := thresholds(o, next)
 	if maxE >= entries {
@@ -198,7 +195,7 @@ func growTo(o *Options, n uint64, entries int64) uint64 {
 // returns next, a size growTo returned for n: the next size's own
 // threshold, or, further along the growth path, the entries that fill two
 // thirds of next's threshold (no limit at the largest size).
-func growLimit(o *Options, n, next uint64) int64 {
+func growLimit(o *config, n, next uint64) int64 {
 	maxE, _ := thresholds(o, next)
 	switch {
 	case nextSize(o, next) == next:
@@ -214,14 +211,14 @@ func growLimit(o *Options, n, next uint64) int64 {
 // in any table, and the store answers them by re-keying instead
 // (flood.go).
 func (t *table[K, V]) needsGrowth() bool {
-	return t.entries > t.maxEntries
+	return t.entries.Load() > t.maxEntries
 }
 
 // grow starts moving the keys of the current table t into a bigger one.
 // The caller holds s.mu and no growth is under way.
-func (s *Store[K, V]) grow(t *table[K, V]) {
+func (s *Map[K, V]) grow(t *table[K, V]) {
 	n := uint64(int(t.n))
-	next := growTo(&s.opts, n, t.entries)
+	next := growTo(&s.cfg, n, t.entries.Load())
 	if next == n {
 		return
 	}
@@ -230,7 +227,7 @@ func (s *Store[K, V]) grow(t *table[K, V]) {
 		// Not prepared: the table passed its threshold within one
 		// insert of being short of the prepare window, which only a
 		// tiny table does, or a re-key changed what to prepare.
-		nt = newTableFn[K, V](&s.opts, next, s.lay, false, s.nextHasher(t))
+		nt = newTableFn[K, V](&s.cfg, next, s.lay, false, s.nextHasher(t))
 	}
 	s.startMove(t, nt)
 }
@@ -238,10 +235,14 @@ func (s *Store[K, V]) grow(t *table[K, V]) {
 // startMove makes nt the current table and starts moving t's keys into
 // it: a growth, a re-key (nt hashes differently, flood.go), or both. The
 // caller holds s.mu and no move is under way.
-func (s *Store[K, V]) startMove(t, nt *table[K, V]) {
+func (s *Map[K, V]) startMove(t, nt *table[K, V]) {
 	n := t.n
 	nt.allocRest()
 	s.prep = nil
+	// The move holds the writers' gate closed until it ends (advance):
+	// keys move between the tables under the serialized path.
+	s.closeGate()
+	s.moveHold = true
 	rehash := nt.fn != t.fn
 	s.tabs.Store(&tables[K, V]{cur: nt, old: t, rehash: rehash})
 	if rehash {
@@ -279,7 +280,7 @@ func (s *Store[K, V]) startMove(t, nt *table[K, V]) {
 		clear(s.moving[len(s.moving)-nans:])
 		s.moving = s.moving[:len(s.moving)-nans]
 		t.stash.reset(s.moving)
-		t.entries -= int64(nans)
+		t.entries.Add(-int64(nans))
 	}
 	// Enough visits (to old buckets or stashed keys) per write that the
 	// move ends before the new table can reach its own threshold, even if
@@ -287,7 +288,7 @@ func (s *Store[K, V]) startMove(t, nt *table[K, V]) {
 	// over soon (while it lasts, a write also checks the old table, and
 	// both tables take memory).
 	visits := movePasses*int64(n) + int64(len(s.moving))
-	room := max(nt.maxEntries-t.entries-nt.entries, 1)
+	room := max(nt.maxEntries-t.entries.Load()-nt.entries.Load(), 1)
 	s.step = max(int((visits+room-1)/room)+1, minStep)
 	if nt.n > n {
 		s.grows++
@@ -319,7 +320,7 @@ const (
 )
 
 // moveOrder returns the old bucket of visit x.
-func (s *Store[K, V]) moveOrder(x int) uint64 {
+func (s *Map[K, V]) moveOrder(x int) uint64 {
 	return uint64(x % int(s.tabs.Load().old.n))
 }
 
@@ -345,7 +346,7 @@ func passMask(c ctrl, p int) uint64 {
 // tag matches the key's there, and k if it is in the old stash), then
 // makes s.step more visits, and ends the move when none are left. The caller holds s.mu. It returns
 // the tables as they are afterwards.
-func (s *Store[K, V]) migrateFor(st *tables[K, V], k K, h uint64) *tables[K, V] {
+func (s *Map[K, V]) migrateFor(st *tables[K, V], k K, h uint64) *tables[K, V] {
 	var (
 		c  [hashfn.MaxChoices]uint64
 		mv mover[K, V]
@@ -354,7 +355,7 @@ func (s *Store[K, V]) migrateFor(st *tables[K, V], k K, h uint64) *tables[K, V] 
 	tag := tagOf(ho)
 	cs := st.old.candidates(ho, &c)
 	for _, i := range cs {
-		if m := ctrl(st.old.mbucket(i).ctrl.Load()).match(tag); m != 0 {
+		if m := ctrl(st.old.bucket(i).ctrl.Load()).match(tag); m != 0 {
 			mv.take(s, st, i, m)
 		}
 	}
@@ -362,7 +363,7 @@ func (s *Store[K, V]) migrateFor(st *tables[K, V], k K, h uint64) *tables[K, V] 
 	// The stash is moved first, usually within the first write; while it
 	// lasts, the old table's hints, never lowered during the move (grow),
 	// tell whether k may be in it.
-	if s.snext < len(s.moving) && st.old.mbucket(cs[0]).sync.hint() != 0 {
+	if s.snext < len(s.moving) && st.old.bucket(cs[0]).sync.hint() != 0 {
 		s.moveStashed(st, k)
 	}
 	return s.advance(st, s.step)
@@ -371,7 +372,7 @@ func (s *Store[K, V]) migrateFor(st *tables[K, V], k K, h uint64) *tables[K, V] 
 // moveStashed moves k from the old stash to the new table, if it is
 // still in the old stash: copied first, then removed, so that a lookup
 // finds it in one or the other. The caller holds s.mu.
-func (s *Store[K, V]) moveStashed(st *tables[K, V], k K) {
+func (s *Map[K, V]) moveStashed(st *tables[K, V], k K) {
 	v, ok := st.old.stash.peek(k)
 	if !ok {
 		return // moved already, by a write of k
@@ -379,12 +380,12 @@ func (s *Store[K, V]) moveStashed(st *tables[K, V], k K) {
 	h := st.cur.hash(k)
 	st.cur.insert(k, v, h, tagOf(h))
 	st.old.stash.remove(k)
-	st.old.entries--
+	st.old.entries.Add(-1)
 }
 
 // advance makes up to k more visits and ends the growth if that was the
 // last of them. The caller holds s.mu.
-func (s *Store[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
+func (s *Map[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 	var mv mover[K, V]
 	n := int(st.old.n)
 	visits := movePasses * n
@@ -406,7 +407,7 @@ func (s *Store[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 	}
 	pass, i := s.next/n, uint64(s.next%n) // s.next = pass·n + i (moveOrder)
 	for ; k > 0 && s.next < visits; k-- {
-		b := st.old.mbucket(i)
+		b := st.old.bucket(i)
 		if m := passMask(ctrl(b.ctrl.Load()), pass); m != 0 {
 			mv.take(s, st, i, m)
 		}
@@ -422,6 +423,10 @@ func (s *Store[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 	s.moving, s.snext = nil, 0
 	done := &tables[K, V]{cur: st.cur}
 	s.tabs.Store(done)
+	if s.moveHold {
+		s.moveHold = false
+		s.openGate()
+	}
 	return done
 }
 
@@ -460,7 +465,7 @@ type mover[K comparable, V any] struct {
 
 // take adds the slots of old bucket i flagged in mask, flushing first if
 // they would not fit.
-func (mv *mover[K, V]) take(s *Store[K, V], st *tables[K, V], i, mask uint64) {
+func (mv *mover[K, V]) take(s *Map[K, V], st *tables[K, V], i, mask uint64) {
 	for x := range mv.nb {
 		if mv.olds[x] == i {
 			mask &^= mv.masks[x] // two candidates can be one bucket
@@ -472,7 +477,7 @@ func (mv *mover[K, V]) take(s *Store[K, V], st *tables[K, V], i, mask uint64) {
 	if mv.n+bits.OnesCount64(mask) > moveBatch || mv.nb == moveBatch {
 		mv.flush(s, st)
 	}
-	b := st.old.mbucket(i)
+	b := st.old.bucket(i)
 	for m := mask; m != 0; m &= m - 1 {
 		mv.es[mv.n] = b.slots[slotOf(m)]
 		// Start loading the key's bytes, which flush hashes: their cache
@@ -485,7 +490,7 @@ func (mv *mover[K, V]) take(s *Store[K, V], st *tables[K, V], i, mask uint64) {
 }
 
 // flush moves what was taken.
-func (mv *mover[K, V]) flush(s *Store[K, V], st *tables[K, V]) {
+func (mv *mover[K, V]) flush(s *Map[K, V], st *tables[K, V]) {
 	if mv.n == 0 {
 		return
 	}
@@ -512,11 +517,11 @@ func (mv *mover[K, V]) flush(s *Store[K, V], st *tables[K, V]) {
 	// also sees the new table's control word that insertBatch stored
 	// before, and finds the key there.
 	for x := range mv.nb {
-		b := st.old.mbucket(mv.olds[x])
+		b := st.old.bucket(mv.olds[x])
 		bytes := mv.masks[x] >> 7 * 0xff
 		storeRelease(&b.ctrl, b.ctrl.Load()&^bytes)
 	}
-	st.old.entries -= int64(mv.n)
+	st.old.entries.Add(-int64(mv.n))
 	clear(mv.es[:mv.n])
 	mv.n, mv.nb = 0, 0
 }

@@ -8,26 +8,10 @@ import (
 	"github.com/twochoice/twochoice/hashfn"
 )
 
-// newTestStore builds a store and registers the invariant checker to run
-// when the test ends, as bbolt's tests run db.MustCheck.
-func newTestStore[K comparable, V any](tb testing.TB, o Options) *Store[K, V] {
-	tb.Helper()
-	s, err := New[K, V](o)
-	if err != nil {
-		tb.Fatalf("New(%+v): %v", o, err)
-	}
-	tb.Cleanup(func() {
-		if err := s.checkInvariants(); err != nil {
-			tb.Errorf("invariants (options %+v): %v", s.opts, err)
-		}
-	})
-	return s
-}
-
 // setHash makes f the hash function of s's keys, for tests that need keys
 // to collide: the current table's, which the tables it grows into share
 // (a re-key replaces it).
-func setHash[K comparable, V any](s *Store[K, V], f func(K) uint64) {
+func setHash[K comparable, V any](s *Map[K, V], f func(K) uint64) {
 	s.tabs.Load().cur.hash = f
 }
 
@@ -49,7 +33,7 @@ func setHash[K comparable, V any](s *Store[K, V], f func(K) uint64) {
 //     count matches the tables;
 //   - during a growth, the old buckets already passed are empty;
 //   - no bucket lock is held.
-func (s *Store[K, V]) checkInvariants() error {
+func (s *Map[K, V]) checkInvariants() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.tabs.Load()
@@ -59,7 +43,11 @@ func (s *Store[K, V]) checkInvariants() error {
 		if t == nil {
 			continue
 		}
-		n, err := t.check(s, name, seen)
+		n, err := checkBuckets[K, V](t, t.capMask, name, seen, nil)
+		if err != nil {
+			return err
+		}
+		n, err = t.checkStash(name, seen, n)
 		if err != nil {
 			return err
 		}
@@ -94,39 +82,78 @@ func (s *Store[K, V]) checkInvariants() error {
 			}
 		}
 	}
-	if s.cache {
-		if got := st.cur.live.Load(); got != total {
-			return fmt.Errorf("cache: Len counts %d entries, the table holds %d", got, total)
-		}
-		if total > int64(s.opts.MaxEntries) {
-			return fmt.Errorf("cache: %d entries, MaxEntries %d", total, s.opts.MaxEntries)
-		}
-		if slots := int64(st.cur.n)*int64(st.cur.size) - int64(st.cur.short); slots != int64(s.opts.MaxEntries) {
-			return fmt.Errorf("cache: %d slots, MaxEntries %d", slots, s.opts.MaxEntries)
-		}
-		return nil
-	}
 	if got := s.count.Load(); got != total {
 		return fmt.Errorf("Len counts %d entries, the tables hold %d", got, total)
 	}
 	return nil
 }
 
-func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int64, error) {
+// checkInvariants verifies the cache's table; call it when no other
+// goroutine uses the cache. It checks what checkBuckets checks, and that
+// Len counts what the table holds, within MaxEntries, and that the table
+// has exactly MaxEntries slots.
+func (s *Cache[K, V]) checkInvariants() error {
+	t := s.tab.Load()
+	total, err := checkBuckets[K, V](t, t.capMask, "cache", map[K]string{}, func(i uint64, j int, full bool) error {
+		m := &t.meta[i]
+		acc, exp := t.cbucket(i).acc[j].Load(), m.exp[j].Load()
+		switch {
+		case !full && (acc != 0 || exp != 0):
+			return fmt.Errorf("cache bucket %d slot %d: empty but its metadata is not zeroed", i, j)
+		case full && !s.ttl.Load() && exp != 0:
+			// Writers skip the expiry words while no entry ever had one
+			// (setCache): they must all be 0 then.
+			return fmt.Errorf("cache bucket %d slot %d: expiry %d but the cache's ttl flag is off", i, j, exp)
+		case full && acc&liveBit == 0:
+			// Every entry's policy word carries the live bit, so that no
+			// entry's word is an emptied slot's 0 (cacheTable.touch).
+			return fmt.Errorf("cache bucket %d slot %d: policy word %#x without the live bit", i, j, acc)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if got := t.live.Load(); got != total {
+		return fmt.Errorf("cache: Len counts %d entries, the table holds %d", got, total)
+	}
+	if total > int64(s.options().MaxEntries) {
+		return fmt.Errorf("cache: %d entries, MaxEntries %d", total, s.options().MaxEntries)
+	}
+	if slots := int64(t.n)*int64(t.size) - int64(t.short); slots != int64(s.options().MaxEntries) {
+		return fmt.Errorf("cache: %d slots, MaxEntries %d", slots, s.options().MaxEntries)
+	}
+	return nil
+}
+
+// checkTable is what checkBuckets reads of a table of either type.
+type checkTable[K comparable, V any] interface {
+	visited[K, V]
+	hashOf(k K) uint64
+}
+
+// checkBuckets checks every bucket of t: every key sits in one of its
+// candidates under the tag of its hash, once (seen records where each key
+// was found); no slot past the bucket's capacity is used; every empty
+// slot of the current table ("cur", "cache") is zeroed; every control byte
+// is empty or full with a tag; no bucket lock is held. slot, if not nil,
+// checks a slot's metadata. It returns the number of entries.
+func checkBuckets[K comparable, V any](t checkTable[K, V], capMask uint64, name string, seen map[K]string, slot func(i uint64, j int, full bool) error) (int64, error) {
 	var c [hashfn.MaxChoices]uint64
+	g := t.geom()
 	n := int64(0)
-	for i := range t.n {
+	for i := range g.n {
 		b := t.bucket(i)
 		if w := b.sync.v.Load(); w&(readerMask|writerBit) != 0 {
 			return 0, fmt.Errorf("%s bucket %d: lock held (word %#x)", name, i, w)
 		}
 		cw := ctrl(b.ctrl.Load())
-		capMask := t.capMask
-		if t.meta != nil {
-			capMask = t.capAt(i)
+		cm := capMask
+		if ct, ok := t.(interface{ capAt(uint64) uint64 }); ok {
+			cm = ct.capAt(i)
 		}
-		if inUse := capMask >> 7 * 0xff; uint64(cw)&^inUse != 0 { // every byte of the first BucketSize
-			return 0, fmt.Errorf("%s bucket %d: control word %#x uses slots past its %d", name, i, uint64(cw), slotsOf(capMask))
+		if inUse := cm >> 7 * 0xff; uint64(cw)&^inUse != 0 { // every byte of the first BucketSize
+			return 0, fmt.Errorf("%s bucket %d: control word %#x uses slots past its %d", name, i, uint64(cw), slotsOf(cm))
 		}
 		for j := range slotsPerBucket {
 			cb := uint8(uint64(cw) >> (8 * j))
@@ -134,13 +161,12 @@ func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int
 			if cb == emptyFresh || cb == emptyUsed {
 				// The old table keeps the slots it moved (grow.go's
 				// mover); the current one zeroes what it empties.
-				if name == "cur" && !reflect.ValueOf(sl).Elem().IsZero() {
+				if name != "old" && !reflect.ValueOf(sl).Elem().IsZero() {
 					return 0, fmt.Errorf("%s bucket %d slot %d: empty but not zeroed", name, i, j)
 				}
-				if t.meta != nil {
-					m := &t.meta[i]
-					if t.cbucket(i).acc[j].Load() != 0 || m.exp[j].Load() != 0 {
-						return 0, fmt.Errorf("cache bucket %d slot %d: empty but its metadata is not zeroed", i, j)
+				if slot != nil {
+					if err := slot(i, j, false); err != nil {
+						return 0, err
 					}
 				}
 				continue
@@ -152,26 +178,21 @@ func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int
 				n++ // a NaN: anywhere, and never found
 				continue
 			}
-			h := t.hash(sl.key)
-			// Cache writers skip the expiry words while no entry ever had
-			// one (setCache): they must all be 0 then.
-			if t.meta != nil && !s.ttl.Load() && t.meta[i].exp[j].Load() != 0 {
-				return 0, fmt.Errorf("cache bucket %d slot %d: expiry %d but the store's ttl flag is off", i, j, t.meta[i].exp[j].Load())
+			if slot != nil {
+				if err := slot(i, j, true); err != nil {
+					return 0, err
+				}
 			}
-			// Every entry's policy word carries the live bit, so that no
-			// entry's word is an emptied slot's 0 (table.touch).
-			if t.meta != nil && t.cbucket(i).acc[j].Load()&liveBit == 0 {
-				return 0, fmt.Errorf("cache bucket %d slot %d: policy word %#x without the live bit", i, j, t.cbucket(i).acc[j].Load())
-			}
+			h := t.hashOf(sl.key)
 			if tagOf(h) != cb {
 				return 0, fmt.Errorf("%s bucket %d slot %d: key %v has tag %#x, control byte %#x", name, i, j, sl.key, tagOf(h), cb)
 			}
 			ok := false
-			for _, ci := range t.candidates(h, &c) {
+			for _, ci := range g.candidates(h, &c) {
 				ok = ok || ci == i
 			}
 			if !ok {
-				return 0, fmt.Errorf("%s bucket %d: key %v is not in a candidate (candidates %v)", name, i, sl.key, c[:t.d])
+				return 0, fmt.Errorf("%s bucket %d: key %v is not in a candidate (candidates %v)", name, i, sl.key, c[:g.d])
 			}
 			if where, dup := seen[sl.key]; dup {
 				return 0, fmt.Errorf("key %v twice: %s and %s bucket %d", sl.key, where, name, i)
@@ -180,6 +201,14 @@ func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int
 			n++
 		}
 	}
+	return n, nil
+}
+
+// checkStash checks a map's table's stash and stash hints, given the n
+// entries checkBuckets found in its buckets, and its entry count; it
+// returns the entries in all.
+func (t *table[K, V]) checkStash(name string, seen map[K]string, n int64) (int64, error) {
+	var c [hashfn.MaxChoices]uint64
 	hints := make(map[uint64]uint64)
 	nans := 0
 	for _, e := range t.stash.entries() {
@@ -208,7 +237,7 @@ func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int
 			return 0, fmt.Errorf("%s bucket %d: stash hint %d, %d stashed keys have it first", name, i, got, want)
 		}
 	}
-	if got := t.entries; got != n && t.meta == nil { // a cache counts in live
+	if got := t.entries.Load(); got != n {
 		return 0, fmt.Errorf("%s table counts %d entries, holds %d", name, got, n)
 	}
 	return n, nil
@@ -216,8 +245,8 @@ func (t *table[K, V]) check(s *Store[K, V], name string, seen map[K]string) (int
 
 // The checker must be able to fail: break a store in each way it checks.
 func TestInvariantCheckerCatchesCorruption(t *testing.T) {
-	build := func() *Store[string, int] {
-		s, err := New[string, int](Options{Seed: 7, BucketSize: 2, Choices: 2})
+	build := func() *Map[string, int] {
+		s, err := NewMap[string, int](MapOptions{Seed: 7, BucketSize: 2, Choices: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +258,7 @@ func TestInvariantCheckerCatchesCorruption(t *testing.T) {
 		}
 		return s
 	}
-	fullSlot := func(s *Store[string, int]) (*bucketOf[string, int], int) {
+	fullSlot := func(s *Map[string, int]) (bref[string, int], int) {
 		t := s.tabs.Load().cur
 		for i := range t.n {
 			if m := ctrl(t.bucket(i).ctrl.Load()).full(); m != 0 {
@@ -238,24 +267,24 @@ func TestInvariantCheckerCatchesCorruption(t *testing.T) {
 		}
 		panic("no full slot")
 	}
-	for name, breakIt := range map[string]func(s *Store[string, int]){
-		"wrong tag": func(s *Store[string, int]) {
+	for name, breakIt := range map[string]func(s *Map[string, int]){
+		"wrong tag": func(s *Map[string, int]) {
 			b, j := fullSlot(s)
 			b.ctrl.Store(uint64(ctrl(b.ctrl.Load()).withSlot(j, tagOf(s.hash(b.slots[j].key))^1)))
 		},
-		"wrong bucket": func(s *Store[string, int]) {
+		"wrong bucket": func(s *Map[string, int]) {
 			b, j := fullSlot(s)
 			b.slots[j].key = "not placed here"
 			b.ctrl.Store(uint64(ctrl(b.ctrl.Load()).withSlot(j, tagOf(s.hash("not placed here")))))
 		},
-		"count":     func(s *Store[string, int]) { s.count.Add(1) },
-		"lock held": func(s *Store[string, int]) { b, _ := fullSlot(s); b.sync.rlock() },
-		"stale slot": func(s *Store[string, int]) {
+		"count":     func(s *Map[string, int]) { s.count.Add(1) },
+		"lock held": func(s *Map[string, int]) { b, _ := fullSlot(s); b.sync.rlock() },
+		"stale slot": func(s *Map[string, int]) {
 			b, j := fullSlot(s)
 			b.ctrl.Store(uint64(ctrl(b.ctrl.Load()).withSlot(j, 0)))
 		},
-		"stash hint":   func(s *Store[string, int]) { b, _ := fullSlot(s); b.sync.addHint(1) },
-		"past the end": func(s *Store[string, int]) { b, _ := fullSlot(s); b.ctrl.Store(b.ctrl.Load() | 0x80<<56) },
+		"stash hint":   func(s *Map[string, int]) { b, _ := fullSlot(s); b.sync.addHint(1) },
+		"past the end": func(s *Map[string, int]) { b, _ := fullSlot(s); b.ctrl.Store(b.ctrl.Load() | 0x80<<56) },
 	} {
 		s := build()
 		breakIt(s)

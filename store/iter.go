@@ -29,61 +29,76 @@ import "iter"
 // full meanwhile go to the stash, and the table grows at the first Set of
 // a new key after the loop (an update or a Delete does not grow it). A
 // loop that stops early releases the table too.
-func (s *Store[K, V]) All() iter.Seq2[K, V] {
+func (s *Map[K, V]) All() iter.Seq2[K, V] {
 	return func(yield func(K, V) bool) {
 		t := s.pin()
 		defer s.unpin()
-		var (
-			buf  [slotsPerBucket]slot[K, V]
-			exps [slotsPerBucket]int64
-		)
-		for i := range t.n {
-			n := t.entriesOf(i, &buf, &exps)
-			// Clear replaces the table: its keys are all gone, and the
-			// copy may have been taken after that. A check after the
-			// copy, not before, so that a Clear between the two cannot
-			// slip by; the keys set since are in the new table, and
-			// need not be yielded.
-			if s.cleared(t) {
-				return
-			}
-			var now int64 // read once per bucket that has expiries
-			for j := range n {
-				if s.cache && exps[j] != 0 {
-					if now == 0 {
-						now = s.nowNanos()
-					}
-					if exps[j] <= now {
-						continue // expired before the loop reached it
-					}
-				}
-				if !yield(buf[j].key, buf[j].val) {
-					return
-				}
-			}
-		}
-		stashed := t.stash.entries()
-		if s.cleared(t) {
+		visit(t, func() bool { return s.tabs.Load().cur != t }, nil, yield)
+	}
+}
+
+// All returns an iterator over the cache's live entries, with the
+// guarantees of [Map.All]: an entry that expires before the loop reaches
+// its bucket is not yielded.
+func (s *Cache[K, V]) All() iter.Seq2[K, V] {
+	return func(yield func(K, V) bool) {
+		t := s.tab.Load()
+		visit(t, func() bool { return s.tab.Load() != t }, s.nowNanos, yield)
+	}
+}
+
+// visit yields the entries of t bucket by bucket, then its stash, and
+// stops when cleared reports that Clear replaced t. now, if not nil, tells
+// the time, to leave out the entries that have expired.
+func visit[K comparable, V any](t visited[K, V], cleared func() bool, now func() int64, yield func(K, V) bool) {
+	var (
+		buf  [slotsPerBucket]slot[K, V]
+		exps [slotsPerBucket]int64
+	)
+	for i := range t.geom().n {
+		n := t.entriesOf(i, &buf, &exps)
+		// Clear replaces the table: its keys are all gone, and the copy
+		// may have been taken after that. A check after the copy, not
+		// before, so that a Clear between the two cannot slip by; the
+		// keys set since are in the new table, and need not be yielded.
+		if cleared() {
 			return
 		}
-		for _, e := range stashed {
-			if !yield(e.key, e.val) {
+		var at int64 // read once per bucket that has expiries
+		for j := range n {
+			if now != nil && exps[j] != 0 {
+				if at == 0 {
+					at = now()
+				}
+				if exps[j] <= at {
+					continue // expired before the loop reached it
+				}
+			}
+			if !yield(buf[j].key, buf[j].val) {
 				return
 			}
 		}
 	}
-}
-
-// cleared reports whether Clear has replaced the pinned table t (nothing
-// else replaces a pinned table).
-func (s *Store[K, V]) cleared(t *table[K, V]) bool {
-	return s.tabs.Load().cur != t
+	stashed := t.stashed()
+	if cleared() {
+		return
+	}
+	for _, e := range stashed {
+		if !yield(e.key, e.val) {
+			return
+		}
+	}
 }
 
 // Keys returns an iterator over the keys, with All's guarantees.
-func (s *Store[K, V]) Keys() iter.Seq[K] {
+func (s *Map[K, V]) Keys() iter.Seq[K] { return keysOf(s.All()) }
+
+// Keys returns an iterator over the keys, with All's guarantees.
+func (s *Cache[K, V]) Keys() iter.Seq[K] { return keysOf(s.All()) }
+
+func keysOf[K, V any](all iter.Seq2[K, V]) iter.Seq[K] {
 	return func(yield func(K) bool) {
-		for k := range s.All() {
+		for k := range all {
 			if !yield(k) {
 				return
 			}

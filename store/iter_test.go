@@ -21,22 +21,22 @@ func TestAllSkipsKeysRemovedBeforeReached(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		o      Options
-		remove func(s *Store[string, int], clk *fakeClock)
+		remove func(s kv[string, int], clk *fakeClock)
 	}{
-		{"clear", Options{}, func(s *Store[string, int], _ *fakeClock) { s.Clear() }},
-		{"clear/cache", Options{MaxEntries: 4 * n}, func(s *Store[string, int], _ *fakeClock) { s.Clear() }},
-		{"clear/size1", Options{BucketSize: 1}, func(s *Store[string, int], _ *fakeClock) { s.Clear() }},
-		{"delete", Options{}, func(s *Store[string, int], _ *fakeClock) {
+		{"clear", Options{}, func(s kv[string, int], _ *fakeClock) { s.Clear() }},
+		{"clear/cache", Options{MaxEntries: 4 * n}, func(s kv[string, int], _ *fakeClock) { s.Clear() }},
+		{"clear/size1", Options{BucketSize: 1}, func(s kv[string, int], _ *fakeClock) { s.Clear() }},
+		{"delete", Options{}, func(s kv[string, int], _ *fakeClock) {
 			for _, k := range keys {
 				s.Delete(k)
 			}
 		}},
-		{"delete/cache", Options{MaxEntries: 4 * n}, func(s *Store[string, int], _ *fakeClock) {
+		{"delete/cache", Options{MaxEntries: 4 * n}, func(s kv[string, int], _ *fakeClock) {
 			for _, k := range keys {
 				s.Delete(k)
 			}
 		}},
-		{"expire/cache", Options{MaxEntries: 4 * n, DefaultTTL: time.Minute}, func(_ *Store[string, int], clk *fakeClock) {
+		{"expire/cache", Options{MaxEntries: 4 * n, DefaultTTL: time.Minute}, func(_ kv[string, int], clk *fakeClock) {
 			clk.advance(time.Hour)
 		}},
 	} {
@@ -62,39 +62,12 @@ func TestAllSkipsKeysRemovedBeforeReached(t *testing.T) {
 				}
 				after++
 			}
-			if size := s.Options().BucketSize; after > size-1 {
+			if size := s.options().BucketSize; after > size-1 {
 				t.Fatalf("All yielded %d keys after they were all removed (%d in all); at most %d were reached before", after, yielded, size-1)
 			}
 			for k := range s.All() {
 				t.Fatalf("All yields %q after the removal", k)
 			}
 		})
-	}
-}
-
-// After an All loop kept the table from growing, the table grows at the
-// first Set of a new key, not at the first write: an update or a Delete
-// leaves the stash that the loop's inserts filled (All's doc said the
-// first write grew the table).
-func TestGrowthAfterAllWaitsForANewKey(t *testing.T) {
-	s := newTestStore[int, int](t, Options{Seed: 8})
-	s.Set(-1, -1)
-	for range s.All() {
-		for i := range 1000 {
-			s.Set(i, i)
-		}
-	}
-	before := s.Stats()
-	if before.Stash == 0 || before.Grows != 0 {
-		t.Fatalf("after the loop: %+v", before)
-	}
-	s.Set(1, 1)
-	s.Delete(2)
-	if st := s.Stats(); st.Grows != before.Grows {
-		t.Fatalf("an update or a Delete grew the table: %+v", st)
-	}
-	s.Set(1000, 1000)
-	if st := s.Stats(); st.Grows != before.Grows+1 {
-		t.Fatalf("the Set of a new key did not grow the table: %+v", st)
 	}
 }

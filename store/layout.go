@@ -39,7 +39,7 @@ const maxOptimisticWords = 32
 // wordSize is the size of a machine word (and of a pointer) in bytes.
 const wordSize = bits.UintSize / 8
 
-// slotLayout returns the word layout of the slots of a Store[K, V], or
+// slotLayout returns the word layout of the slots of a Map[K, V] or Cache[K, V], or
 // the zero layout (the locked path) in purego builds and for slots that
 // layoutOf turns down.
 func slotLayout[K comparable, V any]() wordLayout {

@@ -6,162 +6,224 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
 	"github.com/twochoice/twochoice/internal/snapshot"
 )
 
-// Open restores a store from the snapshot at path, written by Save.
+// OpenMap restores a map from the snapshot at path, written by Map.Save.
 //
-// The store gets the snapshot's options and a table of the snapshot's
-// size, and every key goes back into the bucket that held it (or the
-// stash): the same seed puts it among the same candidates, so the
-// restored store's load report equals the saved one. With opts nil the
-// snapshot's options are used; otherwise every non-zero field of opts
-// among MaxEntries, Placement, Choices, BucketSize, Hash and Seed must
-// equal the snapshot's (zero fields take the snapshot's value; note that
-// the zero Hash is xxhash and the zero Placement one choice, so these two
-// can only be checked when set to something else), and a contradiction is
-// ErrOptionsMismatch. Clock, DefaultTTL and Growth are not in the file:
-// they are taken from opts (a DefaultTTL needs a bounded snapshot, a
-// Growth an unbounded one); a restored table grows by opts's Growth from
-// its saved size. Entries whose
-// expiry has passed are left out. Open decodes the file on the calling
-// goroutine and places the entries on a second one, so it keeps two cores
-// busy where it has them.
+// The map gets the snapshot's options and a table of the snapshot's size,
+// and every key goes back into the bucket that held it (or the stash):
+// the same seed puts it among the same candidates, so the restored map's
+// load report equals the saved one. With opts nil the snapshot's options
+// are used; otherwise every non-zero field of opts among Placement,
+// Choices, BucketSize, Hash and Seed must equal the snapshot's (the zero
+// Hash is xxhash, so that one can only be checked when set to another
+// family), and a contradiction is ErrOptionsMismatch. SizeHint and Growth
+// are not in the file: they are taken from opts, and a restored table
+// grows by opts's Growth from its saved size. Open decodes the file on the
+// calling goroutine and places the entries on a second one, so it keeps
+// two cores busy where it has them.
 //
-// Options.SizeHint is honoured as New honours it: if the snapshot's
-// table is smaller than the one the hint asks for, the keys are set
-// afresh into a table of the hint's size, so a restored store that is to
-// take more keys does not grow on the way. Its load report is then that
-// of its keys set afresh, as below. A hint the snapshot's table already
-// meets changes nothing, and Clear goes back to the hint's size. A
-// SizeHint with a bounded snapshot is ErrOptionsMismatch.
+// MapOptions.SizeHint is honoured as NewMap honours it: if the snapshot's
+// table is smaller than the one the hint asks for, the keys are set afresh
+// into a table of the hint's size. Its load report is then that of its
+// keys set afresh, as below. A hint the snapshot's table already meets
+// changes nothing, and Clear goes back to the hint's size.
 //
 // One exception to "the same buckets": a table much larger than its
-// entries need (more than 4 times, and over 64 MiB; a store's table never
-// shrinks, so a store that grew and then lost most of its keys is saved
-// that way, and a doctored file may claim one) is not allocated. Its
-// records are still checked against it, and the keys are set afresh into
-// a table sized for their number, so the restored store's load report is
-// that of its keys set afresh (see restore_sparse.go).
-//
-// A cache's table is allocated whole, as New allocates it, and its size
-// follows from the bound the file records: a nearly empty cache of 2^28
-// entries is a file of kilobytes, as is a doctored file that claims that
-// bound, and the two cannot be told apart before the table is needed.
-// So a cache saved holding fewer than a quarter of its MaxEntries, whose
-// table takes over 64 MiB, is restored only when opts.MaxEntries names
-// its bound: the caller then asks for that memory as it would ask New.
-// Without it Open fails with ErrOptions, which says so, having allocated
-// nothing. A cache saved at least a quarter full, or small, needs no
-// option. What Open allocates before the records are checked thus grows
-// with the entries the file claims, which its size bounds (a file of s
-// bytes claims at most s/24), and not with the table size or the bound it
-// claims, unless the caller asked for them.
+// entries need (more than 4 times, and over 64 MiB; a map's table never
+// shrinks, so a map that grew and then lost most of its keys is saved that
+// way, and a doctored file may claim one) is not allocated. Its records
+// are still checked against it, and the keys are set afresh into a table
+// sized for their number (see restore_sparse.go).
 //
 // K and V must be the types the snapshot was saved from: the same names
 // (reflect's String, without the package path; inside a generic type's
 // brackets, where reflect writes paths and the counters of types declared
-// in functions, without those either) and the same shapes, as
-// the file records them (internal/snapshot's TypeDesc: kinds, named
-// types' names, element, key and pointer types, array lengths, and the
-// fields msgpack writes, in order, with their names and codec or json
-// tags). Another shape of the same name, such as another program's
-// main.Item, or a struct whose fields changed since the save, is
-// ErrTypeMismatch, saying what differs, before any record is read;
-// msgpack would otherwise have decoded the records into it as it could,
-// with zero, truncated or converted values. The same shape under the same
-// name restores, from whatever package path. Snapshots saved before
-// shapes were recorded are checked by name alone.
+// in functions, without those either) and the same shapes, as the file
+// records them (internal/snapshot's TypeDesc: kinds, named types' names,
+// element, key and pointer types, array lengths, and the fields msgpack
+// writes, in order, with their names and codec or json tags). Another
+// shape of the same name, such as another program's main.Item, or a struct
+// whose fields changed since the save, is ErrTypeMismatch, saying what
+// differs, before any record is read. The same shape under the same name
+// restores, from whatever package path. Snapshots saved before shapes were
+// recorded are checked by name alone.
 //
+// A snapshot of a cache is ErrOptionsMismatch: OpenCache restores it.
 // Errors wrap ErrNotFound, ErrNotSnapshot, ErrCorrupt, ErrNewerVersion,
-// ErrTypeMismatch, ErrOptionsMismatch, ErrLocked, ErrRead (the file
-// cannot be opened or read), or ErrOptions for a negative
-// opts.DefaultTTL, an opts.SizeHint or Growth that New would refuse, or a
-// large cache whose bound opts does not name (above), and name
-// the file. Open never returns a partly restored store: on any error it
-// returns nil, and the file is only read.
-func Open[K comparable, V any](path string, opts *Options) (*Store[K, V], error) {
-	r, err := snapshot.Open(path, 0)
+// ErrTypeMismatch, ErrOptionsMismatch, ErrLocked, ErrRead (the file cannot
+// be opened or read), or ErrOptions for options NewMap would refuse, and
+// name the file. OpenMap never returns a partly restored map: on any error
+// it returns nil, and the file is only read.
+func OpenMap[K comparable, V any](path string, opts *MapOptions) (*Map[K, V], error) {
+	r, m, err := openSnapshot[K, V](path)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	m := r.Meta()
-	if err := checkTypes[K, V](&m); err != nil {
+	if m.MaxEntries > 0 {
+		return nil, fmt.Errorf("snapshot %s: %w: the file holds a cache of %d entries: open it with OpenCache", path, ErrOptionsMismatch, m.MaxEntries)
+	}
+	var given *config
+	if opts != nil {
+		if _, err := opts.resolve(); err != nil {
+			return nil, fmt.Errorf("snapshot %s: %w", path, err)
+		}
+		c := opts.config()
+		given = &c
+	}
+	o, err := snapshotOptions(&m, given)
+	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
-	o, err := snapshotOptions(&m, opts)
+	// newMap makes the smallest table, which OpenMap replaces; the hint
+	// is the map's from here on, for Clear.
+	hint := o.SizeHint
+	o.SizeHint = 0
+	if o.Growth == 0 {
+		o.Growth = DefaultGrowth
+	}
+	if err := checkFileOptions(&o, &m); err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	s := newMap[K, V](o)
+	s.cfg.SizeHint = hint
+	var t *table[K, V]
+	hinted := hint > 0 && tableFor(&s.cfg, uint64(hint)) > m.Buckets
+	if hinted || isSparse[K, V](&s.cfg, &m) {
+		// Far larger than its entries (not allocated), or smaller than
+		// the hint: set afresh (restore_sparse.go).
+		if t, err = restoreSparse(s, r, &m, tableFor(&s.cfg, max(m.Entries, uint64(hint)))); err != nil {
+			return nil, err
+		}
+	} else {
+		t = newTable[K, V](&s.cfg, m.Buckets, s.lay, true)
+		if err := restoreInPlace[K, V](r, &m, t, nowOf(&s.cfg)); err != nil {
+			return nil, err
+		}
+	}
+	s.tabs.Store(&tables[K, V]{cur: t})
+	s.count.Store(t.entries.Load())
+	return s, nil
+}
+
+// OpenCache restores a cache from the snapshot at path, written by
+// Cache.Save, as OpenMap restores a map: every entry goes back into the
+// bucket that held it, with its expiry, and the entries whose expiry has
+// passed (by opts's Clock, or the system clock) are left out. The cache's
+// bound and DefaultTTL come from the file; a non-zero opts.MaxEntries must
+// equal the file's, and a non-zero opts.DefaultTTL replaces the file's.
+// The eviction policy's history is not saved: the restored entries start
+// as if each had been used once a capacity ago.
+//
+// A cache's table is allocated whole, as NewCache allocates it, and its
+// size follows from the bound the file records: a nearly empty cache of
+// 2^28 entries is a file of kilobytes, as is a doctored file that claims
+// that bound, and the two cannot be told apart before the table is
+// needed. So a cache saved holding fewer than a quarter of its
+// MaxEntries, whose table takes over 64 MiB, is restored only when
+// opts.MaxEntries names its bound: the caller then asks for that memory as
+// it would ask NewCache. Without it OpenCache fails with ErrOptions, which
+// says so, having allocated nothing.
+//
+// A snapshot of a map is ErrOptionsMismatch: OpenMap restores it. Other
+// errors are those of OpenMap.
+func OpenCache[K comparable, V any](path string, opts *CacheOptions) (*Cache[K, V], error) {
+	r, m, err := openSnapshot[K, V](path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	if m.MaxEntries == 0 {
+		return nil, fmt.Errorf("snapshot %s: %w: the file holds a map (unbounded): open it with OpenMap", path, ErrOptionsMismatch)
+	}
+	var given *config
+	if opts != nil {
+		if opts.DefaultTTL < 0 {
+			return nil, fmt.Errorf("snapshot %s: %w: DefaultTTL %v is negative", path, ErrOptions, opts.DefaultTTL)
+		}
+		c := opts.config()
+		given = &c
+	}
+	o, err := snapshotOptions(&m, given)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
 	if err := checkCacheBound[K, V](&m, o, opts); err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
-	// New makes the smallest table, which Open replaces; the hint is
-	// the store's from here on, for Clear.
-	hint := o.SizeHint
-	o.SizeHint = 0
-	s, err := New[K, V](o)
-	if err != nil {
-		if errors.Is(err, ErrOptions) {
-			return nil, fmt.Errorf("snapshot %s: %w: its options are invalid: %v", path, ErrCorrupt, err)
-		}
+	if err := checkFileOptions(&o, &m); err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
-	if err := checkShape(&m, &s.opts); err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	s := newCache[K, V](o)
+	t := s.tab.Load()
+	// A cache's table size follows from its options alone, and newCache
+	// has made the table (empty): the records go into it.
+	if t.n != m.Buckets {
+		return nil, fmt.Errorf("snapshot %s: %w: a cache of %d entries has %d buckets, the file says %d",
+			path, ErrCorrupt, s.cfg.MaxEntries, t.n, m.Buckets)
 	}
-	s.opts.SizeHint = hint
-	var t *table[K, V]
-	// afresh: the size of the table the keys are set into afresh (a
-	// sparse snapshot's, or one smaller than the hint asks for), or 0 to
-	// restore the file's table in place.
-	var afresh uint64
-	if !s.cache {
-		hinted := hint > 0 && tableFor(&s.opts, uint64(hint)) > m.Buckets
-		if hinted || isSparse[K, V](&s.opts, &m) {
-			afresh = tableFor(&s.opts, max(m.Entries, uint64(hint)))
-		}
+	if m.Stash != 0 {
+		return nil, fmt.Errorf("snapshot %s: %w: a cache has no stash, the file has %d entries in one", path, ErrCorrupt, m.Stash)
 	}
-	switch {
-	case s.cache:
-		// A cache's table size follows from its options alone, and New
-		// has made the table (empty): the records go into it.
-		if t = s.tabs.Load().cur; t.n != m.Buckets {
-			return nil, fmt.Errorf("snapshot %s: %w: a cache of %d entries has %d buckets, the file says %d",
-				path, ErrCorrupt, s.opts.MaxEntries, t.n, m.Buckets)
-		}
-		if m.Stash != 0 {
-			return nil, fmt.Errorf("snapshot %s: %w: a cache has no stash, the file has %d entries in one", path, ErrCorrupt, m.Stash)
-		}
-	case afresh != 0:
-		// Far larger than its entries (not allocated), or smaller than
-		// the hint: set afresh (restore_sparse.go).
-		if t, err = restoreSparse(s, r, &m, afresh); err != nil {
-			return nil, err
-		}
-	default:
-		t = newTable[K, V](&s.opts, m.Buckets, s.lay, true)
-	}
-	if afresh == 0 {
-		rs := restorer[K, V]{s: s, t: t, dec: snapshot.NewDecoder[K, V](), now: s.nowNanosAny()}
-		if err := rs.run(r); err != nil {
-			return nil, err // named by the restorer or the reader
-		}
-		if rs.expired == 0 {
-			if err := checkLoads(t, &m); err != nil {
-				return nil, fmt.Errorf("snapshot %s: %w", path, err)
-			}
-		}
-	}
-	s.tabs.Store(&tables[K, V]{cur: t})
-	if !s.cache {
-		s.count.Store(t.entries)
+	if err := restoreInPlace[K, V](r, &m, cacheRestore[K, V]{t, s}, s.nowNanos()); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// openSnapshot opens the snapshot at path and checks that it holds keys K
+// and values V. The caller closes the reader.
+func openSnapshot[K comparable, V any](path string) (*snapshot.Reader, snapshot.Meta, error) {
+	r, err := snapshot.Open(path, 0)
+	if err != nil {
+		return nil, snapshot.Meta{}, err
+	}
+	m := r.Meta()
+	if err := checkTypes[K, V](&m); err != nil {
+		r.Close()
+		return nil, m, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	return r, m, nil
+}
+
+// checkFileOptions checks the options taken from the file m, resolved as
+// the constructors would, and its shape against them.
+func checkFileOptions(o *config, m *snapshot.Meta) error {
+	var err error
+	if o.MaxEntries > 0 {
+		_, err = o.cacheOptions().resolve()
+	} else {
+		_, err = o.mapOptions().resolve()
+	}
+	if err != nil {
+		if errors.Is(err, ErrOptions) {
+			return fmt.Errorf("%w: its options are invalid: %v", ErrCorrupt, err)
+		}
+		return err
+	}
+	return checkShape(m, o)
+}
+
+// restoreInPlace places the records of r into t, where they were, and
+// checks the loads against the metadata m. now is the time by which
+// expired entries are left out.
+func restoreInPlace[K comparable, V any](r *snapshot.Reader, m *snapshot.Meta, t restoreTarget[K, V], now int64) error {
+	rs := restorer[K, V]{t: t, dec: snapshot.NewDecoder[K, V](), now: now}
+	if err := rs.run(r); err != nil {
+		return err // named by the restorer or the reader
+	}
+	if rs.expired == 0 {
+		if err := checkLoads[K, V](t, m); err != nil {
+			return fmt.Errorf("snapshot %s: %w", r.Path(), err)
+		}
+	}
+	return nil
 }
 
 // checkTypes checks that the snapshot m holds keys K and values V: of
@@ -207,47 +269,30 @@ func cutShape(s string) string {
 }
 
 // snapshotOptions returns the options recorded in m, checked against the
-// non-zero fields of given.
-func snapshotOptions(m *snapshot.Meta, given *Options) (Options, error) {
+// non-zero fields of given (nil: none given).
+func snapshotOptions(m *snapshot.Meta, given *config) (config, error) {
 	rule, err := bucket.ParsePlacement(m.Placement)
 	if err != nil {
-		return Options{}, fmt.Errorf("%w: placement: %v", ErrCorrupt, err)
+		return config{}, fmt.Errorf("%w: placement: %v", ErrCorrupt, err)
 	}
 	kind, err := hashfn.ParseKind(m.Hash)
 	if err != nil {
-		return Options{}, fmt.Errorf("%w: hash: %v", ErrCorrupt, err)
+		return config{}, fmt.Errorf("%w: hash: %v", ErrCorrupt, err)
 	}
-	if m.Seed == 0 || m.Choices < 1 || m.BucketSize < 1 {
-		return Options{}, fmt.Errorf("%w: seed %d, choices %d, bucket size %d", ErrCorrupt, m.Seed, m.Choices, m.BucketSize)
+	if m.Seed == 0 || m.Choices < 1 || m.BucketSize < 1 || rule == bucket.Default {
+		return config{}, fmt.Errorf("%w: placement %s, seed %d, choices %d, bucket size %d", ErrCorrupt, m.Placement, m.Seed, m.Choices, m.BucketSize)
 	}
-	o := Options{MaxEntries: m.MaxEntries, Placement: rule, Choices: m.Choices, BucketSize: m.BucketSize, Hash: kind, Seed: m.Seed}
+	o := config{MaxEntries: m.MaxEntries, DefaultTTL: time.Duration(m.DefaultTTL), Placement: rule, Choices: m.Choices,
+		BucketSize: m.BucketSize, Hash: kind, Seed: m.Seed}
 	if given == nil {
 		return o, nil
 	}
 	// What a process chooses for itself, not the file: the clock that
-	// expiries are read by, and the TTL of its own Sets. A TTL that New
-	// would refuse is checked here, so that it is reported as the
-	// caller's mistake and not as a corrupt file (see the New error in
-	// Open, which blames the file's options).
-	o.Clock, o.DefaultTTL = given.Clock, given.DefaultTTL
-	switch {
-	case given.DefaultTTL < 0:
-		return Options{}, fmt.Errorf("%w: DefaultTTL %v is negative", ErrOptions, given.DefaultTTL)
-	case given.DefaultTTL > 0 && o.MaxEntries == 0:
-		return Options{}, fmt.Errorf("%w: DefaultTTL %v needs a bounded store, and the file holds an unbounded one", ErrOptionsMismatch, given.DefaultTTL)
-	case given.SizeHint < 0:
-		return Options{}, fmt.Errorf("%w: SizeHint %d is negative", ErrOptions, given.SizeHint)
-	case given.SizeHint > MaxSizeHint:
-		return Options{}, fmt.Errorf("%w: SizeHint %d is above MaxSizeHint (%d)", ErrOptions, given.SizeHint, MaxSizeHint)
-	case given.SizeHint > 0 && o.MaxEntries > 0:
-		return Options{}, fmt.Errorf("%w: SizeHint is for unbounded stores, and the file holds a cache of %d entries", ErrOptionsMismatch, o.MaxEntries)
-	case given.Growth != 0 && o.MaxEntries > 0:
-		return Options{}, fmt.Errorf("%w: Growth is for unbounded stores, and the file holds a cache of %d entries", ErrOptionsMismatch, o.MaxEntries)
+	// expiries are read by, a map's growth, and a cache's TTL when given.
+	o.Clock, o.SizeHint, o.Growth = given.Clock, given.SizeHint, given.Growth
+	if given.DefaultTTL != 0 {
+		o.DefaultTTL = given.DefaultTTL
 	}
-	if err := checkGrowth(given.Growth); err != nil {
-		return Options{}, err
-	}
-	o.SizeHint, o.Growth = given.SizeHint, given.Growth
 	var diff []string
 	check := func(name string, set bool, g, f any) {
 		if set && g != f {
@@ -255,13 +300,13 @@ func snapshotOptions(m *snapshot.Meta, given *Options) (Options, error) {
 		}
 	}
 	check("MaxEntries", given.MaxEntries != 0, given.MaxEntries, o.MaxEntries)
-	check("Placement", given.Placement != 0, given.Placement, o.Placement)
+	check("Placement", given.Placement != bucket.Default, given.Placement, o.Placement)
 	check("Choices", given.Choices != 0, given.Choices, o.Choices)
 	check("BucketSize", given.BucketSize != 0, given.BucketSize, o.BucketSize)
 	check("Hash", given.Hash != 0, given.Hash, o.Hash)
 	check("Seed", given.Seed != 0, given.Seed, o.Seed)
 	if diff != nil {
-		return Options{}, fmt.Errorf("%w: %s", ErrOptionsMismatch, strings.Join(diff, ", "))
+		return config{}, fmt.Errorf("%w: %s", ErrOptionsMismatch, strings.Join(diff, ", "))
 	}
 	return o, nil
 }
@@ -274,7 +319,7 @@ func snapshotOptions(m *snapshot.Meta, given *Options) (Options, error) {
 // is left is what the store's options add: a size the rule accepts, and a
 // histogram of one part per part of the rule, of loads 0 to the most
 // slots a bucket has (histogramLoads).
-func checkShape(m *snapshot.Meta, o *Options) error {
+func checkShape(m *snapshot.Meta, o *config) error {
 	if _, err := o.Placement.Generator(m.Buckets, o.Choices); err != nil {
 		return fmt.Errorf("%w: table size %d: %v", ErrCorrupt, m.Buckets, err)
 	}
@@ -295,20 +340,21 @@ var _ [slotsPerBucket - snapshot.MaxBucketSize]struct{}
 
 // checkLoads compares the restored table with the histogram and stash
 // size of m.
-func checkLoads[K comparable, V any](t *table[K, V], m *snapshot.Meta) error {
+func checkLoads[K comparable, V any](t visited[K, V], m *snapshot.Meta) error {
+	g := t.geom()
 	got := make([][]uint64, len(m.Histogram))
 	for p := range got {
-		got[p] = make([]uint64, t.size+1)
+		got[p] = make([]uint64, g.size+1)
 	}
-	for i := range t.n {
-		got[t.gen.PartOf(i)][t.load(i)]++
+	for i := range g.n {
+		got[g.gen.PartOf(i)][t.load(i)]++
 	}
 	for p := range got {
 		if !slices.Equal(got[p], m.Histogram[p]) {
 			return fmt.Errorf("%w: part %d: the records give loads %v, the metadata %v", ErrCorrupt, p, got[p], m.Histogram[p])
 		}
 	}
-	if n := uint64(t.stash.len()); n != m.Stash {
+	if n := uint64(t.stashLen()); n != m.Stash {
 		return fmt.Errorf("%w: %d records in the stash, the metadata says %d", ErrCorrupt, n, m.Stash)
 	}
 	return nil

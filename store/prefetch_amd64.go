@@ -29,8 +29,9 @@ const havePrefetch = true
 // chunk.
 func prefetchBuckets[K comparable, V any](t *table[K, V], lo, hi uint64) {
 	if lo < hi {
-		b := t.mbucket(lo)
-		prefetchRange(unsafe.Pointer(b), uintptr(hi-lo)*unsafe.Sizeof(*b))
+		b := t.bucket(lo)
+		prefetchRange(unsafe.Pointer(b.bucketHdr), uintptr(hi-lo)*unsafe.Sizeof(*b.bucketHdr))
+		prefetchRange(unsafe.Pointer(b.slots), uintptr(hi-lo)*unsafe.Sizeof(*b.slots))
 	}
 }
 
@@ -47,31 +48,17 @@ func prefetchKey[K comparable](k *K, strKeys bool) {
 // prefetchWord prefetches the line of a ghost word.
 func prefetchWord(w *atomic.Uint32) { prefetchRange(unsafe.Pointer(w), 4) }
 
-// prefetchBucket prefetches every line of bucket b.
-func prefetchBucket[K comparable, V any](b *bucketOf[K, V]) {
-	prefetchRange(unsafe.Pointer(b), unsafe.Sizeof(*b))
+// prefetchBucket prefetches every line of bucket b: its header and its
+// slots.
+func prefetchBucket[K comparable, V any](b bref[K, V]) {
+	prefetchRange(unsafe.Pointer(b.bucketHdr), unsafe.Sizeof(*b.bucketHdr))
+	prefetchRange(unsafe.Pointer(b.slots), unsafe.Sizeof(*b.slots))
 }
 
 // prefetchCacheBucket prefetches every line of a cache's bucket b, its
 // policy words included.
 func prefetchCacheBucket[K comparable, V any](b *cacheBucket[K, V]) {
 	prefetchRange(unsafe.Pointer(b), unsafe.Sizeof(*b))
-}
-
-// bigTableBytes is the size of a table's buckets from which get2
-// prefetches all of both candidates' lines before it reads their control
-// words: the slot a key is in is on another line than the control word
-// (in three cases of four for string→int64), and in a table this big
-// that line is rarely in cache either, so reading it waited for a second
-// miss after the control word's. A prefetch costs a call and a few
-// instructions, which in a table that stays in cache is all loss: see
-// store/PERFORMANCE.md for both figures. The threshold sits between the measured
-// sizes (under 1 MiB and about 40 MiB), above a core's L2.
-const bigTableBytes = 8 << 20
-
-// bigTable reports whether a table of n buckets is at least bigTableBytes.
-func bigTable[K comparable, V any](n uint64) bool {
-	return n*uint64(unsafe.Sizeof(bucketOf[K, V]{})) >= bigTableBytes
 }
 
 // prefetchSlot prefetches the lines of slot e.
@@ -81,13 +68,13 @@ func prefetchSlot[K comparable, V any](e *slot[K, V]) {
 
 // bigCacheTableBytes is the size of a cache's buckets from which a Get
 // or a Set prefetches all of both candidates' lines as it loads their
-// headers (cache.go): a table this size is past a core's L2 (1 MiB on the
-// Zen 4 that measured it, 512 KiB on Zen 3), so the slot that a hit or an
-// update finds or an insert fills is usually a miss, and it used to
-// follow the header's miss instead of overlapping it. A cache of 100,000
-// string→int64 entries has 3 MiB of buckets; one of 10,000 has 0.3 MiB,
-// which stays in L2 and gains nothing from the prefetch
-// (store/PERFORMANCE.md).
+// headers (cache.go): a table this size is past a core's L2 (512 KiB to
+// 1 MiB on current x86 cores), so the slot that a hit or an update finds or
+// an insert fills is usually a miss, which the prefetch overlaps with the
+// header's instead of following it. A cache of 100,000 string→int64
+// entries has 3 MiB of buckets; one of 10,000 has 0.3 MiB, which stays in
+// L2 and gains nothing from the prefetch (BenchmarkCacheGetRatio,
+// BenchmarkCacheSetRatio).
 const bigCacheTableBytes = 1 << 20
 
 // bigCacheTable reports whether a cache's table of n buckets is at least

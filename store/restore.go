@@ -25,8 +25,7 @@ import (
 // candidates before it places any of them (independent loads, so their
 // cache misses overlap, as in insertBatch).
 type restorer[K comparable, V any] struct {
-	s    *Store[K, V]
-	t    *table[K, V]
+	t    restoreTarget[K, V]
 	dec  *snapshot.Decoder[K, V]
 	now  int64
 	path string // the snapshot's, for the errors of records
@@ -99,7 +98,7 @@ func (rs *restorer[K, V]) add(rec []byte) error {
 	}
 	c := rs.cur
 	c.e[c.n] = viewEntry[K, V]{key: k, val: v, expiry: expiry, bucket: bi}
-	c.h[c.n] = rs.s.hash(k)
+	c.h[c.n] = rs.t.hashOf(k)
 	c.rec[c.n] = rs.n - 1
 	c.n++
 	if c.n == restoreChunkLen {
@@ -132,19 +131,20 @@ func (rs *restorer[K, V]) placer(done chan<- struct{}) {
 // placeChunk places the entries of c, a group at a time.
 func (rs *restorer[K, V]) placeChunk(c *restoreChunk[K, V]) error {
 	t := rs.t
+	g0 := t.geom()
 	for g := 0; g < c.n; g += restoreGroup {
 		end := min(g+restoreGroup, c.n)
 		var touch uint64
 		for x := g; x < end; x++ {
 			var cs [hashfn.MaxChoices]uint64
-			for _, i := range t.candidates(c.h[x], &cs) {
+			for _, i := range g0.candidates(c.h[x], &cs) {
 				touch += t.bucket(i).ctrl.Load()
 			}
 		}
 		keep(touch)
 		for x := g; x < end; x++ {
 			e := &c.e[x]
-			if err := rs.place(e.key, e.val, e.expiry, e.bucket, c.h[x]); err != nil {
+			if err := t.placeRecord(e.key, e.val, e.expiry, e.bucket, c.h[x]); err != nil {
 				return fmt.Errorf("snapshot %s: record %d: %w", rs.path, c.rec[x], err)
 			}
 		}
@@ -152,59 +152,95 @@ func (rs *restorer[K, V]) placeChunk(c *restoreChunk[K, V]) error {
 	return nil
 }
 
-// place puts a record where it was: in its recorded bucket, which must be
-// one of its candidates and have room, or in the stash. A key seen before
-// is ErrCorrupt.
-func (rs *restorer[K, V]) place(k K, v V, expiry, bi int64, h uint64) error {
-	t := rs.t
+// restoreTarget is a table being restored, as the restorer sees it.
+type restoreTarget[K comparable, V any] interface {
+	visited[K, V]
+	hashOf(k K) uint64
+	// placeRecord puts a record where it was: in its recorded bucket
+	// bi, which must be one of its candidates and have room, or in the
+	// stash (a map's). A key seen before is ErrCorrupt.
+	placeRecord(k K, v V, expiry, bi int64, h uint64) error
+}
+
+// placeRecord puts a record of a map's snapshot where it was.
+func (t *table[K, V]) placeRecord(k K, v V, _, bi int64, h uint64) error {
 	tag := tagOf(h)
 	var c [hashfn.MaxChoices]uint64
 	cs := t.candidates(h, &c)
-	for _, i := range cs {
-		if t.bucket(i).find(k, tag) >= 0 {
-			return fmt.Errorf("%w: key %v twice", ErrCorrupt, k)
-		}
+	if err := checkNew(k, tag, cs, t.bucket); err != nil {
+		return err
 	}
 	if t.stash.len() > 0 && t.stash.has(k) {
 		return fmt.Errorf("%w: key %v twice", ErrCorrupt, k)
 	}
 	if bi == stashIndex {
-		if rs.s.cache {
-			return fmt.Errorf("%w: key %v recorded in the stash of a cache, which has none", ErrCorrupt, k)
-		}
 		t.stash.put(k, v)
 		t.bucket(cs[0]).sync.addHint(+1)
-		t.entries++
+		t.entries.Add(1)
 		return nil
 	}
 	if err := checkRecordBucket(k, bi, t.n, cs); err != nil {
 		return err
 	}
 	b := t.bucket(uint64(bi))
-	capMask := t.capMask
-	if rs.s.cache {
-		capMask = t.capAt(uint64(bi))
+	e := ctrl(b.ctrl.Load()).empty(t.capMask)
+	if e == 0 {
+		return fmt.Errorf("%w: bucket %d holds more than %d records", ErrCorrupt, bi, slotsOf(t.capMask))
 	}
+	b.put(slotOf(e), k, v, tag, t.lay)
+	t.entries.Add(1)
+	return nil
+}
+
+// cacheRestore is a cache's table being restored, with the cache whose
+// policy state its entries start with.
+type cacheRestore[K comparable, V any] struct {
+	*cacheTable[K, V]
+	s *Cache[K, V]
+}
+
+// placeRecord puts a record of a cache's snapshot where it was, as a new
+// entry: with its expiry, and a last use now with a reuse gap of one
+// capacity (policy words are not saved; this ranks restored entries with
+// the ones used about once a capacity, below those in use since).
+func (r cacheRestore[K, V]) placeRecord(k K, v V, expiry, bi int64, h uint64) error {
+	t, s := r.cacheTable, r.s
+	tag := tagOf(h)
+	var c [hashfn.MaxChoices]uint64
+	cs := t.candidates(h, &c)
+	if err := checkNew(k, tag, cs, t.bucket); err != nil {
+		return err
+	}
+	if bi == stashIndex {
+		return fmt.Errorf("%w: key %v recorded in the stash of a cache, which has none", ErrCorrupt, k)
+	}
+	if err := checkRecordBucket(k, bi, t.n, cs); err != nil {
+		return err
+	}
+	i := uint64(bi)
+	b := t.bucket(i)
+	capMask := t.capAt(i)
 	e := ctrl(b.ctrl.Load()).empty(capMask)
 	if e == 0 {
 		return fmt.Errorf("%w: bucket %d holds more than %d records", ErrCorrupt, bi, slotsOf(capMask))
 	}
 	j := slotOf(e)
 	b.put(j, k, v, tag, t.lay)
-	t.entries++
-	if rs.s.cache {
-		// As a new entry of a cache (setCache): its expiry, and a last
-		// use now with a reuse gap of one capacity (the policy words are
-		// not saved; this ranks restored entries with the ones used
-		// about once a capacity, below those in use since).
-		s := rs.s
-		m := &t.meta[bi]
-		m.exp[j].Store(expiry)
-		if expiry != 0 && !s.ttl.Load() {
-			s.ttl.Store(true) // Gets read expiries only once some entry has one
+	t.meta[i].exp[j].Store(expiry)
+	if expiry != 0 && !s.ttl.Load() {
+		s.ttl.Store(true) // Gets read expiries only once some entry has one
+	}
+	t.cbucket(i).acc[j].Store(packAcc(s.tickNow(0), gapCode(uint32(s.cfg.MaxEntries>>s.tq))))
+	t.live.Add(1)
+	return nil
+}
+
+// checkNew returns ErrCorrupt if one of k's candidates cs already holds it.
+func checkNew[K comparable, V any](k K, tag uint8, cs []uint64, bucket func(uint64) bref[K, V]) error {
+	for _, i := range cs {
+		if bucket(i).find(k, tag) >= 0 {
+			return fmt.Errorf("%w: key %v twice", ErrCorrupt, k)
 		}
-		t.cbucket(uint64(bi)).acc[j].Store(packAcc(s.tickNow(0), gapCode(uint32(s.opts.MaxEntries>>s.tq))))
-		t.live.Add(1)
 	}
 	return nil
 }

@@ -28,13 +28,13 @@ import (
 // checkCacheBound returns an error wrapping ErrOptions if the cache that
 // the snapshot m describes, under options o (from snapshotOptions), is
 // too large for the entries m records and given does not name its bound
-// (see above). It returns nil for an unbounded store, and for options New
-// will refuse: New says why.
-func checkCacheBound[K comparable, V any](m *snapshot.Meta, o Options, given *Options) error {
-	if o.MaxEntries == 0 || given != nil && given.MaxEntries != 0 {
+// (see above). It returns nil for options NewCache will refuse: NewCache
+// says why.
+func checkCacheBound[K comparable, V any](m *snapshot.Meta, o config, given *CacheOptions) error {
+	if given != nil && given.MaxEntries != 0 {
 		return nil // snapshotOptions has checked that given's bound is the file's
 	}
-	o, err := o.resolve()
+	o, err := o.cacheOptions().resolve()
 	if err != nil {
 		return nil
 	}
@@ -45,13 +45,13 @@ func checkCacheBound[K comparable, V any](m *snapshot.Meta, o Options, given *Op
 	if uint64(o.MaxEntries) <= sparseFactor*m.Entries || bytes <= sparseFloor {
 		return nil
 	}
-	return fmt.Errorf("%w: the file holds a cache of %d entries with %d saved; Open allocates a cache's table whole (%d MiB here), which so few entries do not account for: "+
-		"to restore it, pass Options{MaxEntries: %d} to Open", ErrOptions, o.MaxEntries, m.Entries, bytes>>20, o.MaxEntries)
+	return fmt.Errorf("%w: the file holds a cache of %d entries with %d saved; OpenCache allocates a cache's table whole (%d MiB here), which so few entries do not account for: "+
+		"to restore it, pass CacheOptions{MaxEntries: %d} to OpenCache", ErrOptions, o.MaxEntries, m.Entries, bytes>>20, o.MaxEntries)
 }
 
 // cacheBytes returns the bytes New allocates for the table of a cache of
 // options o: its buckets, their expiries and the ghost.
-func cacheBytes[K comparable, V any](o *Options) (uint64, error) {
+func cacheBytes[K comparable, V any](o *config) (uint64, error) {
 	n, _, _, err := cacheSize(o)
 	if err != nil {
 		return 0, err

@@ -47,7 +47,7 @@ var sparseFloor uint64 = 64 << 20
 
 // isSparse reports whether the table m describes is to be restored
 // sparsely (see above).
-func isSparse[K comparable, V any](o *Options, m *snapshot.Meta) bool {
+func isSparse[K comparable, V any](o *config, m *snapshot.Meta) bool {
 	bucketBytes := uint64(reflect.TypeFor[bucketOf[K, V]]().Size())
 	return m.Buckets > sparseFactor*tableFor(o, m.Entries) && m.Buckets > sparseFloor/bucketBytes
 }
@@ -56,9 +56,9 @@ func isSparse[K comparable, V any](o *Options, m *snapshot.Meta) bool {
 // describes, and inserts it into a new table of size buckets (at least
 // tableFor m.Entries: Open asks for more when Options.SizeHint does),
 // which it returns. Errors name the file.
-func restoreSparse[K comparable, V any](s *Store[K, V], r *snapshot.Reader, m *snapshot.Meta, size uint64) (*table[K, V], error) {
+func restoreSparse[K comparable, V any](s *Map[K, V], r *snapshot.Reader, m *snapshot.Meta, size uint64) (*table[K, V], error) {
 	path := r.Path()
-	o := &s.opts
+	o := &s.cfg
 	// checkShape has checked that the rule accepts the size.
 	gen, err := o.Placement.Generator(m.Buckets, o.Choices)
 	if err != nil {
@@ -66,7 +66,7 @@ func restoreSparse[K comparable, V any](s *Store[K, V], r *snapshot.Reader, m *s
 	}
 	t := newTable[K, V](o, size, s.lay, true)
 	dec := snapshot.NewDecoder[K, V]()
-	now := s.nowNanosAny()
+	now := nowOf(o)
 	loads := make(map[uint64]uint8) // the loads of the file's buckets that records name
 	var stash uint64
 	n := 0
@@ -76,7 +76,7 @@ func restoreSparse[K comparable, V any](s *Store[K, V], r *snapshot.Reader, m *s
 			return fmt.Errorf("snapshot %s: record %d: %w", path, n, err)
 		}
 		n++
-		h := s.hash(k)
+		h := t.hash(k)
 		if bi == stashIndex {
 			stash++
 		} else {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/twochoice/twochoice/internal/snapshot"
@@ -64,8 +65,8 @@ var (
 	ErrValueType = errors.New("store: value cannot be saved")
 )
 
-// Save writes a snapshot of the store to path: a consistent view of the
-// store at one instant, taken while other goroutines keep reading and
+// Save writes a snapshot of the map to path: a consistent view of the
+// map at one instant, taken while other goroutines keep reading and
 // writing (see cow.go for how: readers never wait, and writers wait for at
 // most one bucket's copy, or, when they change buckets faster than the file
 // takes them, write those buckets to the file themselves). The file is
@@ -84,18 +85,27 @@ var (
 // (ErrValueType).
 // Values come back as msgpack decodes them into V: a concrete V comes back
 // as it was saved, but an interface V (any) gets msgpack's own types, so a
-// Store[K, any] that held an int, a []int and a struct opens with an
+// Map[K, any] that held an int, a []int and a struct opens with an
 // int64, a []any and a map[any]any; and channel, function and complex
 // fields are not saved. Give V a concrete type for values that must round-trip
 // exactly.
 // One Save runs at a time per store; a second waits for the first.
-func (s *Store[K, V]) Save(path string) error { return s.SaveProgress(path, nil) }
+func (s *Map[K, V]) Save(path string) error { return s.SaveProgress(path, nil) }
+
+// Save writes a snapshot of the cache to path, as [Map.Save] does, with
+// each entry's expiry; OpenCache restores it.
+func (s *Cache[K, V]) Save(path string) error { return s.SaveProgress(path, nil) }
 
 // SaveProgress is Save, calling progress (if not nil) from time to time,
 // and once at the end, with the buckets written so far and in all, for
 // a progress bar. It is called on Save's goroutine and must not call the
 // store's write methods (they may wait for Save).
-func (s *Store[K, V]) SaveProgress(path string, progress func(done, total uint64)) error {
+func (s *Map[K, V]) SaveProgress(path string, progress func(done, total uint64)) error {
+	return s.SaveContext(context.Background(), path, progress)
+}
+
+// SaveProgress is Save, calling progress as [Map.SaveProgress] does.
+func (s *Cache[K, V]) SaveProgress(path string, progress func(done, total uint64)) error {
 	return s.SaveContext(context.Background(), path, progress)
 }
 
@@ -107,7 +117,33 @@ func (s *Store[K, V]) SaveProgress(path string, progress func(done, total uint64
 // and the syncs are not cut short), so a nil error means the snapshot is
 // saved. Waiting for another Save of the store to finish is not
 // interrupted.
-func (s *Store[K, V]) SaveContext(ctx context.Context, path string, progress func(done, total uint64)) error {
+func (s *Map[K, V]) SaveContext(ctx context.Context, path string, progress func(done, total uint64)) error {
+	return saveTo[K, V](ctx, path, progress, s)
+}
+
+// SaveContext is SaveProgress that gives up when ctx is done, as
+// [Map.SaveContext] does.
+func (s *Cache[K, V]) SaveContext(ctx context.Context, path string, progress func(done, total uint64)) error {
+	return saveTo[K, V](ctx, path, progress, s)
+}
+
+// viewOwner is what saveTo needs of a Map or a Cache.
+type viewOwner[K comparable, V any] interface {
+	beginView(w *snapshot.Writer) *cowView[K, V]
+	endView(v *cowView[K, V])
+	// viewConfig returns the options of the table v views, with its hash
+	// function.
+	viewConfig(v *cowView[K, V]) config
+	saveLock() *sync.Mutex
+}
+
+func (s *Map[K, V]) viewConfig(v *cowView[K, V]) config { return s.configOf(v.t.(*table[K, V])) }
+func (s *Map[K, V]) saveLock() *sync.Mutex              { return &s.saveMu }
+func (s *Cache[K, V]) viewConfig(*cowView[K, V]) config { return s.cfg }
+func (s *Cache[K, V]) saveLock() *sync.Mutex            { return &s.saveMu }
+
+// saveTo is SaveContext for either type.
+func saveTo[K comparable, V any](ctx context.Context, path string, progress func(done, total uint64), s viewOwner[K, V]) error {
 	if shapeOf(reflect.TypeFor[K]()) == shapeOther {
 		return fmt.Errorf("snapshot %s: %w (key type %s)", path, ErrKeyType, typeName[K]())
 	}
@@ -118,8 +154,9 @@ func (s *Store[K, V]) SaveContext(ctx context.Context, path string, progress fun
 	case reflect.Complex64, reflect.Complex128, reflect.Func, reflect.Chan, reflect.UnsafePointer:
 		return fmt.Errorf("snapshot %s: %w: msgpack does not write a %s", path, ErrValueType, typeName[V]())
 	}
-	s.saveMu.Lock()
-	defer s.saveMu.Unlock()
+	mu := s.saveLock()
+	mu.Lock()
+	defer mu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return abandoned(path, err)
 	}
@@ -139,7 +176,7 @@ func (s *Store[K, V]) SaveContext(ctx context.Context, path string, progress fun
 		}
 	}()
 	created := time.Now().UnixNano()
-	m, err := s.writeView(ctx, v, progress)
+	m, err := writeView(ctx, v, progress, s.viewConfig(v))
 	s.endView(v)
 	viewing = false
 	if err == nil {
@@ -166,7 +203,7 @@ const ctxCheckBuckets = 4096
 
 // writeView walks the view bucket by bucket and appends its records, and
 // stops if ctx is done.
-func (s *Store[K, V]) writeView(ctx context.Context, v *cowView[K, V], progress func(done, total uint64)) (snapshot.Meta, error) {
+func writeView[K comparable, V any](ctx context.Context, v *cowView[K, V], progress func(done, total uint64), o config) (snapshot.Meta, error) {
 	// put writes entries to the file; the caller holds v.out.
 	put := func(es []viewEntry[K, V]) error {
 		defer clear(es) // drop references to the store's keys and values
@@ -194,16 +231,16 @@ func (s *Store[K, V]) writeView(ctx context.Context, v *cowView[K, V], progress 
 	}
 	var own, spare, taken []viewEntry[K, V]
 	counts := newCounts(len(v.counts))
-	for i := range v.t.n {
+	for i := range v.n {
 		if i%ctxCheckBuckets == 0 {
 			if err := ctx.Err(); err != nil {
 				return snapshot.Meta{}, abandoned(v.w.Path(), err)
 			}
 			if progress != nil {
-				progress(i, v.t.n)
+				progress(i, v.n)
 			}
 		}
-		own, taken = s.viewNext(v, i, own[:0], spare, counts)
+		own, taken = v.next(i, own[:0], spare, counts)
 		// One bucket's worth of records per hold of the file side, so a
 		// writer that assists waits for little.
 		for _, es := range [2][]viewEntry[K, V]{own, taken} {
@@ -221,7 +258,7 @@ func (s *Store[K, V]) writeView(ctx context.Context, v *cowView[K, V], progress 
 		spare = taken
 	}
 	if progress != nil {
-		progress(v.t.n, v.t.n)
+		progress(v.n, v.n)
 	}
 	// Every bucket has been claimed; wait for writers still copying one
 	// (the walker skipped it), then take what writers left in the pending
@@ -236,7 +273,6 @@ func (s *Store[K, V]) writeView(ctx context.Context, v *cowView[K, V], progress 
 	if err != nil {
 		return snapshot.Meta{}, err
 	}
-	o := s.optionsOf(v.t)
 	m := snapshot.Meta{
 		KeyType:    typeName[K](),
 		ValueType:  typeName[V](),
@@ -247,7 +283,7 @@ func (s *Store[K, V]) writeView(ctx context.Context, v *cowView[K, V], progress 
 		BucketSize: o.BucketSize,
 		Hash:       o.Hash.String(),
 		Seed:       o.Seed,
-		Buckets:    v.t.n,
+		Buckets:    v.n,
 		Stash:      uint64(len(v.stash)),
 		MaxEntries: o.MaxEntries,
 		Histogram:  make([][]uint64, len(v.counts)),

@@ -28,7 +28,7 @@ func benchKey(i int) string { return fmt.Sprintf("user:%08d:session", i) }
 
 // newSnapshotBenchStore builds a store of benchEntries keys with values
 // of 100 bytes each, and returns its keys and the heap it takes.
-func newSnapshotBenchStore(b *testing.B) (*Store[string, []byte], []string, uint64) {
+func newSnapshotBenchStore(b *testing.B) (kv[string, []byte], []string, uint64) {
 	n := benchEntries()
 	before := heapBytes()
 	s, err := New[string, []byte](Options{Seed: 5})

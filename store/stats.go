@@ -1,6 +1,8 @@
 package store
 
-// Stats are the store's counters. Gets = Hits + Misses.
+// Stats are the counters of a Map or a Cache. Gets = Hits + Misses. The
+// fields a type has no use for stay 0: a cache never grows or re-keys and
+// has no stash, and a map never evicts or expires.
 type Stats struct {
 	Gets    uint64 `json:"gets"`
 	Hits    uint64 `json:"hits"`
@@ -8,12 +10,11 @@ type Stats struct {
 	Sets    uint64 `json:"sets"`    // calls to Set, new keys and updates
 	Deletes uint64 `json:"deletes"` // calls to Delete that removed a key
 	Grows   uint64 `json:"grows"`   // growths started
-	// Rekeys counts the times an unbounded store moved its keys to a new
-	// hash function because they collided far more than the fluid limit
+	// Rekeys counts the times a map moved its keys to a new hash function because they collided far more than the fluid limit
 	// allows (see "Hash flooding" in the package documentation).
 	Rekeys uint64 `json:"rekeys"`
-	// Bounded stores: entries evicted to make room for a new key, and
-	// expired entries removed (by a Get or Delete of their key, or to
+	// A cache's entries evicted to make room for a new key, and expired
+	// entries removed (by a Get or Delete of their key, or to
 	// make room; a Set of the key replaces an expired entry as an update).
 	Evictions   uint64 `json:"evictions"`
 	Expirations uint64 `json:"expirations"`
@@ -39,39 +40,52 @@ func (st Stats) HitRatio() float64 {
 // the calls it counts have returned. Taken while other goroutines work,
 // the figures are each a count at some moment during the call, not all at
 // the same one, and may lag the calls in flight.
-func (s *Store[K, V]) Stats() Stats {
+func (s *Map[K, V]) Stats() Stats {
 	s.mu.Lock()
-	sets, deletes, grows, rekeys := s.sets, s.deletes, s.grows, s.flood.rekeys
+	grows, rekeys := s.grows, s.flood.rekeys
 	s.mu.Unlock()
 	hits, misses := s.tot.sum()
-	var inserts uint64
-	if s.ticks != nil {
-		inserts = s.ticks.total()
-	}
-	ev, ex, csets, cdeletes := s.tot.sumCache(inserts)
+	sets, deletes := s.tot.sumMap()
 	m := &s.mono
 	hits, misses = m.at(monoHits, hits), m.at(monoMisses, misses)
-	sets = m.at(monoSets, sets+csets)
-	deletes = m.at(monoDeletes, deletes+cdeletes)
-	ev, ex = m.at(monoEvictions, ev), m.at(monoExpirations, ex)
 	st := s.tabs.Load()
 	stash := st.cur.stash.len()
 	if st.old != nil {
 		stash += st.old.stash.len()
 	}
 	return Stats{
+		Gets:    hits + misses,
+		Hits:    hits,
+		Misses:  misses,
+		Sets:    m.at(monoSets, sets),
+		Deletes: m.at(monoDeletes, deletes),
+		Grows:   grows,
+		Rekeys:  rekeys,
+		Entries: s.Len(),
+		Buckets: int(st.cur.n),
+		Stash:   stash,
+		Growing: st.old != nil,
+	}
+}
+
+// Stats returns the counters, with the guarantees of [Map.Stats]. A
+// cache's writers take no cache-wide lock, so they count in the stripes
+// too, and a Set of a new key is counted by the eviction clock's tick
+// alone (counters.go).
+func (s *Cache[K, V]) Stats() Stats {
+	hits, misses := s.tot.sum()
+	ev, ex, sets, deletes := s.tot.sumCache(s.ticks.total())
+	m := &s.mono
+	hits, misses = m.at(monoHits, hits), m.at(monoMisses, misses)
+	return Stats{
 		Gets:        hits + misses,
 		Hits:        hits,
 		Misses:      misses,
-		Sets:        sets,
-		Deletes:     deletes,
-		Grows:       grows,
-		Rekeys:      rekeys,
-		Evictions:   ev,
-		Expirations: ex,
+		Sets:        m.at(monoSets, sets),
+		Deletes:     m.at(monoDeletes, deletes),
+		Evictions:   m.at(monoEvictions, ev),
+		Expirations: m.at(monoExpirations, ex),
 		Entries:     s.Len(),
-		Buckets:     int(st.cur.n),
-		Stash:       stash,
-		Growing:     st.old != nil,
+		Buckets:     int(s.tab.Load().n),
 	}
 }

@@ -3,161 +3,72 @@ package store
 import (
 	"sync/atomic"
 
-	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
 )
 
-// table is one array of n buckets with its hash function, candidate
-// generator and stash. A store has one table, and two while it grows or
+// table is a map's table: n buckets with their hash function, candidate
+// generator and stash. A map has one table, and two while it grows or
 // re-keys (see grow.go and flood.go).
 type table[K comparable, V any] struct {
-	// The table's hash function of keys. Tables of one store share it
-	// until a flood makes the store re-key (flood.go).
+	// The table's hash function of keys. Tables of one map share it
+	// until a flood makes the map re-key (flood.go).
 	hasher[K]
+	geometry
 
-	// The buckets, in chunks of chunkSize (the last may be shorter), so
-	// that a growth can allocate the next table a chunk at a time instead
-	// of in one call that stalls its caller (chunk.go).
-	chunks  [][]bucketOf[K, V]
-	cchunks [][]cacheBucket[K, V] // a cache's buckets instead of chunks
-	n       uint64                // buckets
-	ready   int                   // chunks allocated
-	gen     hashfn.Generator
-	rule    bucket.Placement
-	d       int
-	size    int    // BucketSize: the slots of a bucket in use
-	capMask uint64 // the high bits of the first size control bytes
+	// The buckets' headers and their slots, in chunks of chunkSize (the
+	// last may be shorter), so that a growth can allocate the next table a
+	// chunk at a time instead of in one call that stalls its caller
+	// (chunk.go). The headers are an array of their own, four to a cache
+	// line (see bref).
+	hdrs   [][]bucketHdr
+	groups [][]group[K, V]
+	ready  int // chunks allocated
 
 	// maxEntries and stashBound are the growth thresholds (grow.go).
 	maxEntries int64
 	stashBound int
 	// next is nextSize(n), the size one growth step takes this table to,
 	// worked out once: prepare needs it on every insert, and for double
-	// hashing a size off the powers of two (Options.Growth other than 2)
-	// is a prime search.
-	next uint64
-
-	// For the two-choice fast path (cand2): the scheme, and the first
-	// bucket and size of each part (Parts), or n (Independent, Double).
-	scheme hashfn.Scheme
-	lo     [2]uint64
-	span   [2]uint64
-	pow2   bool
+	// hashing a size off the powers of two (MapOptions.Growth other than
+	// 2) is a prime search. prepAt is the entry count from which inserts
+	// prepare the next table, a chunk each (prepare).
+	next   uint64
+	prepAt int64
 
 	lay wordLayout // the slots' word layout: how they are read (layout.go)
 
-	// prefetch: a Get prefetches every line of both candidates, as the
-	// buckets are too many to be in cache (bigTable); in a cache's table,
-	// a Get and a Set do (bigCacheTable).
-	prefetch bool
-
 	stash   stash[K, V]
-	entries int64 // keys in the buckets and the stash; guarded by the store's mutex
-
-	// Cache mode only (cache.go): the slots' expiries, bucket by bucket
-	// (their policy words are in cchunks); the buckets below short have
-	// one slot fewer than size; live counts the entries (the bucket locks
-	// guard the writes, so there is no store-wide count to contend for).
-	meta  []bucketMeta
-	short uint64
-	live  atomic.Int64
+	entries atomic.Int64 // keys in the buckets and the stash
 }
 
 // newTable returns a table of n buckets hashing with o's family and seed;
 // with alloc false its chunks are not allocated yet (see allocNext).
-func newTable[K comparable, V any](o *Options, n uint64, lay wordLayout, alloc bool) *table[K, V] {
+func newTable[K comparable, V any](o *config, n uint64, lay wordLayout, alloc bool) *table[K, V] {
 	fn, err := hashfn.New(o.Hash, o.Seed)
 	if err != nil {
-		panic("store: " + err.Error()) // resolve and Open check the family
+		panic("store: " + err.Error()) // the options' resolve and Open check the family
 	}
 	return newTableFn[K, V](o, n, lay, alloc, hasherOf[K](fn))
 }
 
 // newTableFn is newTable with the hash function hs: the one of the table
 // it replaces, or a re-key's.
-func newTableFn[K comparable, V any](o *Options, n uint64, lay wordLayout, alloc bool, hs hasher[K]) *table[K, V] {
-	gen, err := o.Placement.Generator(n, o.Choices)
-	if err != nil {
-		// Sizes come from sizeAtLeast, which only returns sizes the
-		// rule accepts: reaching this is a bug in this package.
-		panic("store: " + err.Error())
-	}
-	t := &table[K, V]{hasher: hs}
-	t.setup(o, gen)
-	t.lay = lay
-	t.chunks = make([][]bucketOf[K, V], (n+chunkSize-1)/chunkSize)
+func newTableFn[K comparable, V any](o *config, n uint64, lay wordLayout, alloc bool, hs hasher[K]) *table[K, V] {
+	t := &table[K, V]{hasher: hs, geometry: newGeometry(o, n), lay: lay}
+	t.maxEntries, t.stashBound = thresholds(o, n)
+	t.next = nextSize(o, n)
+	t.prepAt = t.maxEntries - prepWindow(t.next)
+	chunks := (n + chunkSize - 1) / chunkSize
+	t.hdrs = make([][]bucketHdr, chunks)
+	t.groups = make([][]group[K, V], chunks)
 	if alloc {
 		t.allocRest()
 	}
 	return t
 }
 
-// setup fills in everything but the buckets.
-func (t *table[K, V]) setup(o *Options, gen hashfn.Generator) {
-	n := gen.Buckets()
-	t.n = n
-	t.gen = gen
-	t.rule = o.Placement
-	t.d = o.Choices
-	t.size = o.BucketSize
-	t.capMask = capMaskOf(o.BucketSize)
-	t.maxEntries, t.stashBound = thresholds(o, n)
-	t.next = nextSize(o, n)
-	t.scheme = gen.Scheme()
-	t.span = [2]uint64{n, n}
-	t.pow2 = n&(n-1) == 0
-	t.prefetch = bigTable[K, V](n)
-	if t.scheme == hashfn.Parts && t.d == 2 {
-		for k := range 2 {
-			lo, hi := gen.PartBounds(k)
-			t.lo[k], t.span[k] = lo, hi-lo
-		}
-	}
-}
-
-// cand2 returns the two candidates of hash h, as gen.Fill would (a test
-// checks it), without Fill's loop and switch: the fast path for d = 2.
-func (t *table[K, V]) cand2(h uint64) (uint64, uint64) {
-	if t.scheme == hashfn.Double {
-		return t.cand2Double(h)
-	}
-	return t.cand2Words(h)
-}
-
-// cand2Words is cand2 for the Independent and Parts schemes: each word of
-// h reduced into its part (hashfn.Reduce, written out so that the function
-// stays within the inlining budget). get2 calls it directly, so that a Get
-// pays no call for its candidates.
-func (t *table[K, V]) cand2Words(h uint64) (uint64, uint64) {
-	return t.lo[0] + uint64(uint32(h))*t.span[0]>>32, t.lo[1] + (h>>32)*t.span[1]>>32
-}
-
-// cand2Double is cand2 for the Double scheme: f + k·g mod n.
-func (t *table[K, V]) cand2Double(h uint64) (uint64, uint64) {
-	w0, w1 := uint32(h), uint32(h>>32)
-	n := t.span[0]
-	c := hashfn.Reduce(w0, n)
-	var step uint64
-	if t.pow2 {
-		step = 2*hashfn.Reduce(w1, n/2) + 1
-	} else {
-		step = 1 + hashfn.Reduce(w1, n-1)
-	}
-	c1 := c + step
-	if c1 >= n {
-		c1 -= n
-	}
-	return c, c1
-}
-
-// candidates fills c with the key's candidates and returns them.
-func (t *table[K, V]) candidates(h uint64, c *[hashfn.MaxChoices]uint64) []uint64 {
-	t.gen.Fill(h, c[:])
-	return c[:t.d]
-}
-
 // get looks a key up: each candidate in order, then the stash if the
-// first candidate's hint says a stashed key may be there. Store.Get
+// first candidate's hint says a stashed key may be there. Map.Get
 // makes its two cases' calls itself (get does not fit the inlining budget
 // in shaped generic code), so that a Get pays one call less.
 func (t *table[K, V]) get(k K, h uint64, tag uint8) (v V, ok bool) {
@@ -171,11 +82,11 @@ func (t *table[K, V]) get(k K, h uint64, tag uint8) (v V, ok bool) {
 func (t *table[K, V]) getD(k K, h uint64, tag uint8) (v V, ok bool) {
 	var c [hashfn.MaxChoices]uint64
 	for _, i := range t.candidates(h, &c) {
-		if v, ok = t.mbucket(i).get(k, tag, t.lay); ok {
+		if v, ok = t.bucket(i).get(k, tag, t.lay); ok {
 			return v, true
 		}
 	}
-	if t.stash.len() > 0 && t.mbucket(c[0]).sync.hint() != 0 {
+	if t.stash.len() > 0 && t.bucket(c[0]).sync.hint() != 0 {
 		return t.stash.get(k)
 	}
 	return v, false
@@ -217,36 +128,36 @@ func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool) {
 	} else {
 		c0, c1 = t.cand2Double(h)
 	}
-	b0, b1 := t.mbucket(c0), t.mbucket(c1)
-	if t.prefetch {
-		prefetchBucket(b0)
-		prefetchBucket(b1)
-	}
+	h0, h1 := t.hdr(c0), t.hdr(c1)
 	l := t.lay
 	if l.words == 0 {
-		if v, ok = b0.getLocked(k, tag); !ok {
-			v, ok = b1.getLocked(k, tag)
+		b0, b1 := t.bucket(c0), t.bucket(c1)
+		var f found[V]
+		if f, ok = b0.getLocked(k, tag, nil); !ok {
+			f, ok = b1.getLocked(k, tag, nil)
 		}
+		v = f.val
 		if !ok && t.stash.len() > 0 && b0.sync.hint() != 0 {
 			return t.stash.get(k)
 		}
 		return v, ok
 	}
-	s0 := b0.sync.v.Load()
-	m0 := ctrl(b0.ctrl.Load()).match(tag)
-	s1 := b1.sync.v.Load()
-	m1 := ctrl(b1.ctrl.Load()).match(tag)
+	s0 := h0.sync.v.Load()
+	m0 := ctrl(h0.ctrl.Load()).match(tag)
+	s1 := h1.sync.v.Load()
+	m1 := ctrl(h1.ctrl.Load()).match(tag)
 	// m0 flags only the high bits of bytes, so m0>>1 is below 1<<63 and
 	// m0>>1 - 1 is negative just when m0 is 0: the shift spreads its sign.
 	sel := uint64(int64(m0>>1-1) >> 63)
-	bs := [2]*bucketOf[K, V]{b0, b1}
-	b := bs[sel&1]
+	c := c0 ^ (c0^c1)&sel
+	hs := [2]*bucketHdr{h0, h1}
+	hc := hs[sel&1]
 	s := s0 ^ (s0^s1)&sel
 	m := m0 ^ (m0^m1)&sel
 	if m != 0 && s&writerBit == 0 {
 		var e slot[K, V]
-		loadSlot(&e, &b.slots[slotOf(m)], l)
-		if b.sync.v.Load() == s && e.key == k {
+		loadSlot(&e, &t.group(c)[slotOf(m)], l)
+		if hc.sync.v.Load() == s && e.key == k {
 			return e.val, true
 		}
 	}
@@ -257,26 +168,28 @@ func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool) {
 	if m == 0 && hintOf(s0) == 0 {
 		return v, false
 	}
-	return t.get2Rest(k, tag, b0, b1, s0, s1, m0, m1)
+	return t.get2Rest(k, tag, t.bucket(c0), t.bucket(c1), s0, s1, m0, m1)
 }
 
 // get2Rest is get2 past its fast path: the candidates b0 and b1, their
 // sync words s0 and s1 and their tag matches m0 and m1, as get2 loaded
 // them.
-func (t *table[K, V]) get2Rest(k K, tag uint8, b0, b1 *bucketOf[K, V], s0, s1, m0, m1 uint64) (v V, ok bool) {
+func (t *table[K, V]) get2Rest(k K, tag uint8, b0, b1 bref[K, V], s0, s1, m0, m1 uint64) (v V, ok bool) {
 	l := t.lay
+	var f found[V]
 	if m0 != 0 {
 		var valid bool
-		if v, ok, valid = b0.readMatch(k, m0, s0, l); !valid {
-			v, ok = b0.getOptimistic(k, tag, l)
+		if f, ok, valid = b0.readMatch(k, m0, s0, l, nil); !valid {
+			f, ok = b0.getOptimistic(k, tag, l, nil)
 		}
 	}
 	if !ok && m1 != 0 {
 		var valid bool
-		if v, ok, valid = b1.readMatch(k, m1, s1, l); !valid {
-			v, ok = b1.getOptimistic(k, tag, l)
+		if f, ok, valid = b1.readMatch(k, m1, s1, l, nil); !valid {
+			f, ok = b1.getOptimistic(k, tag, l, nil)
 		}
 	}
+	v = f.val
 	if !ok && t.stash.len() > 0 && b0.sync.hint() != 0 {
 		return t.stash.get(k)
 	}
@@ -291,7 +204,7 @@ func (t *table[K, V]) get2Rest(k K, tag uint8, b0, b1 *bucketOf[K, V], s0, s1, m
 func (t *table[K, V]) set(k K, v V, h uint64, tag uint8) bool {
 	var c [hashfn.MaxChoices]uint64
 	for _, i := range t.candidates(h, &c) {
-		b := t.mbucket(i)
+		b := t.bucket(i)
 		if j := b.find(k, tag); j >= 0 {
 			b.update(j, v, t.lay)
 			return true
@@ -309,7 +222,7 @@ func (t *table[K, V]) set(k K, v V, h uint64, tag uint8) bool {
 func (t *table[K, V]) getLocked(k K, h uint64, tag uint8) (V, bool) {
 	var c [hashfn.MaxChoices]uint64
 	for _, i := range t.candidates(h, &c) {
-		b := t.mbucket(i)
+		b := t.bucket(i)
 		if j := b.find(k, tag); j >= 0 {
 			return b.slots[j].val, true
 		}
@@ -330,34 +243,18 @@ func (t *table[K, V]) insert(k K, v V, h uint64, tag uint8) {
 
 // place is insert given the key's candidates cs.
 func (t *table[K, V]) place(cs []uint64, k K, v V, h uint64, tag uint8) {
-	b := t.mbucket(cs[t.choose(cs, h)])
-	if e := ctrl(b.ctrl.Load()).empty(t.capMask); e != 0 {
-		b.put(slotOf(e), k, v, tag, t.lay)
-	} else {
-		t.stash.put(k, v)
-		t.mbucket(cs[0]).sync.addHint(+1)
-	}
-	t.entries++
-}
-
-// choose returns the index in cs of the candidate the rule picks, given
-// the candidates' control words.
-func (t *table[K, V]) choose(cs []uint64, h uint64) int {
 	var loads [hashfn.MaxChoices]uint32
 	for j, i := range cs {
 		loads[j] = t.load(i)
 	}
-	switch t.d {
-	case 1:
-		return 0
-	case 2:
-		// Choose2 reads the coin's top bit: bit 7 of the hash, beside
-		// the tag's bits 0–6, so placement follows from the seed.
-		return t.rule.Choose2(loads[0], loads[1], h<<56)
+	b := t.bucket(cs[t.choose(loads[:len(cs)], h)])
+	if e := ctrl(b.ctrl.Load()).empty(t.capMask); e != 0 {
+		b.put(slotOf(e), k, v, tag, t.lay)
+	} else {
+		t.stash.put(k, v)
+		t.bucket(cs[0]).sync.addHint(+1)
 	}
-	// Choose reads 32 coin bits: they come from an extension word of the
-	// hash that no candidate uses (candidates use words 1 to 3).
-	return t.rule.Choose(loads[:t.d], hashfn.Extend(h, coinExtension))
+	t.entries.Add(1)
 }
 
 // keep uses a value, so that the compiler keeps the loads that made it:
@@ -373,12 +270,9 @@ func keep(uint64) {}
 // keys with it.
 //
 // Each key's control word is published right after its slot is written,
-// with storeRelease, as put does. insertBatch used to keep the new control
-// words in a list and publish them all at the end, from when publishing
-// was an atomic exchange, a full barrier on amd64 that would have made
-// each slot write wait for its cache miss; since storeRelease is a plain
-// store there (relaxed_amd64.go), the list only cost a scan of up to 32
-// entries for each candidate a key looked at, and an interface call.
+// with storeRelease, as put does: a plain store on amd64
+// (relaxed_amd64.go), so the slot's write does not wait for its cache
+// miss.
 func (t *table[K, V]) insertBatch(es []slot[K, V], hs []uint64) {
 	var (
 		cands [moveBatch][hashfn.MaxChoices]uint64
@@ -389,24 +283,20 @@ func (t *table[K, V]) insertBatch(es []slot[K, V], hs []uint64) {
 	// overlap. The prefetches get a loop of their own, so that the
 	// computation of the candidates does not hold them back. Whole
 	// buckets, not only their control words: the slot a key goes to is
-	// usually on another line, and its write missed after the control
-	// word's. Loading each control word instead (as until stop 24) also
-	// blocked the CPU's retirement at every miss, where a prefetch does
-	// not. Prefetching whole buckets took a growing fill of 2M string
-	// keys from 2.340 to 2.234 times the map's time (p = 0.015) and one
-	// of 2^20 uint64 keys from 525.9 to 467.5 ns a key (geomean of both
-	// hash families, p <= 0.026; BenchmarkSetGrowingPaired and
-	// BenchmarkIntSetGrowingRatio, 6 alternations each). Builds without
-	// a prefetch instruction load the control words, as before.
+	// usually on another line, and its write would miss after the
+	// control word's. A load of each control word instead would also
+	// block the CPU's retirement at every miss, where a prefetch does not
+	// (BenchmarkSetGrowingPaired, BenchmarkIntSetGrowingRatio). Builds
+	// without a prefetch instruction load the control words.
 	for x := range es {
 		t.candidates(hs[x], &cands[x])
 	}
 	for x := range es {
 		for _, i := range cands[x][:t.d] {
 			if havePrefetch {
-				prefetchBucket(t.mbucket(i))
+				prefetchBucket(t.bucket(i))
 			} else {
-				touch |= t.mbucket(i).ctrl.Load()
+				touch |= t.bucket(i).ctrl.Load()
 			}
 		}
 	}
@@ -417,26 +307,22 @@ func (t *table[K, V]) insertBatch(es []slot[K, V], hs []uint64) {
 	}
 }
 
-// coinExtension is the Extend word whose top half breaks ties among more
-// than two candidates; candidates 2 to 7 use extension words 1 to 3.
-const coinExtension = hashfn.MaxChoices/2 + 1
-
 // delete removes k if the table holds it and reports whether it did.
 func (t *table[K, V]) delete(k K, h uint64, tag uint8) bool {
 	var c [hashfn.MaxChoices]uint64
 	cs := t.candidates(h, &c)
 	for _, i := range cs {
-		b := t.mbucket(i)
+		b := t.bucket(i)
 		if j := b.find(k, tag); j >= 0 {
 			b.remove(j, t.lay)
-			t.entries--
+			t.entries.Add(-1)
 			return true
 		}
 	}
 	if t.stash.len() > 0 && t.stash.has(k) {
 		t.stash.remove(k)
-		t.mbucket(cs[0]).sync.addHint(-1)
-		t.entries--
+		t.bucket(cs[0]).sync.addHint(-1)
+		t.entries.Add(-1)
 		return true
 	}
 	return false
@@ -451,7 +337,7 @@ func (t *table[K, V]) delete(k K, h uint64, tag uint8) bool {
 func (t *table[K, V]) prefetchCandidates(h uint64) {
 	var c [hashfn.MaxChoices]uint64
 	for _, i := range t.candidates(h, &c) {
-		prefetchBucket(t.mbucket(i))
+		prefetchBucket(t.bucket(i))
 	}
 }
 

@@ -5,42 +5,18 @@ import (
 	"time"
 )
 
-// What snapshots (issue 6) need of the cache mode's expiries. A slot's
-// expiry is an absolute time in Unix nanoseconds by the store's clock (0:
-// none), so it can be saved as it is and restored in another process:
-//
-//   - table.entriesOf(i, &dst, &exps) reads bucket i's entries with their
-//     expiries, a consistent view of the bucket (cache.go);
-//   - Store.setExpiring stores an entry with an absolute expiry.
+// Expiry. A cache slot's expiry is an absolute time in Unix nanoseconds by
+// the cache's clock (0: none), kept beside the slot (bucketMeta), so that
+// a snapshot saves it as it is and another process restores it: Open
+// leaves out the entries whose expiry has passed by its clock.
 
-// setExpiring stores v for k to expire at exp (Unix nanoseconds by the
-// store's clock; 0: never), as SetWithTTL would have. An unbounded store
-// has no expiries and stores the entry as Set does, unless exp is set and
-// already past, in which case it stores nothing: a snapshot's expired
-// entry stays expired. It reports whether it stored the entry.
-func (s *Store[K, V]) setExpiring(k K, v V, exp int64) bool {
-	if exp != 0 && exp <= s.nowNanosAny() {
-		return false
+// nowOf returns the time by the clock of options o (the system clock when
+// none is set), in Unix nanoseconds.
+func nowOf(o *config) int64 {
+	if o.Clock != nil {
+		return o.Clock.Now().UnixNano()
 	}
-	if !s.cache {
-		s.Set(k, v)
-		return true
-	}
-	h := s.hash(k)
-	s.setCache(k, v, h, tagOf(h), exp, false)
-	return true
-}
-
-// nowNanosAny is nowNanos for any store: an unbounded one has no Clock
-// option set up, and uses Options.Clock or the system clock.
-func (s *Store[K, V]) nowNanosAny() int64 {
-	if s.clock != nil {
-		return s.nowNanos()
-	}
-	if s.opts.Clock != nil {
-		return s.opts.Clock.Now().UnixNano()
-	}
-	return systemClock{}.Now().UnixNano()
+	return time.Now().UnixNano()
 }
 
 // expiryAt returns the expiry of an entry set at now (Unix nanoseconds)

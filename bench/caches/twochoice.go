@@ -11,24 +11,16 @@ import (
 // replayable: the same workload and capacity give the same hit ratio.
 const twochoiceSeed = 1
 
-// twochoicePeers returns the unbounded store ("twochoice", go-left, for
-// throughput runs against the maps) and, with boundedRules on (it is since
-// the store's cache mode, MaxEntries > 0, came in issue 5), one bounded
-// peer per placement rule.
+// twochoicePeers returns the unbounded map ("twochoice", go-left, for
+// throughput runs against the maps) and one bounded cache per placement
+// rule.
 func twochoicePeers[K Key, V any]() []Peer[K, V] {
 	ps := []Peer[K, V]{{Name: "twochoice", Bounded: false, New: func(o Options) (Cache[K, V], error) {
 		if o.Capacity < 0 {
 			return nil, fmt.Errorf("%w: twochoice with capacity %d", ErrCapacity, o.Capacity)
 		}
-		c, err := NewTwochoice[K, V](bucket.GoLeft, Options{Sync: o.Sync})
-		if err == nil {
-			c.(*twochoiceCache[K, V]).name = "twochoice"
-		}
-		return c, err
+		return NewTwochoice[K, V](bucket.GoLeft, Options{Sync: o.Sync})
 	}}}
-	if !boundedRules {
-		return ps
-	}
 	for _, rule := range bucket.Placements() {
 		name := "twochoice-" + rule.String()
 		ps = append(ps, Peer[K, V]{Name: name, Bounded: true, New: func(o Options) (Cache[K, V], error) {
@@ -41,13 +33,9 @@ func twochoicePeers[K Key, V any]() []Peer[K, V] {
 	return ps
 }
 
-// boundedRules says whether the store has a cache mode yet (see
-// twochoicePeers).
-const boundedRules = true
-
-// NewTwochoice returns a twochoice store under rule, bounded to o.Capacity
-// entries (0: unbounded). The store needs no background work, so o.Sync
-// changes nothing.
+// NewTwochoice returns a twochoice cache under rule, bounded to o.Capacity
+// entries, or with o.Capacity 0 the unbounded map (go-left, whatever rule
+// says). Neither needs background work, so o.Sync changes nothing.
 func NewTwochoice[K Key, V any](rule bucket.Placement, o Options) (Cache[K, V], error) {
 	if o.Capacity < 0 {
 		return nil, fmt.Errorf("%w: twochoice with capacity %d", ErrCapacity, o.Capacity)
@@ -56,7 +44,14 @@ func NewTwochoice[K Key, V any](rule bucket.Placement, o Options) (Cache[K, V], 
 	if rule == bucket.OneChoice {
 		d = 1
 	}
-	s, err := store.New[K, V](store.Options{
+	if o.Capacity == 0 {
+		m, err := store.NewMap[K, V](store.MapOptions{Seed: twochoiceSeed})
+		if err != nil {
+			return nil, fmt.Errorf("caches: twochoice: %w", err)
+		}
+		return &twochoiceCache[K, V]{kv: m, name: "twochoice"}, nil
+	}
+	s, err := store.NewCache[K, V](store.CacheOptions{
 		MaxEntries: o.Capacity,
 		Placement:  rule,
 		Choices:    d,
@@ -65,25 +60,33 @@ func NewTwochoice[K Key, V any](rule bucket.Placement, o Options) (Cache[K, V], 
 	if err != nil {
 		return nil, fmt.Errorf("caches: twochoice-%v: %w", rule, err)
 	}
-	return &twochoiceCache[K, V]{s: s, name: "twochoice-" + rule.String()}, nil
+	return &twochoiceCache[K, V]{kv: s, name: "twochoice-" + rule.String()}, nil
+}
+
+// twochoiceKV is what the adapter needs of a store.Map or a store.Cache.
+type twochoiceKV[K Key, V any] interface {
+	Get(K) (V, bool)
+	Set(K, V)
+	Len() int
+	Report() *store.Report
 }
 
 type twochoiceCache[K Key, V any] struct {
-	s    *store.Store[K, V]
+	kv   twochoiceKV[K, V]
 	name string
 }
 
 func (c *twochoiceCache[K, V]) Name() string        { return c.name }
-func (c *twochoiceCache[K, V]) Get(key K) (V, bool) { return c.s.Get(key) }
-func (c *twochoiceCache[K, V]) Set(key K, value V)  { c.s.Set(key, value) }
-func (c *twochoiceCache[K, V]) Len() int            { return c.s.Len() }
+func (c *twochoiceCache[K, V]) Get(key K) (V, bool) { return c.kv.Get(key) }
+func (c *twochoiceCache[K, V]) Set(key K, value V)  { c.kv.Set(key, value) }
+func (c *twochoiceCache[K, V]) Len() int            { return c.kv.Len() }
 func (c *twochoiceCache[K, V]) Close()              {}
 
-// Store returns the store behind a twochoice adapter, for its load report,
+// Report returns the load report of the store behind a twochoice adapter,
 // or nil for any other cache.
-func Store[K Key, V any](c Cache[K, V]) *store.Store[K, V] {
+func Report[K Key, V any](c Cache[K, V]) *store.Report {
 	if t, ok := c.(*twochoiceCache[K, V]); ok {
-		return t.s
+		return t.kv.Report()
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/twochoice/twochoice/bench/caches"
 	"github.com/twochoice/twochoice/bench/hitratio"
 	"github.com/twochoice/twochoice/bench/measure"
-	"github.com/twochoice/twochoice/internal/race"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // tracesDir is ../shared/traces seen from the repository's root.
@@ -333,7 +333,7 @@ func TestLIRSCorpus(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("the LIRS traces are not at %s (%v): the real-trace tests need ../shared/traces beside the repository", dir, err)
 	}
-	if race.Enabled && testing.Short() {
+	if testutil.Race && testing.Short() {
 		t.Skip("every cache on the LIRS traces is slow under the race detector; the suite without -race runs it")
 	}
 	list := dir

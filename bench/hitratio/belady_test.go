@@ -13,7 +13,7 @@ import (
 
 	"github.com/twochoice/twochoice/bench/caches"
 	"github.com/twochoice/twochoice/bench/workload"
-	"github.com/twochoice/twochoice/internal/race"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // beladySeed replays the random tests of Belady's optimum: 0 draws a seed
@@ -215,7 +215,7 @@ func TestBeladyMatchesReference(t *testing.T) {
 // over its capacity (see package caches), so it is held to the optimum of
 // one entry more.
 func TestBeladyBoundsEveryCache(t *testing.T) {
-	if race.Enabled && testing.Short() {
+	if testutil.Race && testing.Short() {
 		t.Skip("hundreds of replays of every cache are slow under the race detector; the suite without -race runs them")
 	}
 	r := rand.New(rand.NewPCG(randomSeed(t), 3))
@@ -346,7 +346,7 @@ func TestBeladyReferenceFigures(t *testing.T) {
 			if c.trace == "P12.lis.zst" && testing.Short() {
 				t.Skip("13.2 million requests; skipped in -short mode")
 			}
-			if strings.HasSuffix(c.trace, ".lis.zst") && testing.Short() && race.Enabled {
+			if strings.HasSuffix(c.trace, ".lis.zst") && testing.Short() && testutil.Race {
 				t.Skip("decoding an ARC trace is slow under the race detector; the suite without -race checks it")
 			}
 			p := filepath.Join(tracesDir, c.trace)

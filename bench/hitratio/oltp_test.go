@@ -9,7 +9,7 @@ import (
 
 	"github.com/twochoice/twochoice/bench/caches"
 	"github.com/twochoice/twochoice/bench/workload"
-	"github.com/twochoice/twochoice/internal/race"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // tracesDir is ../shared/traces seen from the repository's root.
@@ -123,7 +123,7 @@ const otterSpread = 1.0
 // own configuration puts it. The -short suite checks LRU and ARC at 1,000
 // entries.
 func TestOLTPMatchesReference(t *testing.T) {
-	if testing.Short() && race.Enabled {
+	if testing.Short() && testutil.Race {
 		t.Skip("decoding and replaying OLTP under the race detector takes 20 s; the suite without -race checks it")
 	}
 	open := loadTrace(t, "OLTP.lis.zst")
@@ -178,7 +178,7 @@ func TestOLTPMatchesReference(t *testing.T) {
 const peerSlack = 0.5
 
 func TestOLTPTwochoiceBeatsPeers(t *testing.T) {
-	if testing.Short() && race.Enabled {
+	if testing.Short() && testutil.Race {
 		t.Skip("decoding and replaying OLTP under the race detector takes 20 s; the suite without -race checks it")
 	}
 	open := loadTrace(t, "OLTP.lis.zst")

@@ -7,7 +7,6 @@ import (
 
 	"github.com/twochoice/twochoice/bench/caches"
 	"github.com/twochoice/twochoice/bench/workload"
-	"github.com/twochoice/twochoice/internal/race"
 )
 
 // arena holds a run's request streams. Streams of integer keys hold no
@@ -25,7 +24,7 @@ type arena[K caches.Key] struct {
 func (a *arena[K]) make(n int) []workload.Request[K] {
 	// Under the race detector streams stay in the Go heap: it watches only
 	// memory it knows.
-	if n == 0 || race.Enabled || reflect.TypeFor[K]().Kind() == reflect.String {
+	if n == 0 || raceEnabled || reflect.TypeFor[K]().Kind() == reflect.String {
 		return make([]workload.Request[K], n)
 	}
 	size := uintptr(n) * unsafe.Sizeof(workload.Request[K]{})

@@ -452,8 +452,8 @@ func (r *runner[K]) memory() (map[key]MemoryResult, map[key]*store.Report, error
 			if err != nil {
 				return nil, nil, fmt.Errorf("measure: memory of %s at %d: %w", p.Name, cp, err)
 			}
-			if s := caches.Store(cache); s != nil {
-				loads[key{p.Name, cp, 0}] = s.Load()
+			if r := caches.Report(cache); r != nil {
+				loads[key{p.Name, cp, 0}] = r
 			}
 			cache.Close()
 			mem[key{p.Name, cp, 0}] = m

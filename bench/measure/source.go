@@ -9,7 +9,7 @@ import (
 	"github.com/twochoice/twochoice/bench/caches"
 	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/hashfn"
-	"github.com/twochoice/twochoice/internal/testkeys"
+	"github.com/twochoice/twochoice/internal/keyset"
 )
 
 // source holds a run's requests, generated or read before anything is
@@ -142,7 +142,7 @@ func (s *source[K]) readFile(f *workload.File[K], path string) error {
 
 // newStringSource builds the source of a workload with string keys.
 func newStringSource(sp Spec, seed uint64) (*source[string], error) {
-	src := &source[string]{keys: func(n int) []string { return testkeys.Synthetic(n, seed) }}
+	src := &source[string]{keys: func(n int) []string { return keyset.Synthetic(n, seed) }}
 	switch sp.Kind {
 	case Keys:
 		f, err := workload.OpenKeys(sp.Path)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/twochoice/twochoice/bench/measure"
-	"github.com/twochoice/twochoice/internal/testfs"
+	"github.com/twochoice/twochoice/internal/testutil"
 	"github.com/twochoice/twochoice/store"
 )
 
@@ -98,8 +98,17 @@ func TestGenerateNeedsTraces(t *testing.T) {
 // report has none for a cache; an unbounded store's shows its limit.
 func TestLoadLinesFluid(t *testing.T) {
 	res := &measure.Result{Capacities: []int{100}}
-	for _, o := range []store.Options{{MaxEntries: 100, Seed: 1}, {Seed: 1}} {
-		s, err := store.New[int, int](o)
+	for _, o := range []store.CacheOptions{{MaxEntries: 100, Seed: 1}, {}} {
+		var s interface {
+			Set(int, int)
+			Report() *store.Report
+		}
+		var err error
+		if o.MaxEntries > 0 {
+			s, err = store.NewCache[int, int](o)
+		} else {
+			s, err = store.NewMap[int, int](store.MapOptions{Seed: 1})
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +119,7 @@ func TestLoadLinesFluid(t *testing.T) {
 		if o.MaxEntries > 0 {
 			name = "twochoice-goleft"
 		}
-		res.Rows = append(res.Rows, measure.Row{Cache: name, Capacity: 100, Threads: 1, Load: s.Load()})
+		res.Rows = append(res.Rows, measure.Row{Cache: name, Capacity: 100, Threads: 1, Load: s.Report()})
 	}
 	var b bytes.Buffer
 	writeLoads(&b, res)
@@ -130,7 +139,7 @@ func TestLoadLinesFluid(t *testing.T) {
 // A report directory that cannot take a file is refused before minutes of
 // comparisons, not when their results are written.
 func TestGenerateUnwritableDir(t *testing.T) {
-	dir := testfs.ReadOnlyDir(t)
+	dir := testutil.ReadOnlyDir(t)
 	traces := t.TempDir()
 	for _, name := range []string{"OLTP.lis.zst", "P12.lis.zst"} {
 		// Not zstd: a run that got as far as reading them fails otherwise.

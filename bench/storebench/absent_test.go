@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/twochoice/twochoice/internal/testkeys"
+	"github.com/twochoice/twochoice/internal/keyset"
 )
 
 // The absent-key benchmark: Gets of keys the store does not hold, the
@@ -26,7 +26,7 @@ var (
 
 // getAbsentWorkload returns the Get workload's access sequence over keys
 // that are never inserted: the next len(w.keys) keys of the same
-// generator and seed. testkeys.Synthetic draws each key in turn from one
+// generator and seed. keyset.Synthetic draws each key in turn from one
 // stream and writes its index into it, so Synthetic(2n, 1) begins with
 // Synthetic(n, 1), the present keys, and its second half shares their
 // shapes and lengths but none of their strings.
@@ -34,9 +34,9 @@ func getAbsentWorkload(b *testing.B) workload {
 	w := getWorkload(b)
 	absentOnce.Do(func() {
 		n := len(w.keys)
-		all := testkeys.Synthetic(2*n, 1)
+		all := keyset.Synthetic(2*n, 1)
 		if !slices.Equal(all[:n], w.keys) {
-			panic("testkeys.Synthetic(2n) no longer begins with Synthetic(n): the absent keys may be present")
+			panic("keyset.Synthetic(2n) no longer begins with Synthetic(n): the absent keys may be present")
 		}
 		absentWl = newWorkload(all[n:], w.access)
 	})

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/twochoice/twochoice/hashfn"
-	"github.com/twochoice/twochoice/internal/pairedfill"
+	"github.com/twochoice/twochoice/internal/testutil"
 	"github.com/twochoice/twochoice/store"
 )
 
@@ -31,7 +31,7 @@ import (
 //	go run golang.org/x/perf/cmd/benchstat@latest int.txt
 
 // intStore is a Store[uint64, int64] as a kcache.
-type intStore struct{ s *store.Store[uint64, int64] }
+type intStore struct{ s *store.Map[uint64, int64] }
 
 func (c intStore) Get(k uint64) (int64, bool) { return c.s.Get(k) }
 func (c intStore) Set(k uint64, v int64)      { c.s.Set(k, v) }
@@ -60,8 +60,8 @@ func (c *lockedIntMap) Set(k uint64, v int64) {
 // intHashes are the families the integer-key benchmarks run the store with.
 var intHashes = []hashfn.Kind{hashfn.XXHash, hashfn.Tabulation}
 
-func newIntStore(h hashfn.Kind) *store.Store[uint64, int64] {
-	s, err := store.New[uint64, int64](store.Options{Seed: 1, Hash: h})
+func newIntStore(h hashfn.Kind) *store.Map[uint64, int64] {
+	s, err := store.NewMap[uint64, int64](store.MapOptions{Seed: 1, Hash: h})
 	if err != nil {
 		panic(err)
 	}
@@ -153,7 +153,7 @@ func BenchmarkIntSetGrowingRatio(b *testing.B) {
 				}
 				runtime.KeepAlive(m)
 			}
-			pairedfill.Run(b, n, fillStore, fillMap)
+			testutil.PairedFill(b, n, fillStore, fillMap)
 		})
 	}
 }

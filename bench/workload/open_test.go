@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/twochoice/twochoice/internal/testfs"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 func compress(t *testing.T, b []byte) []byte {
@@ -188,7 +188,7 @@ func TestOpenStdin(t *testing.T) {
 	if err := os.WriteFile(p, compress(t, []byte("a\nb\x00\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, restore := testfs.Stdin(t, p)
+	in, restore := testutil.Stdin(t, p)
 	defer restore()
 	var keys []string
 	err := ScanKeyFile(StdinPath, nil, func(_ int, key []byte) error {

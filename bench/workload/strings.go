@@ -7,7 +7,7 @@ import (
 
 // Strings returns w with each key i replaced by names[i], so that a
 // generator of integer ranks drives a cache of string keys (realistic names
-// from internal/testkeys, say) without allocating per request. A key past
+// from internal/keyset, say) without allocating per request. A key past
 // the end of names is an ErrRange error. The workload keeps names, which the
 // caller must not change while it is read.
 func Strings(w Workload[uint64], names []string) Workload[string] {

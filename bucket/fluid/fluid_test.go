@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/twochoice/twochoice/bucket"
-	"github.com/twochoice/twochoice/internal/racetest"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // sig4 reports whether got equals want to four significant digits.
@@ -99,7 +99,7 @@ func logPoissonTail(t float64, k int) float64 {
 
 // One choice is Poisson: every share, down to 1e-300, to 4 digits.
 func TestOneChoiceIsPoisson(t *testing.T) {
-	racetest.SkipOneGoroutine(t, "many solves")
+	testutil.SkipOneGoroutine(t, "many solves")
 	for _, load := range []float64{0.25, 1, 4.5, 20} {
 		r := solve(t, Params{Placement: bucket.OneChoice, D: 1, Load: load})
 		if len(r.ShareAtLeast) < 60 {
@@ -133,7 +133,7 @@ func TestTwoChoicesTanh(t *testing.T) {
 // Every ball is in a bin (mean load = Σ_k s_k) or has overflowed, for every
 // rule, d, load and capacity.
 func TestConservation(t *testing.T) {
-	racetest.SkipOneGoroutine(t, "many solves")
+	testutil.SkipOneGoroutine(t, "many solves")
 	for _, p := range bucket.Placements() {
 		for _, d := range []int{1, 2, 3, 8} {
 			if p == bucket.OneChoice && d != 1 {
@@ -186,7 +186,7 @@ func TestTailOrdering(t *testing.T) {
 
 // REFERENCE.md's sizing table (capacity 8), to its two digits.
 func TestSizingTable(t *testing.T) {
-	racetest.SkipOneGoroutine(t, "many solves")
+	testutil.SkipOneGoroutine(t, "many solves")
 	us := []float64{0.70, 0.75, 0.80, 0.85, 0.90, 0.95}
 	rows := []struct {
 		p    bucket.Placement
@@ -392,7 +392,7 @@ func TestSubnormalLoads(t *testing.T) {
 // SolveProgress reports a fraction that never goes back, stays in [0, 1]
 // and ends at 1, and solves exactly what SolveContext solves.
 func TestSolveProgress(t *testing.T) {
-	racetest.SkipOneGoroutine(t, "many solves")
+	testutil.SkipOneGoroutine(t, "many solves")
 	p := Params{Placement: bucket.GoLeft, D: 3, Load: 40, Capacity: 0}
 	var got []float64
 	res, err := SolveProgress(context.Background(), p, func(f float64) { got = append(got, f) })

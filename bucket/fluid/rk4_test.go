@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/twochoice/twochoice/bucket"
-	"github.com/twochoice/twochoice/internal/racetest"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // rk4 integrates REFERENCE.md's equations as they are written, in the
@@ -104,7 +104,7 @@ func rk4(goLeft bool, d, levels, capacity int, load float64, steps int) (y [][]f
 // keeps a relative error on the tails, which grow like t^a at the start:
 // float64 holds them down to 10⁻³⁰⁸).
 func TestAgainstRK4(t *testing.T) {
-	racetest.SkipOneGoroutine(t, "many solves")
+	testutil.SkipOneGoroutine(t, "many solves")
 	for _, c := range []struct {
 		p        bucket.Placement
 		d        int

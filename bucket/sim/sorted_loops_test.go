@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/twochoice/twochoice/bucket"
-	"github.com/twochoice/twochoice/internal/racetest"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // sortedPart fills part with a sorted state (fullest first) of random
@@ -39,7 +39,7 @@ func sortedPart(rng *rand.Rand, part []uint8, next []uint32, base uint32, top in
 // bins, counters, stream state and stop. Under purego or off amd64 the two
 // are the same code and the test checks nothing new.
 func TestSortedLoopsMatchGo(t *testing.T) {
-	racetest.SkipOneGoroutine(t, "assembly loops against their Go twins")
+	testutil.SkipOneGoroutine(t, "assembly loops against their Go twins")
 	seed := uint64(20261130)
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
@@ -115,7 +115,7 @@ func TestSortedLoopsMatchGo(t *testing.T) {
 // 255, and requires the same bins, counters, states and stops; every kind
 // of stop, of either chain, must come up.
 func TestPairedLoopsMatchGo(t *testing.T) {
-	racetest.SkipOneGoroutine(t, "assembly loops against their Go twins")
+	testutil.SkipOneGoroutine(t, "assembly loops against their Go twins")
 	seed := uint64(20261201)
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/twochoice/twochoice/bucket/fluid"
-	"github.com/twochoice/twochoice/internal/testfs"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // runCLIWithin is runCLI that fails the test, instead of hanging it, when
@@ -296,7 +296,7 @@ func TestPlotKeptOnFullDisk(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("mounting a small tmpfs needs root")
 	}
-	dir := testfs.SmallTmpfs(t, "64k")
+	dir := testutil.SmallTmpfs(t, "64k")
 	chart := filepath.Join(dir, "shares.svg")
 	if code, _, errOut := runCLI("fluid", "--plot", chart); code != 0 {
 		t.Fatalf("fluid --plot: exit %d, %s", code, errOut)

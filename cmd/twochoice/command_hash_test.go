@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/twochoice/twochoice/hashfn"
-	"github.com/twochoice/twochoice/internal/testfs"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // hashJSON runs the hash command with --format json and returns its rows.
@@ -82,7 +82,7 @@ func withStdin(t *testing.T, data string, f func()) {
 	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, restore := testfs.Stdin(t, p)
+	_, restore := testutil.Stdin(t, p)
 	defer restore()
 	f()
 }

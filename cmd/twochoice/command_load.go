@@ -87,7 +87,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		o.Choices = 1
 	}
 	o.SizeHint, o.Growth = *sizeHint, *growth
-	s, err := store.New[string, uint64](o)
+	s, err := store.NewMap[string, uint64](o)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -98,7 +98,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	if err := loadKeys(ctx, s, *keysPath, stderr, *quiet); err != nil {
 		return interrupted(ctx, err)
 	}
-	r := s.Load()
+	r := s.Report()
 	sum, err := newSnapSummary([][]uint64{r.Histogram}, uint64(r.Stash), r.Placement, r.Choices, r.BucketSize, r.Hash.String(), r.Seed, r.MaxEntries > 0)
 	if err != nil {
 		return err
@@ -132,7 +132,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 // It reads the file with scanKeyFile, as serve does: Ctrl-C stops it, and
 // a file without a key is an error (its snapshot would be of an empty
 // store, most likely from the wrong file).
-func loadKeys(ctx context.Context, s *store.Store[string, uint64], path string, stderr io.Writer, quiet bool) error {
+func loadKeys(ctx context.Context, s *store.Map[string, uint64], path string, stderr io.Writer, quiet bool) error {
 	bar := cli.NewProgress(stderr, "load", quiet)
 	defer bar.Done()
 	return scanKeyFile(ctx, path, func(frac float64) {

@@ -14,7 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/twochoice/twochoice/internal/testfs"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // loadSummary runs load on a key file and returns its JSON summary.
@@ -93,7 +93,7 @@ func TestLoadOutSymlink(t *testing.T) {
 	linkDir := t.TempDir()
 	readOnly := false
 	if os.Geteuid() == 0 {
-		linkDir = testfs.SmallTmpfs(t, "1m")
+		linkDir = testutil.SmallTmpfs(t, "1m")
 	}
 	link := filepath.Join(linkDir, "link.snap")
 	if err := os.Symlink(target, link); err != nil {

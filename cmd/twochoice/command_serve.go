@@ -182,9 +182,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return interrupted(ctx, err)
 	}
-	o = srv.Store.Options()
+	r := srv.Store.Report()
 	fmt.Fprintf(stderr, "loaded %d keys from %s in %s: %s, d = %d, buckets of %d, %s, seed %d\n",
-		srv.Loaded, workload.InputName(source), time.Since(start).Round(time.Millisecond), o.Placement, o.Choices, o.BucketSize, o.Hash, o.Seed)
+		srv.Loaded, workload.InputName(source), time.Since(start).Round(time.Millisecond), r.Placement, r.Choices, r.BucketSize, r.Hash, r.Seed)
 	if !loopback(srv.Addr()) {
 		shown := "configuration"
 		if *showSeed {
@@ -220,12 +220,23 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 }
 
 // openSnapshot opens the snapshot at path for serve, or returns ctx's
-// error as soon as ctx is done (Ctrl-C). store.Open takes no context, and
-// takes seconds for millions of keys (5.7 s for 5,000,000), which a
-// Ctrl-C should not wait for (untilDone).
-func openSnapshot(ctx context.Context, path string) (*store.Store[string, uint64], error) {
-	return untilDone(ctx, func() (*store.Store[string, uint64], error) {
-		return store.Open[string, uint64](path, nil)
+// error as soon as ctx is done (Ctrl-C): a map's snapshot, or a cache's.
+// Opening takes no context, and takes seconds for millions of keys (5.7 s
+// for 5,000,000), which a Ctrl-C should not wait for (untilDone).
+func openSnapshot(ctx context.Context, path string) (serve.Store, error) {
+	return untilDone(ctx, func() (serve.Store, error) {
+		m, err := store.OpenMap[string, uint64](path, nil)
+		if err == nil {
+			return m, nil
+		}
+		if !errors.Is(err, store.ErrOptionsMismatch) {
+			return nil, err
+		}
+		c, cerr := store.OpenCache[string, uint64](path, nil)
+		if cerr != nil {
+			return nil, err
+		}
+		return c, nil
 	})
 }
 

@@ -24,7 +24,7 @@ func TestServeInterruptedOpening(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the command as a process of its own")
 	}
-	s, err := store.New[string, uint64](store.Options{Seed: 5})
+	s, err := store.NewMap[string, uint64](store.MapOptions{Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

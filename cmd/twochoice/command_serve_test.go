@@ -225,7 +225,7 @@ func TestServeSnapshot(t *testing.T) {
 	if code, _, errOut := runCLI("load", "--keys", keys, "--out", snap, "--seed", "7", "--placement", "dchoice"); code != 0 {
 		t.Fatalf("load: %d %s", code, errOut)
 	}
-	saved, err := store.Open[string, uint64](snap, nil)
+	saved, err := store.OpenMap[string, uint64](snap, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestServeSnapshot(t *testing.T) {
 	}
 	err = json.NewDecoder(resp.Body).Decode(&doc)
 	resp.Body.Close()
-	want := saved.Load()
+	want := saved.Report()
 	if err != nil || doc.Entries != 5000 || doc.Placement != "dchoice" || doc.Seed != 7 || len(doc.Histogram) == 0 {
 		t.Fatalf("JSON: %+v, %v", doc, err)
 	}
@@ -267,12 +267,12 @@ func TestServeSnapshot(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("POST %s.snapshot: %d, %v", page, resp.StatusCode, err)
 	}
-	again, err := store.Open[string, uint64](got, nil)
+	again, err := store.OpenMap[string, uint64](got, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Len() != saved.Len() || again.Load().String() != want.String() {
-		t.Errorf("downloaded snapshot: %d keys\n%s\nwant %d\n%s", again.Len(), again.Load(), saved.Len(), want)
+	if again.Len() != saved.Len() || again.Report().String() != want.String() {
+		t.Errorf("downloaded snapshot: %d keys\n%s\nwant %d\n%s", again.Len(), again.Report(), saved.Len(), want)
 	}
 	stop()
 }
@@ -362,7 +362,7 @@ func pixels(img image.Image, c color.RGBA) int {
 // A snapshot of an empty store is served without a workload, and with one
 // is refused as the file's shortcoming (exit 1), not a usage error.
 func TestServeEmptySnapshot(t *testing.T) {
-	s, err := store.New[string, uint64](store.Options{Seed: 5})
+	s, err := store.NewMap[string, uint64](store.MapOptions{Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/bucket/fluid"
 	"github.com/twochoice/twochoice/bucket/sim"
-	"github.com/twochoice/twochoice/internal/testfs"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 func TestSimTable(t *testing.T) {
@@ -450,7 +450,7 @@ func TestSimHelpLoadBound(t *testing.T) {
 // they used to be thrown away with the chart, after a run that may have
 // taken hours. Every command with --plot does the same.
 func TestResultsPrintedWhenPlotFails(t *testing.T) {
-	dir := testfs.SmallTmpfs(t, "64k")
+	dir := testutil.SmallTmpfs(t, "64k")
 	snap := filepath.Join(t.TempDir(), "k.snap")
 	if code, _, errOut := runCLI("load", "--keys", writeKeys(t, 100), "--out", snap, "--quiet"); code != 0 {
 		t.Fatalf("load: %d %q", code, errOut)

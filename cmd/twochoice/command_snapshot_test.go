@@ -14,8 +14,7 @@ import (
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/internal/snapshot"
-	"github.com/twochoice/twochoice/internal/snapshot/snaptest"
-	"github.com/twochoice/twochoice/internal/testfs"
+	"github.com/twochoice/twochoice/internal/testutil"
 	"github.com/twochoice/twochoice/store"
 )
 
@@ -90,7 +89,7 @@ func TestLoadInspectRoundTrip(t *testing.T) {
 		if obj["entries"].(float64) != 20000 || len(obj["histogram"].([]any)) != int(obj["bucket_size"].(float64))+1 {
 			t.Fatalf("JSON: %s", inspOut)
 		}
-		s, err := store.Open[string, uint64](snap, nil)
+		s, err := store.OpenMap[string, uint64](snap, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +129,7 @@ func TestInspectWithoutShapes(t *testing.T) {
 	if code, _, errOut := runCLI("load", "--keys", writeKeys(t, 100), "--out", snap, "--quiet"); code != 0 {
 		t.Fatalf("load: code %d, stderr %q", code, errOut)
 	}
-	snaptest.RewriteMeta(t, snap, func(m *snapshot.Meta) { m.KeyDesc, m.ValueDesc = nil, nil }, 0)
+	testutil.RewriteMeta(t, snap, func(m *snapshot.Meta) { m.KeyDesc, m.ValueDesc = nil, nil }, 0)
 	code, out, errOut := runCLI("inspect", "--quiet", snap)
 	if code != 0 {
 		t.Fatalf("inspect: code %d, stderr %q", code, errOut)
@@ -139,7 +138,7 @@ func TestInspectWithoutShapes(t *testing.T) {
 	if !strings.Contains(out, want) || !strings.Contains(out, "\nkey and value shapes not recorded (saved before they were): Open checks the type names alone\n") || strings.Contains(out, "key shape") {
 		t.Fatalf("inspect of a file without shapes:\n%s", out)
 	}
-	if _, err := store.Open[string, uint64](snap, nil); err != nil {
+	if _, err := store.OpenMap[string, uint64](snap, nil); err != nil {
 		t.Fatalf("a file without shapes, opened with the types it names: %v", err)
 	}
 }
@@ -190,11 +189,11 @@ func TestInspectOtherTypes(t *testing.T) {
 		N    int
 	}
 	dir := t.TempDir()
-	si, err := store.New[int64, [16]byte](store.Options{Placement: 2, Choices: 3, Seed: 3})
+	si, err := store.NewMap[int64, [16]byte](store.MapOptions{Placement: bucket.Halves, Choices: 3, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, err := store.New[[8]byte, rec](store.Options{BucketSize: 4, Hash: 1, Seed: 4})
+	ss, err := store.NewMap[[8]byte, rec](store.MapOptions{BucketSize: 4, Hash: 1, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +247,7 @@ func TestLoadOutCheckedFirst(t *testing.T) {
 	missing := filepath.Join(dir, "keys.txt")
 	outs := []string{filepath.Join(dir, "nosuch", "k.snap"), filepath.Join(file, "k.snap")}
 	if os.Geteuid() == 0 { // else ReadOnlyDir skips the whole test
-		outs = append(outs, filepath.Join(testfs.ReadOnlyDir(t), "k.snap"))
+		outs = append(outs, filepath.Join(testutil.ReadOnlyDir(t), "k.snap"))
 	}
 	for _, out := range outs {
 		code, stdout, errOut := runCLI("load", "--keys", missing, "--out", out, "--quiet")
@@ -316,8 +315,8 @@ func TestInspectHugeTable(t *testing.T) {
 // buckets of 2 slots): it checked records against BucketSize and called
 // the file corrupt at its second record.
 func TestInspectCacheWithLargerBuckets(t *testing.T) {
-	o := store.Options{MaxEntries: 10, BucketSize: 1, Placement: bucket.DoubleHash, Seed: 3}
-	s, err := store.New[string, uint64](o)
+	o := store.CacheOptions{MaxEntries: 10, BucketSize: 1, Placement: bucket.DoubleHash, Seed: 3}
+	s, err := store.NewCache[string, uint64](o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,15 +34,14 @@ func addStoreFlags(fs *flag.FlagSet, seed uint64, seedUsage string) *storeFlags 
 	return f
 }
 
-// options returns the store options the flags ask for.
-func (f *storeFlags) options() store.Options {
-	return store.Options{Placement: f.placement, Choices: *f.choices, BucketSize: *f.bucketSize, Hash: f.hash, Seed: *f.seed}
+// options returns the map options the flags ask for.
+func (f *storeFlags) options() store.MapOptions {
+	return store.MapOptions{Placement: f.placement, Choices: *f.choices, BucketSize: *f.bucketSize, Hash: f.hash, Seed: *f.seed}
 }
 
 // check refuses flag values the store would quietly replace: a 0 for
-// --choices or --bucket-size means "the default" to store.Options, but on
-// the command line it is a mistake; and the store would turn one choice
-// with d != 1 into its default rule. The upper bounds are the store's.
+// --choices or --bucket-size means "the default" to store.MapOptions, but
+// on the command line it is a mistake. The upper bounds are the store's.
 func (f *storeFlags) check(fs *flag.FlagSet) error {
 	set := flagsGiven(fs)
 	if *f.choices < 1 {

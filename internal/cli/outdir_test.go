@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/twochoice/twochoice/internal/testfs"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // A directory that takes no file is named in WritableDir's error, and the
 // probe file is not: "open d/.twochoice-probe-2510569322: permission
 // denied" used to follow.
 func TestWritableDirNamesNoProbe(t *testing.T) {
-	dir := testfs.ReadOnlyDir(t)
+	dir := testutil.ReadOnlyDir(t)
 	err := WritableDir(dir)
 	if err == nil || !strings.Contains(err.Error(), "cannot write in "+dir+": ") || strings.Contains(err.Error(), "probe") {
 		t.Errorf("%v", err)

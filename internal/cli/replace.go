@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 
-	"github.com/twochoice/twochoice/internal/symlink"
+	"github.com/twochoice/twochoice/internal/snapshot"
 )
 
 // ReplaceFile writes data to path, whole or not at all: to a temporary
@@ -65,11 +65,11 @@ func Regular(path string, fi fs.FileInfo) error {
 }
 
 // LinkTarget is the file ReplaceFile replaces, whose directory must take
-// its temporary file: symlink.Target's answer, or path itself where that
+// its temporary file: snapshot.Target's answer, or path itself where that
 // fails (a link that cannot be read, a loop), for the write to meet the
 // error there.
 func LinkTarget(path string) string {
-	if t, err := symlink.Target(path); err == nil {
+	if t, err := snapshot.Target(path); err == nil {
 		return t
 	}
 	return path

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/twochoice/twochoice/internal/testfs"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // A write that fails on a full disk leaves the file already there whole
 // and no temporary file; a named pipe is refused, not replaced.
 func TestReplaceFile(t *testing.T) {
-	dir := testfs.SmallTmpfs(t, "64k")
+	dir := testutil.SmallTmpfs(t, "64k")
 	path := filepath.Join(dir, "results.md")
 	old := []byte("complete results\n")
 	if err := ReplaceFile(path, old); err != nil {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/twochoice/twochoice/internal/testfs"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 func sample() *Chart {
@@ -177,7 +177,7 @@ func TestCheckFile(t *testing.T) {
 	}
 	bads := []string{filepath.Join(dir, "out.txt"), filepath.Join(dir, "nosuch", "x.svg"), filepath.Join(dir, "a.SVG", "x.png"), filepath.Join(dir, "d.svg")}
 	if os.Geteuid() == 0 {
-		bads = append(bads, filepath.Join(testfs.ReadOnlyDir(t), "x.svg"))
+		bads = append(bads, filepath.Join(testutil.ReadOnlyDir(t), "x.svg"))
 	}
 	for _, bad := range bads {
 		if err := CheckFile(bad); !errors.Is(err, ErrChart) {
@@ -226,7 +226,7 @@ func TestWriteFileKeepsOldFile(t *testing.T) {
 	}
 	if os.Geteuid() == 0 {
 		// A full disk: the write fails, and the old chart stays whole.
-		full := testfs.SmallTmpfs(t, "64k")
+		full := testutil.SmallTmpfs(t, "64k")
 		path := filepath.Join(full, "old.svg")
 		if err := sample().WriteFile(path); err != nil {
 			t.Fatal(err)

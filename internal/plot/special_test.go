@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/twochoice/twochoice/internal/testfs"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // A --plot path that is a named pipe, or a link to one (or to a device),
@@ -53,7 +53,7 @@ func TestNotARegularFile(t *testing.T) {
 // instead, so that "sim --plot link.svg" ran and then failed, naming the
 // temporary file.
 func TestCheckFileFollowsLink(t *testing.T) {
-	ro := testfs.SmallTmpfs(t, "1m")
+	ro := testutil.SmallTmpfs(t, "1m")
 	chart := filepath.Join(ro, "c.svg")
 	if err := sample().WriteFile(chart); err != nil {
 		t.Fatal(err)

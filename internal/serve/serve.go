@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net"
 	"net/http"
 	"slices"
@@ -31,7 +32,7 @@ type Config struct {
 	// store opened from a snapshot, say); Options and Progress are then
 	// unused, and the workload asks for Keys, or for the store's keys
 	// when Keys is empty. It may be empty only with the workload "none".
-	Store *store.Store[string, uint64]
+	Store Store
 	// Snapshots offers the store's snapshot for download, on POST
 	// /NAME.snapshot: every key and value.
 	Snapshots bool
@@ -43,8 +44,8 @@ type Config struct {
 	// address listened on, that requests may give as their Host; others
 	// get 421 (storehttp.LoopbackOnly).
 	Hosts []string
-	// Options configure the store.
-	Options store.Options
+	// Options configure the map built of Keys.
+	Options store.MapOptions
 	// Workload is run against the store while it is served.
 	Workload Workload
 	// Expvar also publishes the store in expvar (at /debug/vars, under
@@ -69,9 +70,28 @@ const (
 	idleTimeout       = time.Minute
 )
 
+// Store is what serving needs of a store: a *store.Map[string, uint64] or
+// a *store.Cache[string, uint64].
+type Store interface {
+	Get(k string) (uint64, bool)
+	Set(k string, v uint64)
+	Delete(k string) bool
+	Len() int
+	All() iter.Seq2[string, uint64]
+	Stats() store.Stats
+	Report() *store.Report
+	Save(path string) error
+	SaveContext(ctx context.Context, path string, progress func(done, total uint64)) error
+}
+
+var (
+	_ Store = (*store.Map[string, uint64])(nil)
+	_ Store = (*store.Cache[string, uint64])(nil)
+)
+
 // Server is a store being served.
 type Server struct {
-	Store *store.Store[string, uint64]
+	Store Store
 	// Loaded is the number of entries the store held when the workload
 	// started: the keys loaded. Store.Len moves as soon as the workload
 	// deletes or inserts.
@@ -112,10 +132,11 @@ func Start(ctx context.Context, c Config) (srv *Server, err error) {
 	}
 	s := c.Store
 	if s == nil {
-		var err error
-		if s, err = store.New[string, uint64](c.Options); err != nil {
+		m, err := store.NewMap[string, uint64](c.Options)
+		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
+		s = m
 		for i, k := range c.Keys {
 			s.Set(k, uint64(i))
 			if i%65536 == 0 {

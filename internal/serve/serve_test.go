@@ -29,7 +29,7 @@ func TestConfigErrors(t *testing.T) {
 	for name, c := range map[string]Config{
 		"no keys":       {Name: "s", Workload: ok},
 		"bad name":      {Name: "a/b", Keys: keys(3), Workload: ok},
-		"bad options":   {Name: "s", Keys: keys(3), Workload: ok, Options: store.Options{Choices: 99}},
+		"bad options":   {Name: "s", Keys: keys(3), Workload: ok, Options: store.MapOptions{Choices: 99}},
 		"bad workload":  {Name: "s", Keys: keys(3), Workload: Workload{Kind: "lognormal", Threads: 1}},
 		"bad zipf":      {Name: "s", Keys: keys(3), Workload: Workload{Kind: "zipf", Threads: 1}},
 		"bad shares":    {Name: "s", Keys: keys(3), Workload: Workload{Kind: "uniform", Threads: 1, Writes: 0.6, Deletes: 0.6}},

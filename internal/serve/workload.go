@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/twochoice/twochoice/bench/workload"
-	"github.com/twochoice/twochoice/store"
 )
 
 // Workload configures the synthetic requests run against the store.
@@ -73,7 +72,7 @@ const MaxThreads = 1024
 // driver runs a Workload against a store until stopped.
 type driver struct {
 	w    Workload
-	s    *store.Store[string, uint64]
+	s    Store
 	keys []string
 
 	ops     atomic.Uint64 // requests sent
@@ -82,7 +81,7 @@ type driver struct {
 	wg      sync.WaitGroup
 }
 
-func startWorkload(w Workload, s *store.Store[string, uint64], keys []string) (*driver, error) {
+func startWorkload(w Workload, s Store, keys []string) (*driver, error) {
 	d := &driver{w: w, s: s, keys: keys, stop: make(chan struct{})}
 	if w.Kind == "none" {
 		return d, nil

@@ -38,8 +38,11 @@ type Meta struct {
 	// stash.
 	Entries uint64 `codec:"entries" json:"entries"`
 	Stash   uint64 `codec:"stash" json:"stash"`
-	// MaxEntries is the store's bound (0: unbounded).
+	// MaxEntries is a cache's bound (0: a map, unbounded).
 	MaxEntries int `codec:"max_entries" json:"max_entries"`
+	// DefaultTTL is a cache's default time to live in nanoseconds (0:
+	// none). Files written before it was recorded have none.
+	DefaultTTL int64 `codec:"default_ttl,omitempty" json:"default_ttl,omitempty"`
 	// Created is when the snapshot's view was taken, in Unix nanoseconds.
 	Created int64 `codec:"created" json:"created"`
 	// Histogram[j][k] is the number of buckets of part j holding k entries.
@@ -104,6 +107,8 @@ func (m *Meta) check(fileSize int64) error {
 		return fmt.Errorf("%d entries claimed, more than a file of %d bytes holds", m.Entries, fileSize)
 	case m.MaxEntries < 0:
 		return fmt.Errorf("max entries %d", m.MaxEntries)
+	case m.DefaultTTL < 0 || m.DefaultTTL > 0 && m.MaxEntries == 0:
+		return fmt.Errorf("default TTL %d ns with max entries %d", m.DefaultTTL, m.MaxEntries)
 	case m.MaxEntries > 0 && (m.Entries > uint64(m.MaxEntries) || m.Buckets > uint64(m.MaxEntries) || uint64(m.MaxEntries) > m.Buckets*MaxBucketSize):
 		return fmt.Errorf("a cache of %d entries with %d entries in %d buckets", m.MaxEntries, m.Entries, m.Buckets)
 	}

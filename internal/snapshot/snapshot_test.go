@@ -18,7 +18,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/twochoice/twochoice/internal/testfs"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 type entry struct {
@@ -337,7 +337,7 @@ func TestBitFlips(t *testing.T) {
 // and leaves the previous snapshot whole. It needs a small file system,
 // which root can mount.
 func TestDiskFull(t *testing.T) {
-	dir := testfs.SmallTmpfs(t, "2m")
+	dir := testutil.SmallTmpfs(t, "2m")
 	path := filepath.Join(dir, "s.db")
 	small := sampleEntries(100, 10)
 	write(t, path, small)

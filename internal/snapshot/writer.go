@@ -15,7 +15,6 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/hashicorp/go-msgpack/v2/codec"
-	"github.com/twochoice/twochoice/internal/symlink"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -366,10 +365,6 @@ func (w *Writer) Abort() {
 		os.Remove(w.tmp)
 	}
 }
-
-// Target returns the file a save to path replaces: path itself, or the
-// file its symbolic links lead to (symlink.Target).
-func Target(path string) (string, error) { return symlink.Target(path) }
 
 // tmpMark joins a snapshot's path and the random suffix of its temporary
 // file: path + tmpMark + 12 lowercase hex digits.

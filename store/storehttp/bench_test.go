@@ -39,7 +39,7 @@ func keyStrings(n int) []string {
 // each of many viewers within MaxAge costs.
 func BenchmarkPage(b *testing.B) {
 	n := benchKeys()
-	s, _ := store.New[string, int](store.Options{Seed: 1})
+	s, _ := store.NewMap[string, int](store.MapOptions{Seed: 1})
 	for i, k := range keyStrings(n) {
 		s.Set(k, i)
 	}
@@ -66,9 +66,9 @@ type countingLoads struct {
 	n atomic.Int64
 }
 
-func (c *countingLoads) Load() *store.Report {
+func (c *countingLoads) Report() *store.Report {
 	c.n.Add(1)
-	return c.Store.Load()
+	return c.Store.Report()
 }
 
 // BenchmarkWorkloadWithViewers measures a write-heavy workload's time per
@@ -93,7 +93,7 @@ func BenchmarkWorkloadWithViewers(b *testing.B) {
 			name += ",fresh"
 		}
 		b.Run(name, func(b *testing.B) {
-			s, _ := store.New[string, int](store.Options{Seed: 1})
+			s, _ := store.NewMap[string, int](store.MapOptions{Seed: 1})
 			for i, k := range keys[:n] {
 				s.Set(k, i)
 			}
@@ -170,7 +170,7 @@ func BenchmarkWorkloadWithViewers(b *testing.B) {
 // a store of benchKeys keys, each burst starting with no view to share.
 func BenchmarkBurst(b *testing.B) {
 	n := benchKeys()
-	s, _ := store.New[string, int](store.Options{Seed: 1})
+	s, _ := store.NewMap[string, int](store.MapOptions{Seed: 1})
 	for i, k := range keyStrings(n) {
 		s.Set(k, i)
 	}

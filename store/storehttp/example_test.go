@@ -14,8 +14,8 @@ import (
 
 // One handler serves stores of different types, wherever it is mounted.
 func ExampleHandler() {
-	sessions, _ := store.New[string, int](store.Options{Seed: 1})
-	users, _ := store.New[uint64, []byte](store.Options{Seed: 2})
+	sessions, _ := store.NewMap[string, int](store.MapOptions{Seed: 1})
+	users, _ := store.NewMap[uint64, []byte](store.MapOptions{Seed: 2})
 	for i := range 1000 {
 		sessions.Set("session-"+strconv.Itoa(i), i)
 		users.Set(uint64(i), []byte("profile"))
@@ -62,7 +62,7 @@ func ExampleHandler() {
 // One call publishes a store in expvar, whose handler serves it at
 // /debug/vars with the process's other variables.
 func ExamplePublishExpvar() {
-	s, _ := store.New[string, int](store.Options{Seed: 1})
+	s, _ := store.NewMap[string, int](store.MapOptions{Seed: 1})
 	for i := range 500 {
 		s.Set(strconv.Itoa(i), i)
 	}
@@ -85,7 +85,7 @@ func ExamplePublishExpvar() {
 // page that makes its own host name resolve to 127.0.0.1 (DNS rebinding)
 // cannot read them.
 func ExampleLoopbackOnly() {
-	s, _ := store.New[string, int](store.Options{Seed: 1})
+	s, _ := store.NewMap[string, int](store.MapOptions{Seed: 1})
 	h := storehttp.NewHandler(nil)
 	h.Add("sessions", s)
 	mux := http.NewServeMux()

@@ -18,7 +18,7 @@ var expvarRuns int
 func TestPublishExpvar(t *testing.T) {
 	expvarRuns++
 	name := fmt.Sprintf("storehttp-test-%d", expvarRuns)
-	s := newStore(t, store.Options{Seed: 8}, 1234)
+	s := newStore(t, store.MapOptions{Seed: 8}, 1234)
 	if err := PublishExpvar(name, s); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestPublishExpvar(t *testing.T) {
 // collide. ShowSeed shows it in all three. It was shown everywhere.
 func TestSeedHidden(t *testing.T) {
 	const seed = 987654321
-	s := newStore(t, store.Options{Seed: seed}, 100)
+	s := newStore(t, store.MapOptions{Seed: seed}, 100)
 	expvarRuns++
 	for _, show := range []bool{false, true} {
 		o := &Options{ShowSeed: show}

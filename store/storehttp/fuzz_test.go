@@ -149,16 +149,16 @@ func newFuzzFixture(tb testing.TB) *fuzzFixture {
 		// then show the same bytes, and a request costs a copy.
 		h := NewHandler(&Options{MaxAge: time.Hour, Snapshots: snaps})
 		// An unbounded store that cannot save (the interface hides Save).
-		if err := h.Add("unbounded", struct{ Store }{newStore(tb, store.Options{Seed: 1, SizeHint: 64}, 100)}); err != nil {
+		if err := h.Add("unbounded", struct{ Store }{newStore(tb, store.MapOptions{Seed: 1, SizeHint: 64}, 100)}); err != nil {
 			tb.Fatal(err)
 		}
 		// A cache (bounded, evicting), which can.
-		if err := h.Add("cache", newStore(tb, store.Options{Seed: 2, MaxEntries: 64}, 200)); err != nil {
+		if err := h.Add("cache", newCache(tb, store.CacheOptions{Seed: 2, MaxEntries: 64}, 200)); err != nil {
 			tb.Fatal(err)
 		}
 		// Every class of character a name may have; four parts; empty,
 		// with no gets, so no fluid limit and a null hit ratio.
-		empty, err := store.New[uint64, string](store.Options{Seed: 3, Placement: bucket.GoLeft, Choices: 4})
+		empty, err := store.NewMap[uint64, string](store.MapOptions{Seed: 3, Placement: bucket.GoLeft, Choices: 4})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -167,7 +167,7 @@ func newFuzzFixture(tb testing.TB) *fuzzFixture {
 		}
 		fx.handlers[i] = h
 	}
-	fx.extra = newStore(tb, store.Options{Seed: 4}, 10)
+	fx.extra = newStore(tb, store.MapOptions{Seed: 4}, 10)
 	// A name that would need escaping is refused, so no name reaches a
 	// page unescaped; the fuzzer tries others.
 	for _, bad := range []string{"<script>", `a"b`, "a&b", "a/b", "..", "a%2F"} {

@@ -12,18 +12,17 @@ import (
 	"github.com/twochoice/twochoice/store"
 )
 
-// Store is what the pages read from a store. Every *store.Store[K, V]
-// has these methods, whatever K and V, so stores of different types can
-// share one Handler.
+// Store is what the pages read from a store. Every *store.Map[K, V] and
+// *store.Cache[K, V] has these methods, whatever K and V, so stores of
+// different types can share one Handler.
 type Store interface {
-	Options() store.Options
 	Stats() store.Stats
-	Load() *store.Report
+	Report() *store.Report
 }
 
 // Options configures a [Handler]. The zero value means the defaults.
 type Options struct {
-	// MaxAge is how long a view of a store (its Stats and Load report,
+	// MaxAge is how long a view of a store (its Stats and load report,
 	// taken together) may be shown again instead of taking a new one:
 	// 0 means DefaultMaxAge, and a negative MaxAge makes every request
 	// take its own. Either way, requests that arrive while a view is

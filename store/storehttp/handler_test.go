@@ -24,14 +24,35 @@ import (
 	"github.com/twochoice/twochoice/store"
 )
 
-// newStore returns a store of n string keys, with a few hits and misses
+// newStore returns a map of n string keys, with a few hits and misses
 // counted.
-func newStore(t testing.TB, o store.Options, n int) *store.Store[string, int] {
+func newStore(t testing.TB, o store.MapOptions, n int) *store.Map[string, int] {
 	t.Helper()
-	s, err := store.New[string, int](o)
+	s, err := store.NewMap[string, int](o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	fill(s, n)
+	return s
+}
+
+// newCache returns a cache of n string keys (of which it keeps at most
+// its bound), with a few hits and misses counted.
+func newCache(t testing.TB, o store.CacheOptions, n int) *store.Cache[string, int] {
+	t.Helper()
+	s, err := store.NewCache[string, int](o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(s, n)
+	return s
+}
+
+// fill sets n keys and counts a few hits and misses.
+func fill(s interface {
+	Set(string, int)
+	Get(string) (int, bool)
+}, n int) {
 	for i := range n {
 		s.Set("key:"+strconv.Itoa(i), i)
 	}
@@ -39,7 +60,6 @@ func newStore(t testing.TB, o store.Options, n int) *store.Store[string, int] {
 		s.Get("key:" + strconv.Itoa(i*2)) // hits while i*2 < n
 		s.Get("absent:" + strconv.Itoa(i))
 	}
-	return s
 }
 
 func serve(h http.Handler, method, target string) *httptest.ResponseRecorder {
@@ -136,7 +156,7 @@ var tipRE = regexp.MustCompile(`^load (\d+): ([0-9,]+) buckets`)
 func TestPage(t *testing.T) {
 	for _, pc := range placements {
 		t.Run(fmt.Sprintf("%s-d%d", pc.rule, pc.d), func(t *testing.T) {
-			o := store.Options{Placement: pc.rule, Choices: pc.d, BucketSize: 6, Hash: hashfn.Tabulation, Seed: 99}
+			o := store.MapOptions{Placement: pc.rule, Choices: pc.d, BucketSize: 6, Hash: hashfn.Tabulation, Seed: 99}
 			s := newStore(t, o, 5000)
 			h := NewHandler(&Options{ShowSeed: true})
 			if err := h.Add("main", s); err != nil {
@@ -147,7 +167,7 @@ func TestPage(t *testing.T) {
 				t.Fatalf("code %d, type %q", rec.Code, rec.Header().Get("Content-Type"))
 			}
 			doc := parsePage(t, rec.Body.String())
-			rep := s.Load()
+			rep := s.Report()
 
 			config := doc.byID(t, "configuration").text.String()
 			for _, want := range []string{pc.rule.String(), strconv.Itoa(pc.d), "6", "tabulation", "99", count(uint64(rep.Buckets)) + " buckets"} {
@@ -202,7 +222,7 @@ func TestPage(t *testing.T) {
 
 // An empty store has a page too: no fluid limit to draw, and no hit ratio.
 func TestPageEmptyStore(t *testing.T) {
-	s, _ := store.New[int, int](store.Options{Seed: 1})
+	s, _ := store.NewMap[int, int](store.MapOptions{Seed: 1})
 	h := NewHandler(nil)
 	h.Add("empty", s)
 	rec := serve(h, "GET", "/empty")
@@ -220,7 +240,7 @@ func TestPageEmptyStore(t *testing.T) {
 
 func TestRefresh(t *testing.T) {
 	h := NewHandler(nil)
-	h.Add("s", newStore(t, store.Options{Seed: 1}, 100))
+	h.Add("s", newStore(t, store.MapOptions{Seed: 1}, 100))
 	body := serve(h, "GET", "/s?refresh=5").Body.String()
 	doc := parsePage(t, body)
 	metas := doc.find(func(e *element) bool { return e.name == "meta" && e.attr["http-equiv"] == "refresh" })
@@ -248,7 +268,7 @@ func TestRefresh(t *testing.T) {
 // s. (FuzzHandler found it.)
 func TestRefreshUndecodable(t *testing.T) {
 	h := NewHandler(nil)
-	h.Add("s", newStore(t, store.Options{Seed: 1}, 100))
+	h.Add("s", newStore(t, store.MapOptions{Seed: 1}, 100))
 	for _, q := range []string{"refresh=%zz", "refresh=5;x=1", "refresh=5&refresh=x", "x=1&refresh=%", "re%66resh=x"} {
 		if rec := serve(h, "GET", "/s?"+q); rec.Code != http.StatusBadRequest {
 			t.Errorf("?%s: code %d, want 400", q, rec.Code)
@@ -275,7 +295,7 @@ func TestRefreshUndecodable(t *testing.T) {
 // was shown. A period not offered is drawn for its request, and right.
 func TestRefreshPagesKept(t *testing.T) {
 	h := NewHandler(&Options{MaxAge: time.Hour})
-	h.Add("s", newStore(t, store.Options{Seed: 1}, 100))
+	h.Add("s", newStore(t, store.MapOptions{Seed: 1}, 100))
 	for i := 0; i <= 100; i++ {
 		rec := serve(h, "GET", "/s?refresh="+strconv.Itoa(i))
 		if want := `<meta http-equiv="refresh" content="` + strconv.Itoa(i) + `"/>`; rec.Code != 200 || i > 0 && !strings.Contains(rec.Body.String(), want) {
@@ -294,7 +314,7 @@ func TestRefreshPagesKept(t *testing.T) {
 // The JSON has the inspect command's field names with the report's values,
 // and the counters.
 func TestJSON(t *testing.T) {
-	s := newStore(t, store.Options{Placement: bucket.GoLeft, Seed: 5}, 3000)
+	s := newStore(t, store.MapOptions{Placement: bucket.GoLeft, Seed: 5}, 3000)
 	h := NewHandler(&Options{ShowSeed: true})
 	h.Add("main", s)
 	rec := serve(h, "GET", "/main.json")
@@ -343,7 +363,7 @@ func TestJSON(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	want := s.Load()
+	want := s.Report()
 	if got.Entries != 3000 || got.Placement != bucket.GoLeft || got.Seed != 5 || got.Buckets != want.Buckets ||
 		!slices.Equal(got.Histogram, want.Histogram) || !slices.Equal(got.FluidShareAtLeast, want.FluidShareAtLeast) ||
 		len(got.Parts) != 2 || !slices.Equal(got.Parts[1].Histogram, want.Parts[1].Histogram) {
@@ -372,7 +392,7 @@ func jsonKind(v any) string {
 
 func TestErrors(t *testing.T) {
 	h := NewHandler(nil)
-	h.Add("s", newStore(t, store.Options{Seed: 1}, 10))
+	h.Add("s", newStore(t, store.MapOptions{Seed: 1}, 10))
 	for _, c := range []struct {
 		method, path string
 		code         int
@@ -407,7 +427,7 @@ func TestErrors(t *testing.T) {
 // used to go without it, the header being set only with a page, JSON or
 // snapshot. (FuzzHandler found it.)
 func TestNoStoreOnEveryAnswer(t *testing.T) {
-	ss := &savingStore{Store: newStore(t, store.Options{Seed: 1}, 10), entered: make(chan struct{}), release: make(chan struct{})}
+	ss := &savingStore{Map: newStore(t, store.MapOptions{Seed: 1}, 10), entered: make(chan struct{}), release: make(chan struct{})}
 	h := NewHandler(&Options{Snapshots: true})
 	h.Add("s", ss)
 	mux := http.NewServeMux()
@@ -451,7 +471,7 @@ func TestNoStoreOnEveryAnswer(t *testing.T) {
 
 func TestAddRemove(t *testing.T) {
 	h := NewHandler(nil)
-	s := newStore(t, store.Options{Seed: 1}, 10)
+	s := newStore(t, store.MapOptions{Seed: 1}, 10)
 	for _, bad := range []string{"", "a/b", "a.json", "a b", "é", strings.Repeat("x", 65)} {
 		if err := h.Add(bad, s); !errors.Is(err, ErrName) {
 			t.Errorf("Add(%q) = %v", bad, err)
@@ -480,8 +500,8 @@ func TestAddRemove(t *testing.T) {
 // Stores of different key and value types share one handler; the index
 // lists them with working links.
 func TestIndexAndMounting(t *testing.T) {
-	a := newStore(t, store.Options{Seed: 1}, 100)
-	b, _ := store.New[uint64, []byte](store.Options{Placement: bucket.DChoice, Seed: 2})
+	a := newStore(t, store.MapOptions{Seed: 1}, 100)
+	b, _ := store.NewMap[uint64, []byte](store.MapOptions{Placement: bucket.DChoice, Seed: 2})
 	for i := range uint64(50) {
 		b.Set(i, []byte("v"))
 	}
@@ -571,10 +591,10 @@ type countingStore struct {
 	delay time.Duration
 }
 
-func (c *countingStore) Load() *store.Report {
+func (c *countingStore) Report() *store.Report {
 	c.loads.Add(1)
 	time.Sleep(c.delay)
-	return c.Store.Load()
+	return c.Store.Report()
 }
 
 // Concurrent requests share the view being taken; a fresh view is shown
@@ -587,7 +607,7 @@ func TestViewsAreShared(t *testing.T) {
 		{-1, 1, 3},
 		{time.Hour, 1, 0},
 	} {
-		cs := &countingStore{Store: newStore(t, store.Options{Seed: 1}, 100), delay: 50 * time.Millisecond}
+		cs := &countingStore{Store: newStore(t, store.MapOptions{Seed: 1}, 100), delay: 50 * time.Millisecond}
 		h := NewHandler(&Options{MaxAge: c.maxAge})
 		h.Add("s", cs)
 		var wg sync.WaitGroup
@@ -660,7 +680,7 @@ func TestNewCountersAppear(t *testing.T) {
 // Pages load while other goroutines write, grow the table and delete:
 // the race detector watches, and every page is whole.
 func TestPagesDuringWrites(t *testing.T) {
-	s := newStore(t, store.Options{Seed: 3}, 1000)
+	s := newStore(t, store.MapOptions{Seed: 3}, 1000)
 	h := NewHandler(&Options{MaxAge: -1})
 	h.Add("s", s)
 	stop := make(chan struct{})
@@ -706,7 +726,7 @@ func TestPagesDuringWrites(t *testing.T) {
 // A view older than MaxAge is not shown again: the next request takes a
 // new one. (TestViewsAreShared checks that a fresh view is reused.)
 func TestViewsExpire(t *testing.T) {
-	cs := &countingStore{Store: newStore(t, store.Options{Seed: 1}, 100)}
+	cs := &countingStore{Store: newStore(t, store.MapOptions{Seed: 1}, 100)}
 	const maxAge = 10 * time.Millisecond
 	h := NewHandler(&Options{MaxAge: maxAge})
 	h.Add("s", cs)
@@ -727,7 +747,7 @@ func TestViewsExpire(t *testing.T) {
 // Errors on a route that takes HEAD have no body either.
 func TestHead(t *testing.T) {
 	h := NewHandler(&Options{MaxAge: time.Hour}) // one view, so GET and HEAD show the same
-	h.Add("s", newStore(t, store.Options{Seed: 1}, 100))
+	h.Add("s", newStore(t, store.MapOptions{Seed: 1}, 100))
 	for _, p := range []string{"/", "/s", "/s?refresh=5", "/s.json", "/nosuch", "/nosuch.json", "/s?refresh=x", "/s/extra"} {
 		get, head := serve(h, "GET", p), serve(h, "HEAD", p)
 		if head.Body.Len() != 0 {
@@ -747,7 +767,7 @@ func TestHead(t *testing.T) {
 	}
 	// Snapshots take no HEAD, and say so without a body.
 	hs := NewHandler(&Options{Snapshots: true})
-	hs.Add("s", newStore(t, store.Options{Seed: 1}, 100))
+	hs.Add("s", newStore(t, store.MapOptions{Seed: 1}, 100))
 	if rec := serve(hs, "HEAD", "/s.snapshot"); rec.Code != http.StatusMethodNotAllowed || rec.Body.Len() != 0 {
 		t.Errorf("HEAD /s.snapshot: code %d, a body of %d bytes", rec.Code, rec.Body.Len())
 	}

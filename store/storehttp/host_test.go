@@ -15,7 +15,7 @@ import (
 // snapshot included, through a server that listened on loopback alone.
 func TestLoopbackOnly(t *testing.T) {
 	inner := NewHandler(&Options{Snapshots: true})
-	inner.Add("s", newStore(t, store.Options{Seed: 4}, 10))
+	inner.Add("s", newStore(t, store.MapOptions{Seed: 4}, 10))
 	reached := 0
 	h := LoopbackOnly(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		reached++

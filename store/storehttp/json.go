@@ -46,7 +46,7 @@ func (v *view) document(showSeed bool) *document {
 		Name:       v.name,
 		Time:       v.taken.UTC(),
 		ViewMS:     float64(v.took.Microseconds()) / 1000,
-		MaxEntries: v.opts.MaxEntries,
+		MaxEntries: v.load.MaxEntries,
 		Report:     v.load,
 		Stats:      statsDocument{Stats: v.stats},
 	}

@@ -177,8 +177,8 @@ func (h *Handler) pageData(v *view, refresh int) *pageData {
 	}
 
 	bound := "unbounded: the table grows"
-	if v.opts.MaxEntries > 0 {
-		bound = count(uint64(v.opts.MaxEntries)) + " entries at most"
+	if v.load.MaxEntries > 0 {
+		bound = count(uint64(v.load.MaxEntries)) + " entries at most"
 	}
 	d.Config = []row{
 		{"placement", r.Placement.String(), placementNotes[r.Placement]},

@@ -19,10 +19,10 @@ import (
 
 // savingStore is a store whose Save can be made to fail or to wait, and
 // which records the paths it was asked to save to; otherwise it saves with
-// store.Store's own SaveContext. The handler saves through SaveContext
+// store.Map's own SaveContext. The handler saves through SaveContext
 // when a store has it, as this one does.
 type savingStore struct {
-	*store.Store[string, int]
+	*store.Map[string, int]
 	fail    error
 	entered chan struct{} // if set, receives when Save starts
 	release chan struct{} // if set, Save waits for it
@@ -44,15 +44,15 @@ func (s *savingStore) SaveContext(ctx context.Context, path string, progress fun
 	if s.fail != nil {
 		return s.fail
 	}
-	return s.Store.SaveContext(ctx, path, progress)
+	return s.Map.SaveContext(ctx, path, progress)
 }
 
 func TestSnapshotDownload(t *testing.T) {
-	ss := &savingStore{Store: newStore(t, store.Options{Seed: 4}, 500)}
+	ss := &savingStore{Map: newStore(t, store.MapOptions{Seed: 4}, 500)}
 	h := NewHandler(&Options{Snapshots: true})
 	h.Add("s", ss)
-	// A Store without Save: the interface hides *store.Store's method.
-	h.Add("plain", struct{ Store }{newStore(t, store.Options{Seed: 4}, 5)})
+	// A Store without Save: the interface hides *store.Map's method.
+	h.Add("plain", struct{ Store }{newStore(t, store.MapOptions{Seed: 4}, 5)})
 
 	// The page offers the download only where there is one, as a form
 	// that POSTs, not a link that a prefetcher would follow.
@@ -115,7 +115,7 @@ func TestSnapshotDownload(t *testing.T) {
 // Without Options.Snapshots there is no snapshot route, whatever the
 // method, and nothing is saved.
 func TestSnapshotsOffByDefault(t *testing.T) {
-	ss := &savingStore{Store: newStore(t, store.Options{Seed: 4}, 5)}
+	ss := &savingStore{Map: newStore(t, store.MapOptions{Seed: 4}, 5)}
 	h := NewHandler(nil)
 	h.Add("s", ss)
 	for _, m := range []string{"GET", "HEAD", "POST"} {
@@ -134,7 +134,7 @@ func TestSnapshotsOffByDefault(t *testing.T) {
 // A snapshot is taken on POST alone: a GET, which link prefetchers and
 // crawlers send, runs no Save and gets 405 naming POST.
 func TestSnapshotPostOnly(t *testing.T) {
-	ss := &savingStore{Store: newStore(t, store.Options{Seed: 4}, 5)}
+	ss := &savingStore{Map: newStore(t, store.MapOptions{Seed: 4}, 5)}
 	h := NewHandler(&Options{Snapshots: true})
 	h.Add("s", ss)
 	for _, m := range []string{"GET", "HEAD", "PUT"} {
@@ -154,7 +154,7 @@ func TestSnapshotPostOnly(t *testing.T) {
 // across sites) gets 403 and runs no Save; the page's own form, and
 // clients that are not browsers, get the snapshot.
 func TestSnapshotCrossSite(t *testing.T) {
-	ss := &savingStore{Store: newStore(t, store.Options{Seed: 4}, 5)}
+	ss := &savingStore{Map: newStore(t, store.MapOptions{Seed: 4}, 5)}
 	h := NewHandler(&Options{Snapshots: true})
 	h.Add("s", ss)
 	for _, c := range []struct {
@@ -186,7 +186,7 @@ func TestSnapshotCrossSite(t *testing.T) {
 // is shorter than the Save still delivers the snapshot whole. The server
 // cut it short before, the deadline running from the request.
 func TestSnapshotOutlivesWriteTimeout(t *testing.T) {
-	ss := &savingStore{Store: newStore(t, store.Options{Seed: 4}, 2000), release: make(chan struct{})}
+	ss := &savingStore{Map: newStore(t, store.MapOptions{Seed: 4}, 2000), release: make(chan struct{})}
 	h := NewHandler(&Options{Snapshots: true})
 	h.Add("s", ss)
 	srv := httptest.NewUnstartedServer(h)
@@ -222,7 +222,7 @@ func TestSnapshotOutlivesWriteTimeout(t *testing.T) {
 
 // One snapshot at a time: a second request while one is written gets 503.
 func TestOneSnapshotAtATime(t *testing.T) {
-	ss := &savingStore{Store: newStore(t, store.Options{Seed: 4}, 5), entered: make(chan struct{}), release: make(chan struct{})}
+	ss := &savingStore{Map: newStore(t, store.MapOptions{Seed: 4}, 5), entered: make(chan struct{}), release: make(chan struct{})}
 	h := NewHandler(&Options{Snapshots: true})
 	h.Add("s", ss)
 	var wg sync.WaitGroup
@@ -251,7 +251,7 @@ func TestOneSnapshotAtATime(t *testing.T) {
 // stops and the request gets an error, not a whole store's file.
 func TestSnapshotClientGone(t *testing.T) {
 	h := NewHandler(&Options{Snapshots: true})
-	h.Add("s", newStore(t, store.Options{Seed: 4}, 500))
+	h.Add("s", newStore(t, store.MapOptions{Seed: 4}, 500))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	rec := httptest.NewRecorder()

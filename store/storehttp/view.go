@@ -7,14 +7,13 @@ import (
 	"github.com/twochoice/twochoice/store"
 )
 
-// A view is what a page shows of one store: its options, counters and
-// load report, taken one after the other. Stats adds up counter stripes;
-// Load visits the table bucket by bucket without stopping the store (see
-// store.Store.Load), so a view costs O(buckets) and is consistent bucket
+// A view is what a page shows of one store: its counters and load report,
+// taken one after the other. Stats adds up counter stripes; Report visits
+// the table bucket by bucket without stopping the store (see
+// store.Map.Report), so a view costs O(buckets) and is consistent bucket
 // by bucket, not across the whole table.
 type view struct {
 	name  string
-	opts  store.Options
 	stats store.Stats
 	load  *store.Report
 	taken time.Time     // when taking it began
@@ -109,9 +108,9 @@ func (src *source) view() *view {
 // take measures the store.
 func (src *source) take() *view {
 	start := time.Now()
-	v := &view{name: src.name, taken: start, opts: src.s.Options()}
+	v := &view{name: src.name, taken: start}
 	v.stats = src.s.Stats()
-	v.load = src.s.Load()
+	v.load = src.s.Report()
 	v.took = time.Since(start)
 	return v
 }

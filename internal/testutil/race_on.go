@@ -1,0 +1,6 @@
+//go:build race
+
+package testutil
+
+// Race is true: the race detector is on.
+const Race = true

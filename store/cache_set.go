@@ -1,0 +1,211 @@
+package store
+
+import "github.com/twochoice/twochoice/hashfn"
+
+// setCache is Set and SetWithTTL in cache mode; exp is the expiry (0:
+// never).
+//
+// With ifAbsent (GetOrSet) a live entry of k is left as it is: setCache
+// counts a hit, touches the entry as a Get would, and returns its value
+// and true. Otherwise it returns v and false.
+func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsent bool) (V, bool) {
+	hint := stripeHint()
+	st := s.tot.stripe(hint)
+	if exp != 0 && !s.ttl.Load() {
+		s.ttl.Store(true)
+	}
+	t := s.tab.Load()
+	var (
+		c  [hashfn.MaxChoices]uint64
+		cs []uint64
+	)
+	// The d = 2 candidates of the word schemes written out, as in get2,
+	// which spares every Set the calls of cands and cand2 (about 1% of
+	// its samples at 1/10).
+	if t.d == 2 && t.scheme != hashfn.Double {
+		c[0], c[1] = t.cand2Words(h)
+		cs = c[:2]
+	} else {
+		cs = t.cands(h, &c)
+	}
+	gw, _ := s.gh.spot(h)
+	// Load, before the first locked instruction (which waits for every
+	// load before it), a word of each cache line a Set needs first: the
+	// candidates' headers, their policy words and their control words
+	// (cacheBucket), which are one line when the bucket starts in the
+	// first 16 bytes of a line and two otherwise, so the first policy
+	// word and the control word between them load both. The loads do not
+	// depend on one another, so their cache misses overlap instead of
+	// following one another. The key's ghost word, which only a new key
+	// needs, is prefetched instead: an update (most Sets of a Zipf
+	// workload) would otherwise wait for it at its lock. In a table past
+	// a core's L2 (bigCacheTable) every line of both candidates is
+	// prefetched too, so that the slot an update finds or an insert fills
+	// comes with the header instead of a miss after it
+	// (BenchmarkCacheSetRatio at a tenth of the keys).
+	prefetchWord(gw)
+	var touched uint64
+	for _, i := range cs {
+		cb := t.cbucket(i)
+		if t.prefetch {
+			prefetchCacheBucket(cb)
+		}
+		touched ^= cb.b.ctrl.Load() ^ uint64(cb.acc[0].Load())
+	}
+	keep(touched)
+	// An update locks only the bucket that holds the key: found without
+	// a lock first, then found again under the lock (a key only enters a
+	// bucket under the locks of all its candidates, so while this one is
+	// held, k cannot appear elsewhere). Half the locking of an insert, and
+	// a hot key's updates leave its other candidate alone.
+	for x, i := range cs {
+		b := t.bucket(i)
+		m := ctrl(b.ctrl.Load()).match(tag)
+		if m == 0 {
+			continue
+		}
+		// Start the matched slot's line on its way now: the lock below
+		// waits for every earlier load (the other candidate's words
+		// included), and find then waited for this line after it, a
+		// second miss in a row (BenchmarkCacheSetRatio).
+		prefetchSlot(&b.slots[slotOf(m)])
+		b.sync.lock()
+		if j := b.find(k, tag); j >= 0 {
+			if ifAbsent {
+				if old, ok := s.liveLocked(t, i, j, hint); ok {
+					t.unlockBucket(i)
+					return old, true
+				}
+			}
+			s.cowTouchLocked(t, cs[x:x+1])
+			t.update(i, j, k, v, exp, s.ttl.Load(), s.tickNow(hint), s.slack, &s.pol)
+			t.unlockBucket(i)
+			st.updates.Add(1)
+			return v, false
+		}
+		t.unlockBucket(i)
+	}
+	// A new key, most likely: the ghost says what it knew of it, if it
+	// was evicted before. Asked before taking the locks, to hold them for
+	// less time (if k came in meanwhile, the ghost word is lost, which
+	// costs the key its history, not its entry).
+	ggap, gage, known := s.gh.take(h, s.tickNow(hint))
+	var lk locked
+	lockAll(&lk, t, cs)
+	s.cowTouchLocked(t, lk.idx[:lk.n])
+	now := s.tickNow(hint)
+	m4, shift := choiceOf(s.pol.choice())
+	// Loaded under the locks: if no entry ever had an expiry when they
+	// were taken, every expiry word of these buckets is 0 (a writer that
+	// stores one sets ttl first and releases its locks after), and this
+	// Set need not read or write them, a cache line saved.
+	ttl := s.ttl.Load()
+	// Look again: k may have come in since. Then the Set, ticked as an
+	// insert, evicted nothing: counted as a fill for Stats.
+	for _, i := range cs {
+		if j := t.bucket(i).find(k, tag); j >= 0 {
+			st.fills.Add(1)
+			s.ticks.tick(hint)
+			if ifAbsent {
+				if old, ok := s.liveLocked(t, i, j, hint); ok {
+					unlockAll(&lk, t)
+					return old, true
+				}
+			}
+			t.update(i, j, k, v, exp, ttl, now, s.slack, &s.pol)
+			unlockAll(&lk, t)
+			return v, false
+		}
+	}
+	var loads [hashfn.MaxChoices]uint32
+	for x, i := range cs {
+		// A short bucket counts its missing slot as full.
+		loads[x] = uint32(ctrl(t.cbucket(i).b.ctrl.Load()).load() + t.size - slotsOf(t.capAt(i)))
+	}
+	i := cs[t.choose(loads[:t.d], h)]
+	cb := t.cbucket(i)
+	b := cb.b.ref()
+	cw := ctrl(b.ctrl.Load())
+	j := -1
+	var (
+		victimAcc uint32
+		victimKey K
+		evicted   bool
+	)
+	if e := cw.empty(t.capAt(i)); e != 0 {
+		// The rule picks a least loaded candidate (one choice: the only
+		// one), so if it is full, they all are.
+		j = slotOf(e)
+		t.live.Add(1)
+		st.fills.Add(1)
+	} else {
+		var expired bool
+		i, j, expired = s.victim(t, cs, now, m4)
+		cb = t.cbucket(i)
+		b = cb.b.ref()
+		cw = ctrl(b.ctrl.Load())
+		// An eviction is counted by the tick below (counters.go).
+		if expired {
+			st.expiredVictims.Add(1)
+		} else {
+			evicted = true
+			victimAcc = cb.acc[j].Load()
+			victimKey = b.slots[j].key
+			// The victim's key is hashed again for the ghost after
+			// the locks go; a string key's bytes are usually not in
+			// the cache, so start loading them now, to arrive while
+			// the slot is written.
+			prefetchKey(&victimKey, s.strKeys)
+		}
+	}
+	// The tick counts the insert for the eviction clock and for Stats
+	// (Sets, Evictions; counters.go): the one atomic add of an insert's
+	// bookkeeping. It follows the fill or expired-victim count, so that
+	// Stats, which reads the ticks before those counts, never sees an
+	// insert ticked whose fill it has not counted (an eviction that is
+	// not one: counters.sumCache). It precedes the slot's stores, so that
+	// no locked instruction follows them in this Set: one would wait for
+	// them (the victim's slot, a cache miss) to reach the cache, which the
+	// unlock itself does not (relaxed_amd64.go).
+	s.ticks.tick(hint)
+	// Plain stores where the build allows (relaxed_amd64.go): the bucket
+	// is ours, and the unlock publishes them.
+	e := slot[K, V]{key: k, val: v}
+	if t.lay.words > 0 && cw.at(j) != emptyFresh {
+		writeSlotLocked(&b.slots[j], &e, 0, t.lay)
+	} else {
+		b.slots[j] = e
+	}
+	m := &t.meta[i]
+	if ttl {
+		storeRelaxedInt64(&m.exp[j], exp)
+	}
+	storeRelaxed32(&cb.acc[j], newcomer(ggap, gage, known, now, shift, s.newGap))
+	storeRelaxed(&b.ctrl, uint64(cw.withSlot(j, tag)))
+	unlockAll(&lk, t)
+	// Leave the victim's policy word in the ghost, for when its key
+	// returns, after the locks are released (the key was copied while the
+	// slot was ours; keys are values, so reading it now is safe). Its hash
+	// is worked out again: a slot keeps no hash, and one eviction's hash
+	// costs less than writing a hash beside every insert.
+	if evicted {
+		s.gh.put(t.hash(victimKey), victimAcc, now)
+	}
+	return v, false
+}
+
+// liveLocked is GetOrSet's look at k's entry, in slot j of bucket i, which
+// the caller has locked: unless the entry has expired, it counts a hit,
+// touches the entry as a Get would, and returns its value and true.
+func (s *Cache[K, V]) liveLocked(t *cacheTable[K, V], i uint64, j int, hint uint64) (V, bool) {
+	m := &t.meta[i]
+	if s.ttl.Load() {
+		if exp := m.exp[j].Load(); exp != 0 && exp <= s.nowNanos() {
+			var zero V
+			return zero, false
+		}
+	}
+	t.touch(i, j, t.cbucket(i).acc[j].Load(), s.tickNow(hint), s.slack, &s.pol)
+	s.tot.hit(hint)
+	return t.cbucket(i).b.slots[j].val, true
+}
