@@ -14,13 +14,13 @@ import (
 
 // entries is the bounded cache of the near-cache's entries.
 type entries[K comparable, V any] struct {
-	s *store.Store[K, V]
+	s *store.Cache[K, V]
 }
 
 // newEntries returns a cache of at most max entries, its whole table
 // allocated now, that tells the time for expiries by clock.
 func newEntries[K comparable, V any](max int, clock *clock) (*entries[K, V], error) {
-	s, err := store.New[K, V](store.Options{MaxEntries: max, Clock: clock})
+	s, err := store.NewCache[K, V](store.CacheOptions{MaxEntries: max, Clock: clock})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
@@ -52,7 +52,7 @@ const maxEntries = store.MaxCacheEntries
 
 // slotBytes is the memory the cache's table gives one entry whether it is
 // used or not: the key and value side by side, and about 30 bytes of
-// bookkeeping (store.Options.MaxEntries lists them).
+// bookkeeping (store.CacheOptions.MaxEntries lists them).
 func slotBytes[K comparable, V any]() int64 {
 	var k K
 	var v V
