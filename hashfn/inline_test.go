@@ -7,7 +7,8 @@ import (
 )
 
 // The hot wrappers must stay inlinable, and xxh64 must stay a leaf: the
-// speed figures in the README depend on both. This asks the compiler.
+// speed figures of docs/performance.md depend on both. This asks the
+// compiler.
 func TestInlining(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the compiler; skipped in -short mode")

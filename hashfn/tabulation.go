@@ -32,8 +32,8 @@ package hashfn
 // random function; 2000 tables measured 10.9% (and xxHash 0.39%). Runs
 // whose tables happen to make more collisions reach higher loads: at 2^16
 // bins under go-left, 3.7% of runs on these keys reach a maximum load of 4,
-// against 0.6% with xxHash (README, "Tabulation on product keys"). The
-// theory allows it: Dahlgaard, Knudsen, Rotenberg and Thorup (SODA 2016,
+// against 0.6% with xxHash (docs/simulation.md, "Tabulation on structured
+// keys"). The theory allows it: Dahlgaard, Knudsen, Rotenberg and Thorup (SODA 2016,
 // arXiv:1407.6846) prove a maximum load of O(lg lg n) with high
 // probability and lg lg n + O(1) only in expectation, and give a key set
 // on which lg lg n + O(1) does not hold with high probability; Aamand,

@@ -169,8 +169,9 @@ func (b bref[K, V]) getLocked(k K, tag uint8, meta *slotMeta) (f found[V], ok bo
 }
 
 // find returns the slot of k in the bucket, or -1. Only writers call it,
-// holding what keeps other writers off the bucket (the store's mutex, or
-// the bucket's lock in a bounded store); readers never write slots, so it
+// holding what keeps other writers off the bucket (a map's mutex, or the
+// bucket's lock: a cache's writers, and a map's while its gate is open);
+// readers never write slots, so it
 // reads them plainly.
 func (b bref[K, V]) find(k K, tag uint8) int {
 	for m := ctrl(b.ctrl.Load()).match(tag); m != 0; m &= m - 1 {
@@ -200,10 +201,12 @@ func (b bref[K, V]) find(k K, tag uint8) int {
 //
 // The tag is published with storeRelease, not an atomic store: on amd64
 // an atomic store waits for the slot's write, usually a cache miss, to
-// reach the cache, and that wait was nearly all of put's time in a growing
-// store's Set. storeRelease is enough because the control word has one
-// writer at a time: the holder of the store's mutex (the unbounded store's
-// writers) or the only goroutine that sees the table (the restorer).
+// reach the cache, and that wait is nearly all of put's time in a growing
+// map's Set (BenchmarkSetGrowingRatio). storeRelease is enough because the
+// control word has one writer at a time: the holder of the map's mutex
+// (while its gate is closed), a writer holding the bucket's lock (while
+// it is open: fastpath.go), or the only goroutine that sees the table
+// (the restorer).
 func (b bref[K, V]) put(j int, k K, v V, tag uint8, l wordLayout) {
 	c := ctrl(b.ctrl.Load())
 	if e := (slot[K, V]{key: k, val: v}); l.words > 0 && c.at(j) == emptyUsed {

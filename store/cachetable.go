@@ -140,7 +140,7 @@ func (t *cacheTable[K, V]) capAt(i uint64) uint64 {
 //
 // The optimistic loop is bref.getOptimistic's and readMatch's, written out
 // for the cache's Get as get2 is for the map's: through the two calls, a
-// Get took 8% more instructions (cachegrind, 1M Zipf Gets on a cache of
+// Get takes 8% more instructions (cachegrind, 1M Zipf Gets on a cache of
 // 20,000 string keys: 668 against 614 a Get).
 func (t *cacheTable[K, V]) lookup(i uint64, k K, tag uint8, ttl bool) (f found[V], ok bool) {
 	cb := t.cbucket(i)

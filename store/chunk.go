@@ -3,7 +3,7 @@ package store
 // Buckets are allocated in chunks of chunkSize, 208 KiB for string→int64
 // entries. A growth needs the whole new table before it can move a key
 // into it, and allocating a table of millions of buckets in one call
-// stalled the Set that triggered it for tens to hundreds of milliseconds:
+// stalls the Set that triggers it for tens to hundreds of milliseconds:
 // zeroing hundreds of megabytes, and the garbage collector charging the
 // allocating goroutine with marking work in proportion. So the store
 // prepares the next table while the current one approaches its threshold,
@@ -70,9 +70,9 @@ func (t *table[K, V]) allocRest() {
 // The size is the one grow will pick (growTo). While a visitor pins t,
 // keys keep coming past the threshold, and the size grow picks moves up
 // the growth path with them: a prepared table they have outgrown is
-// dropped and the right one prepared instead. Before, the Set that grew
-// the table after a long pin allocated the whole of it at once (about
-// 25 ms for 200,000 keys). The sizes on the path grow geometrically, so
+// dropped and the right one prepared instead, where the Set that grows
+// the table after a long pin would otherwise allocate the whole of it at
+// once (about 25 ms for 200,000 keys). The sizes on the path grow geometrically, so
 // the dropped tables add up to less than the one finally used.
 func (s *Map[K, V]) prepare(t *table[K, V]) {
 	if s.prep != nil && t.entries.Load() > s.prepTo {

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// A Clock tells a bounded store the time, for TTLs (Options.Clock). Tests
+// A Clock tells a Cache the time, for TTLs (CacheOptions.Clock). Tests
 // inject one to move time by hand. Its Now must be safe for concurrent
 // use; the store calls it only for entries that have an expiry, and on
 // writes that set or may evict one.

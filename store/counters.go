@@ -4,7 +4,7 @@ import "sync/atomic"
 
 // counters are the store's hit and miss counts. Every Get adds one, so a
 // single counter would be a cache line that every core writes on every
-// lookup, the contention the issue forbids. They are striped instead: each
+// lookup, the contention a read must not cause. They are striped instead: each
 // stripe has cache lines of its own, and a Get adds to the stripe of its
 // goroutine (stripeHint, from the address of its stack), so two goroutines
 // on two cores usually write two lines that each stay in its core's cache,
@@ -12,9 +12,9 @@ import "sync/atomic"
 // stripes up.
 //
 // counters sits inside a Map or Cache at whatever offset the fields before it
-// leave, so its stripes are not aligned to cache lines (at 48 bytes past
-// a line when this was written): with a stripe of one line, each stripe's
-// hit counter shared a line with the previous stripe's Set counters. So a
+// leave, so its stripes are not aligned to cache lines (48 bytes past a
+// line, say): with a stripe of one line, each stripe's hit counter would
+// share a line with the previous stripe's Set counters. So a
 // stripe takes two lines, and a line of padding leads the array: the
 // counters of two stripes are then more than a line apart at any
 // alignment, and so are the first stripe's and the fields before

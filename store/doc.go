@@ -22,6 +22,103 @@
 // with reads that take no lock; a Cache is a drop-in for an LRU cache whose
 // eviction policy adapts to the workload.
 //
+// # Map and Cache
+//
+// A [Map] keeps every key it is given and grows as keys arrive, as a Go
+// map does: it goes where a map behind a sync.RWMutex, or a sync.Map,
+// would. The zero [MapOptions] means the defaults (go-left with d = 2,
+// buckets of 8 slots, seeded xxHash64 under a random seed);
+// MapOptions.SizeHint sizes the table up front, as make's size hint does.
+//
+// A [Cache] holds at most CacheOptions.MaxEntries entries, in a table it
+// allocates once. A Set of a new key whose candidate buckets are full
+// evicts one of their entries, and is never refused. Entries may expire:
+// SetWithTTL, or CacheOptions.DefaultTTL for Set. Stats gives the hit
+// ratio.
+//
+// Both have Get, Set, GetOrSet (sync.Map's LoadOrStore), Delete, Len,
+// Clear, All and Keys for range loops, Stats, Report (the load report)
+// and Save; [OpenMap] and [OpenCache] restore what Save wrote. Options
+// they cannot use are an error wrapping [ErrOptions], never a panic. Keys
+// of a string kind, of an integer kind or arrays of bytes are hashed
+// without allocating, and a Get or Set of them allocates nothing (a map's
+// growth aside); other comparable key types go through hash/maphash and
+// cannot be saved (see [NewMap]).
+//
+// # Concurrency
+//
+// All methods are safe for concurrent use by any number of goroutines.
+// Readers take no lock: they read slots optimistically, checking the
+// bucket's version before and after (seqlock_unsafe.go says why that is
+// memory-safe for the slot types it allows), or under the bucket's read
+// lock for other slot types, and count hits and misses in striped
+// counters. A cache's writers lock only their key's candidate buckets
+// (see Eviction). So do a map's while no growth, re-key or Save is under
+// way: an update locks the bucket that holds its key, an insert its key's
+// candidates, and writes on different keys run in parallel. What changes
+// more than a key's buckets (a growth step, a re-key, the stash, Clear, a
+// snapshot's view) closes a gate, and writers then take the map's mutex
+// one at a time (gate.go).
+//
+// # Iteration and views
+//
+// All visits the table bucket by bucket, copying each bucket's entries
+// under its read lock: a consistent view of one bucket at a time, with no
+// bucket held while the loop body runs. It first finishes a growth under
+// way (in small batches) and keeps the table from growing until the loop
+// ends. It is not a snapshot, but like a Go map's range it never yields
+// a key removed (deleted, cleared, evicted or expired) before the loop
+// reached its bucket: [Map.All] states what it guarantees. The load
+// report takes the same per-bucket view, reading each bucket's control
+// word; snapshots and the debug page (package storehttp) build on the same
+// visit, which needs no table-wide pause.
+//
+// # Snapshots
+//
+// [Map.Save] and [Cache.Save] write the store to a file, and [OpenMap]
+// and [OpenCache] restore it, into a table of the same size with every key
+// in the bucket it was in, so the restored store's load report equals the
+// saved one (docs/snapshot-format.md has the format). The file records the
+// names and the shapes of the key and value types, and a store is restored
+// only into types of the same names and shapes (ErrTypeMismatch; see
+// OpenMap). A snapshot is the store at one instant, taken without stopping
+// it, by copy-on-write per bucket: at the
+// snapshot instant every bucket is marked uncopied; the walker then claims
+// one bucket at a time (a compare-and-swap on the bucket's state) and
+// copies it unless a writer did, and a writer about to change one of its
+// key's candidate buckets first claims and copies those not yet copied.
+// Readers never wait, and records stream to the file as the walk goes. A
+// writer waits at most for one bucket's copy, except that when writers
+// copy faster than the file takes the records, they write what they copy
+// themselves, waiting for the file side (backpressure; cow.go). A growth
+// under way is finished first (in small batches) and none starts until the
+// snapshot ends: new keys whose candidates are full go to the stash
+// meanwhile. cow.go has the details, and the rule for code that changes a
+// table during a snapshot.
+//
+// # Caveats
+//
+//   - Stats costs O(stripes): counters live in padded stripes.
+//   - A cache under one choice evicts from full buckets before it is
+//     full: its keys have a single candidate bucket (the theory's point).
+//   - BucketSize below 8 saves no memory.
+//   - Key types other than strings, integers and byte arrays are hashed
+//     through hash/maphash, reproducible only within one process: Save
+//     refuses them (ErrKeyType). Values of complex, function or channel
+//     types cannot be saved either (ErrValueType).
+//   - While a snapshot runs a map's table does not grow, so a long Save
+//     under heavy inserts leaves a large stash until the next Set of a new
+//     key after it (updates and deletes do not grow the table). That Set
+//     grows the table straight to the size its entries need, into a table
+//     prepared a chunk per write during the snapshot; it copies the list
+//     of stashed keys to move (about 7 ms for 200,000 keys), and the stash
+//     then moves a few keys per write, like the buckets.
+//
+// # How it works
+//
+// The sections below describe the table behind both types, for readers of
+// the code; docs/theory.md gives the results it rests on.
+//
 // # Terms
 //
 // The terms of package bucket apply: a slot holds one entry; a bucket is
@@ -46,15 +143,18 @@
 //
 // # Layout
 //
-// A bucket is its control word, its sync word and 8 slots of key and value
-// side by side, with no padding between them: 16 bytes of header per 8
-// slots, so a string→int64 bucket is 208 bytes and the header shares a
-// cache line with the first slots. Buckets are allocated in chunks of 1024
-// (chunk.go), so that a map's next table can be allocated a chunk at a
-// time before a growth needs it. A cache's buckets carry the slots' 32-bit
-// policy words (evict.go) in front of the control word, 48 bytes of header,
-// so that a Set finds a candidate's policy words on the lines of its
-// control word (cacheBucket).
+// A bucket is a header of two words, its control word and its sync word,
+// and 8 slots of key and value side by side with no padding (a
+// string→int64 slot is 24 bytes, as in Go's own map): 16 bytes of header
+// per 8 slots. A map keeps its headers in an array of their own, four to a
+// cache line, beside the array of its slots, so that a lookup loads its
+// candidates' headers and then only the slot a tag names; both arrays are
+// allocated in chunks of 1024 buckets (chunk.go), so that a map's next
+// table can be allocated a chunk at a time before a growth needs it. A
+// cache keeps each bucket's header beside its slots, behind the slots'
+// 32-bit policy words (evict.go), 48 bytes of header, so that a Set finds
+// a candidate's policy words on the lines of its control word
+// (cacheBucket).
 //
 // Both types share the table's core: the bucket with its control and sync
 // words and its optimistic read (bucket.go, ctrl.go, lock.go,
@@ -113,7 +213,7 @@
 // whole rehash; during the move a lookup checks the old table and then the
 // new one, and keys only move forward. Each old bucket is
 // moved in 8 passes, by tag bits, so that keys arrive in the new table in
-// an order the theory describes (moving whole buckets at once left grown
+// an order the theory describes (moving whole buckets at once leaves grown
 // tables measurably less balanced than the fluid limit; see grow.go).
 //
 // # Hash flooding
@@ -135,54 +235,6 @@
 // to show it). A cache needs none of this: its table never grows, and
 // colliding keys only evict one another.
 //
-// # Concurrency
-//
-// All methods are safe for concurrent use. A map's writers (Set, Delete,
-// Clear and the growth steps they carry) are serialized by the map's
-// mutex and take a bucket's exclusive lock only for the instant they
-// change it; a cache's writers lock their key's candidate buckets instead
-// (see Eviction). Readers take no lock: they
-// read slots optimistically, checking the bucket's version before and
-// after (seqlock_unsafe.go says why that is memory-safe for the slot
-// types it allows), or under the bucket's read lock for other slot types,
-// and count hits and misses in striped counters.
-//
-// # Iteration and views
-//
-// All visits the table bucket by bucket, copying each bucket's entries
-// under its read lock: a consistent view of one bucket at a time, with no
-// bucket held while the loop body runs. It first finishes a growth under
-// way (in small batches) and keeps the table from growing until the loop
-// ends. It is not a snapshot, but like a Go map's range it never yields
-// a key removed (deleted, cleared, evicted or expired) before the loop
-// reached its bucket: [Map.All] states what it guarantees. The load
-// report takes the same per-bucket view, reading each bucket's control
-// word; snapshots and the debug page (package storehttp) build on the same
-// visit, which needs no table-wide pause.
-//
-// # Snapshots
-//
-// [Map.Save] and [Cache.Save] write the store to a file, and [OpenMap]
-// and [OpenCache] restore it, into a table of the same size with every key
-// in the bucket it was in, so the restored store's load report equals the
-// saved one (docs/snapshot-format.md has the format). The file records the
-// names and the shapes of the key and value types, and a store is restored
-// only into types of the same names and shapes (ErrTypeMismatch; see
-// OpenMap). A snapshot is the store at one instant, taken without stopping
-// it, by copy-on-write per bucket: at the
-// snapshot instant every bucket is marked uncopied; the walker then claims
-// one bucket at a time (a compare-and-swap on the bucket's state) and
-// copies it unless a writer did, and a writer about to change one of its
-// key's candidate buckets first claims and copies those not yet copied.
-// Readers never wait, and records stream to the file as the walk goes. A
-// writer waits at most for one bucket's copy, except that when writers
-// copy faster than the file takes the records, they write what they copy
-// themselves, waiting for the file side (backpressure; cow.go). A growth
-// under way is finished first (in small batches) and none starts until the
-// snapshot ends: new keys whose candidates are full go to the stash
-// meanwhile. cow.go has the details, and the rule for code that changes a
-// table during a snapshot.
-//
 // # Eviction
 //
 // A [Cache] holds at most CacheOptions.MaxEntries entries (cache.go,
@@ -190,8 +242,8 @@
 // exactly MaxEntries slots (buckets of BucketSize slots and a few of one
 // fewer, when the rule's table size allows; a small bound or a rule that
 // rounds the table up gives smaller buckets, and buckets of one or two
-// slots may be made larger instead), so Len can never pass the bound. A new key goes to its least loaded candidate, as
-// in a map; when all its candidates are full it takes the slot of a
+// slots may be made larger instead), so Len can never pass the bound. A
+// new key goes to its least loaded candidate, as in a map; when all its candidates are full it takes the slot of a
 // victim among their entries (d × BucketSize of them, 16 by default):
 // the candidates are the eviction sample, and no list of all entries, no
 // global lock and no background goroutine is needed. Every Set lands:
@@ -220,9 +272,9 @@
 // slot's policy word only when it would change it noticeably. On amd64 a
 // writer fills the buckets it holds, releases them and writes the ghost
 // with plain stores (relaxed_amd64.go says why that is sound), so an
-// insert makes three
-// locked instructions (its tick and the two bucket locks) and an update
-// two, where they made about sixteen and four.
+// insert makes three locked instructions (its tick and the two bucket
+// locks) and an update two, where atomic stores throughout would make
+// about sixteen and four.
 //
 // TTLs: SetWithTTL, or CacheOptions.DefaultTTL for Set; time comes from
 // CacheOptions.Clock (the system clock by default). An expired entry is never
@@ -230,22 +282,4 @@
 // its key, or by a Set of another key that needs room among its buckets.
 // A slot's expiry is kept beside it in Unix nanoseconds (0: none), and
 // cacheTable.entriesOf returns it with the entries, for snapshots.
-//
-// # Caveats
-//
-//   - Stats costs O(stripes): counters live in padded stripes.
-//   - A cache under one choice evicts from full buckets before it is
-//     full: its keys have a single candidate bucket (the theory's point).
-//   - BucketSize below 8 saves no memory.
-//   - Key types other than strings, integers and byte arrays are hashed
-//     through hash/maphash, reproducible only within one process: Save
-//     refuses them (ErrKeyType). Values of complex, function or channel
-//     types cannot be saved either (ErrValueType).
-//   - While a snapshot runs a map's table does not grow, so a long Save
-//     under heavy inserts leaves a large stash until the next Set of a new
-//     key after it (updates and deletes do not grow the table). That Set
-//     grows the table straight to the size its entries need, into a table
-//     prepared a chunk per write during the snapshot; it copies the list
-//     of stashed keys to move (about 7 ms for 200,000 keys), and the stash
-//     then moves a few keys per write, like the buckets.
 package store

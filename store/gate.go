@@ -10,7 +10,7 @@ package store
 // between two tables; a snapshot, whose copy-on-write view the writers
 // must feed; the stash, which any key may reach; Clear. Those close the
 // gate: writers then take the map's mutex and the serialized path
-// (map.go), as all writers did before there was a gate.
+// (map.go).
 //
 // Closing waits for the writers inside to leave. A writer enters by adding
 // one to its stripe's count and then checking that the gate is open, and a
@@ -21,7 +21,7 @@ package store
 // never waits for the mutex, so a closer that holds it cannot deadlock
 // with one. The counts sit in the counter stripes (counters.go), on the
 // lines each goroutine already writes for its hits and misses: entering
-// and leaving cost two uncontended atomic adds, where the mutex cost two
+// and leaving cost two uncontended atomic adds, where the mutex costs two
 // contended ones. Stripes come from the goroutine's stack address
 // (stripeHint), which a stack growth may move: a writer takes its hint
 // once and leaves by the stripe it entered by.

@@ -37,7 +37,7 @@ type ghost struct {
 }
 
 // ghostPerEntry is the ghost's words per cache entry, rounded up to a
-// power of two in all. Two words an entry took a mean of 0.15 points of
+// power of two in all. Two words an entry take a mean of 0.15 points of
 // hit ratio off what four give on the trace corpus (bench --corpus).
 const ghostPerEntry = 4
 

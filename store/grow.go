@@ -10,17 +10,16 @@ import (
 
 // Growth.
 //
-// A table grows when its entries pass maxUtilization × n × BucketSize
-// (a stash past stashBound is answered by a re-key instead: flood.go).
-// The new table has about Options.Growth
-// times as many buckets (rounded up to a size the rule accepts, see
-// sizeAtLeast; more when a pin left it far past its threshold, see
-// growTo), and the keys move to it incrementally: every write moves
-// the old slots that may hold its key, if any (and its key, if it is in
-// the old stash), plus s.step more visits to the old stash's keys and
-// then to old buckets (at least minStep; see movePasses for the order), so no
-// caller ever waits for a whole rehash, and the move is done well before
-// the new table can fill up. While keys move, a lookup
+// A table grows when its entries pass maxUtilization × n × BucketSize (a
+// stash past stashBound is answered by a re-key instead: flood.go). The
+// new table has about MapOptions.Growth times as many buckets (rounded up
+// to a size the rule accepts, see sizeAtLeast; more when a pin left it far
+// past its threshold, see growTo), and the keys move to it incrementally:
+// every write moves the old slots that may hold its key, if any (and its
+// key, if it is in the old stash), plus s.step more visits to the old
+// stash's keys and then to old buckets (at least minStep; see movePasses
+// for the order), so no caller ever waits for a whole rehash, and the move
+// is done well before the new table can fill up. While keys move, a lookup
 // checks the old table first and then the new one: keys only ever move
 // forward (copied to the new table, then cleared from the old one), so a
 // key present throughout is always found, and a miss is believed only if
@@ -392,8 +391,9 @@ func (s *Map[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 	// Prefetch the buckets that the next call will visit, so that they
 	// are in the cache when it comes. The visits read the old table in
 	// order, but a few buckets per write, between random accesses
-	// elsewhere: the hardware prefetcher did not keep up, and loading the
-	// old control words and slots was most of advance's and take's time.
+	// elsewhere: the hardware prefetcher does not keep up, and unprefetched,
+	// loading the old control words and slots is most of advance's and
+	// take's time (BenchmarkSetGrowingRatio).
 	for x, end := s.next+k, min(s.next+2*k, visits); x < end; {
 		lo := uint64(x % n)
 		hi := min(lo+uint64(end-x), uint64(n), (lo/chunkSize+1)*chunkSize)
@@ -432,13 +432,11 @@ func (s *Map[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 
 // moveBatch is the most keys a mover holds. The bigger the batch, the more
 // company its keys' cache misses (string bytes, candidates) have to
-// overlap with (and, when insertBatch still published the batch's control
-// words together with full barriers, the less often it waited for its
-// slot writes). Batches of 32 rather than 8, with the
-// key bytes fetched before hashing (flush), took a growing store's Set of
-// 2M keys from 2.5x the Go map's time to 1.7-2.3x
-// (BenchmarkSetGrowingPaired, two runs each on a noisy machine); at 10M
-// keys (bench/storebench) the store's own time moved less than the noise.
+// overlap with. With batches of 32 rather than 8 and the key bytes
+// fetched before hashing (flush), a growing map's Set of 2M keys takes
+// 1.7-2.3x the Go map's time rather than 2.5x (BenchmarkSetGrowingPaired,
+// two runs each on a noisy machine); at 10M keys (bench/storebench's
+// BenchmarkSetGrowingRatio) the difference is within the noise.
 const moveBatch = 32
 
 // mover moves keys from old buckets to the new table in batches of up to

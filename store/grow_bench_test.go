@@ -54,7 +54,7 @@ func BenchmarkGrowthFactor(b *testing.B) {
 // the same 2M new keys, in alternating order, each fill timed on its own,
 // and reports the store's time over the map's (x-map). On a shared machine
 // the pairing keeps the ratio steadier than two separate benchmarks' ns/op;
-// bench/storebench's BenchmarkSetGrowing is the 10M-key figure of record.
+// bench/storebench's BenchmarkSetGrowingRatio times the same at 10M keys.
 func BenchmarkSetGrowingPaired(b *testing.B) {
 	n := 2_000_000
 	if testing.Short() {

@@ -206,8 +206,8 @@ func fillDuringPin(s kv[int, int], n int) {
 
 // During a long pin the next table is prepared at the size the growth
 // after it will pick, a chunk per write, so that the Set that grows the
-// table allocates nothing big: before, the prepared table had the size of
-// one step, the growth wanted a bigger one, and that Set allocated the
+// table allocates nothing big: a table prepared at one step's size, where
+// the growth wants a bigger one, would leave that Set to allocate the
 // whole of it (about 25 ms for 200,000 keys).
 func TestLongPinPreparesTheSizeTheGrowthPicks(t *testing.T) {
 	for _, o := range []Options{

@@ -10,8 +10,8 @@ import (
 // doc): here the loop body removes every key at the first key it gets,
 // by Clear, by Delete, or (a cache with TTLs) by letting them all expire,
 // and after that the loop may only yield the rest of the bucket it had
-// reached, at most BucketSize-1 keys. All used to go on walking the table
-// that Clear had replaced and yield every key of the store.
+// reached, at most BucketSize-1 keys, where walking on through the table
+// that Clear replaced would yield every key of the store.
 func TestAllSkipsKeysRemovedBeforeReached(t *testing.T) {
 	const n = 2000
 	keys := make([]string, n)

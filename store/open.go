@@ -24,9 +24,9 @@ import (
 // Hash is xxhash, so that one can only be checked when set to another
 // family), and a contradiction is ErrOptionsMismatch. SizeHint and Growth
 // are not in the file: they are taken from opts, and a restored table
-// grows by opts's Growth from its saved size. Open decodes the file on the
-// calling goroutine and places the entries on a second one, so it keeps
-// two cores busy where it has them.
+// grows by opts's Growth from its saved size. OpenMap decodes the file on
+// the calling goroutine and places the entries on a second one, so it
+// keeps two cores busy where it has them.
 //
 // MapOptions.SizeHint is honoured as NewMap honours it: if the snapshot's
 // table is smaller than the one the hint asks for, the keys are set afresh

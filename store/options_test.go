@@ -56,8 +56,8 @@ func TestZeroOptionsMeanDefaults(t *testing.T) {
 }
 
 // A bound above MaxCacheEntries is ErrOptions, found before anything is
-// allocated; up to 2^35 was accepted, and New then allocated the whole
-// table (hundreds of GiB) and crashed the process out of memory.
+// allocated: a bound of 2^35 would otherwise have New allocate the whole
+// table (hundreds of GiB) and crash the process out of memory.
 func TestMaxCacheEntries(t *testing.T) {
 	// resolve first: without the bound, New would start allocating.
 	for _, maxE := range []int{MaxCacheEntries + 1, 1 << 30, 1 << 35} {

@@ -91,10 +91,10 @@ func TestExpiryAtZeroStillExpires(t *testing.T) {
 // holds real keys and NaN keys (which, as in a Go map, are all different
 // keys and hash at random each time) while a reader looks up the real
 // stashed keys: every one of them is present throughout, so no lookup may
-// miss. Growth once re-hashed each stashed key to lower its first
-// candidate's stash hint: a NaN key's hash then named a random bucket, and
-// lowering that bucket's hint hid the real keys stashed under it until
-// their own turn came, so Get missed keys that were there.
+// miss. A growth that re-hashes each stashed key to lower its first
+// candidate's stash hint fails it: a NaN key's hash names a random bucket,
+// and lowering that bucket's hint hides the real keys stashed under it
+// until their own turn comes, so Get misses keys that are there.
 func TestGrowthKeepsStashedKeysVisibleBesideNaN(t *testing.T) {
 	trials := 300
 	if testing.Short() {

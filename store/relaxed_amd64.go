@@ -75,7 +75,8 @@ func writeSlotLocked[K comparable, V any](dst, src *slot[K, V], from int, l word
 // storeRelease stores v into *p for a writer that is the only one writing
 // *p (see syncWord.unlockAlone). On amd64 an atomic store is an XCHG,
 // which waits for every earlier store to reach the cache: a cache Set's
-// unlock waited there for the cache miss of the slot it had just written.
+// unlock would wait there for the cache miss of the slot it has just
+// written.
 // A plain store needs no such wait, and is enough: amd64 makes stores
 // visible in program order (total store order), so a reader that sees
 // this store sees every store before it, which is all that a seqlock's

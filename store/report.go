@@ -20,9 +20,10 @@ import (
 type Report struct {
 	Entries int `json:"entries"` // keys in the store
 	Buckets int `json:"buckets"` // n
-	// BucketSize is C, the slots of a bucket: Options.BucketSize, except
-	// in a cache that New gave fewer, larger buckets (see
-	// Options.MaxEntries), whose report counts loads up to their size.
+	// BucketSize is C, the slots of a bucket: the options' BucketSize,
+	// except in a cache that NewCache gave fewer, larger buckets (see
+	// "Eviction" in the package documentation), whose report counts
+	// loads up to their size.
 	BucketSize int              `json:"bucket_size"`
 	Placement  bucket.Placement `json:"placement"`
 	Choices    int              `json:"choices"` // d

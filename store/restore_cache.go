@@ -19,7 +19,7 @@ import (
 // when the file does not account for it: a cache whose table takes more
 // than sparseFloor bytes and whose bound is more than sparseFactor times
 // the entries the file records (which its size bounds: Meta's checks) is
-// restored only when the caller names that bound in Options.MaxEntries,
+// restored only when the caller names that bound in CacheOptions.MaxEntries,
 // as it would to New. Otherwise Open fails with ErrOptions, saying so,
 // before it allocates anything. What Open allocates for a cache before it
 // reads the records thus grows with the entries the file claims, or is

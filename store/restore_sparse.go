@@ -54,7 +54,7 @@ func isSparse[K comparable, V any](o *config, m *snapshot.Meta) bool {
 
 // restoreSparse reads every record of r, checks it against the table m
 // describes, and inserts it into a new table of size buckets (at least
-// tableFor m.Entries: Open asks for more when Options.SizeHint does),
+// tableFor m.Entries: OpenMap asks for more when MapOptions.SizeHint does),
 // which it returns. Errors name the file.
 func restoreSparse[K comparable, V any](s *Map[K, V], r *snapshot.Reader, m *snapshot.Meta, size uint64) (*table[K, V], error) {
 	path := r.Path()

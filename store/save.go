@@ -12,10 +12,10 @@ import (
 )
 
 // Snapshot errors, for errors.Is. They are the sentinels of the snapshot
-// format (internal/snapshot); every error of Save and Open wraps one of
-// them, or ErrKeyType or ErrValueType (or, from SaveContext, the
-// context's error), and names the file. Every failure
-// of Save leaves the previous snapshot untouched except ErrNotDurable.
+// format (internal/snapshot); every error of Save, OpenMap and OpenCache
+// wraps one of them, or ErrKeyType or ErrValueType (or, from SaveContext,
+// the context's error), and names the file. Every failure of Save leaves
+// the previous snapshot untouched except ErrNotDurable.
 var (
 	// ErrNotFound: the snapshot file does not exist (it also matches
 	// fs.ErrNotExist).
@@ -29,9 +29,10 @@ var (
 	ErrNewerVersion = snapshot.ErrNewerVersion
 	// ErrTypeMismatch: the snapshot's key or value type is not K or V:
 	// another name, or the same name and another shape (fields, element
-	// types, kinds; see Open).
+	// types, kinds; see OpenMap).
 	ErrTypeMismatch = snapshot.ErrTypeMismatch
-	// ErrOptionsMismatch: options given to Open contradict the snapshot.
+	// ErrOptionsMismatch: options given to OpenMap or OpenCache contradict
+	// the snapshot, or the file holds the other type.
 	ErrOptionsMismatch = snapshot.ErrOptionsMismatch
 	// ErrLocked: another process holds the file (bbolt's open timeout).
 	ErrLocked = snapshot.ErrLocked
@@ -78,8 +79,8 @@ var (
 // number of copies of buckets that writers change before the walk reaches
 // them.
 //
-// The format is described in internal/snapshot and in the README. Keys of
-// types that New hashes through hash/maphash cannot be saved (ErrKeyType);
+// docs/snapshot-format.md describes the format. Keys of types that NewMap
+// hashes through hash/maphash cannot be saved (ErrKeyType);
 // values must be encodable with msgpack (exported fields of structs), and
 // a value type of complex numbers, functions or channels is refused
 // (ErrValueType).

@@ -22,12 +22,12 @@ import (
 // A cache's Save abandoned mid-walk (its context canceled) while writers
 // write the buckets they copy to the file themselves (assist) leaves the
 // file to no one once it returns. A cache's writers hold bucket locks,
-// not the store's mutex, so ending the view did not wait for one inside
-// an assist: SaveContext aborted the file (rolled back bbolt's
-// transaction and unmapped it) while a writer was still appending to it,
-// a data race that -race reports here and that could fault on the
-// unmapped pages. The walker's other errors (a value that does not
-// encode) took the same path.
+// not the store's mutex, so ending the view must wait for any writer
+// inside an assist: aborting the file (rolling back bbolt's transaction
+// and unmapping it) while a writer still appends to it is a data race
+// that -race reports here and that could fault on the unmapped pages.
+// The walker's other errors (a value that does not encode) take the same
+// path.
 func TestSaveAbandonedWhileWritersAssist(t *testing.T) {
 	defer func(b int) { pendingBound = b }(pendingBound)
 	pendingBound = 0 // writers write every bucket they copy
@@ -74,10 +74,10 @@ func TestSaveAbandonedWhileWritersAssist(t *testing.T) {
 
 // A progress callback that panics, in a caller that recovers (an HTTP
 // server does), leaves the store as it was before the Save: the view
-// ends, the table grows again, and the next Save works. The view used to
-// stay installed with the table pinned, so the store never grew again
-// (every new key went to the stash) and writers went on copying buckets
-// for a snapshot no one was taking.
+// ends, the table grows again, and the next Save works. A view left
+// installed would keep the table pinned, so the store would never grow
+// again (every new key going to the stash) and writers would go on
+// copying buckets for a snapshot no one is taking.
 func TestSaveProgressPanics(t *testing.T) {
 	dir := t.TempDir()
 	s := newTestMap[string, int](t, MapOptions{Seed: 53})

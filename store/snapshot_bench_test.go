@@ -14,8 +14,8 @@ import (
 	"github.com/twochoice/twochoice/internal/snapshot"
 )
 
-// benchEntries is the size of the snapshot benchmarks' store: the issue's
-// million string→[]byte(100) entries, or a small one under -short (CI runs
+// benchEntries is the size of the snapshot benchmarks' store: a million
+// string→[]byte(100) entries, or a small one under -short (CI runs
 // every benchmark once with -short).
 func benchEntries() int {
 	if testing.Short() {

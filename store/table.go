@@ -103,24 +103,25 @@ func (t *table[K, V]) getD(k K, h uint64, tag uint8) (v V, ok bool) {
 // candidate with a match, is read here (get2Rest has every other case),
 // without a branch on which candidate that is: whether a key sits in its
 // first or its second candidate is a coin toss to the branch predictor,
-// and every wrong guess cost a pipeline refill right after the control
+// and every wrong guess costs a pipeline refill right after the control
 // words' loads. The Go compiler will not make that choice a conditional
 // move, since the result addresses a load (golang.org/issue/26306), so it
 // is written out: sel is all ones when the first candidate has no match,
 // and picks the second's words by masking, and its bucket from a
-// two-element array. That took a -short Get (1<<12 keys, all in cache)
-// from 2.04× the time of the RWMutex map to 1.89× (BenchmarkGetRatio,
-// count 10); reading the slot inline with the branch kept took none off.
+// two-element array. So written, a -short Get (1<<12 keys, all in cache)
+// takes 1.89× the time of the RWMutex map rather than 2.04×
+// (BenchmarkGetRatio, count 10); reading the slot inline with the branch
+// kept saves nothing.
 //
 // The slot is copied and checked against the sync word as readMatch does.
 // A key with no tag match in either candidate and no stash hint on the
 // first, most Gets of absent keys, is answered here too, without
-// get2Rest's call: that took an absent-key Get at 4,096 keys from 1.780 ±
-// 2% to 1.681 ± 2% the RWMutex map's time (BenchmarkGetAbsentRatio, 20
-// runs each; present keys and 1M keys unchanged). Anything else (a tag
-// match that did not hold k, a stash hint, a writer in the way) goes to
-// get2Rest, which carries on from the words loaded here and finds what
-// get2 found before this fast path.
+// get2Rest's call: an absent-key Get at 4,096 keys then takes 1.681 ± 2%
+// of the RWMutex map's time rather than 1.780 ± 2%
+// (BenchmarkGetAbsentRatio, 20 runs each; present keys and 1M keys
+// unchanged). Anything else (a tag match that did not hold k, a stash
+// hint, a writer in the way) goes to get2Rest, which carries on from the
+// words loaded here and finds what get2 would without this fast path.
 func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool) {
 	var c0, c1 uint64
 	if t.scheme != hashfn.Double {

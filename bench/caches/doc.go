@@ -29,8 +29,8 @@
 // of infinite capacity, which misses only the first request for each key.
 // They are never a competitor in a hit-ratio table.
 //
-// twochoice itself joins them in twochoice.go: "twochoice" is the unbounded
-// store (go-left, two choices), a throughput peer of the maps; and
+// twochoice itself joins them in twochoice.go: "twochoice-map" is the
+// unbounded store (go-left, two choices), a peer of the maps; and
 // "twochoice-<rule>" for each placement rule is the store's cache mode, a
 // bounded cache with MaxEntries = capacity (two choices, one under "one").
 //
@@ -72,11 +72,10 @@
 // every Set, which is what a hit ratio measures. Hit-ratio runs set Sync;
 // throughput runs leave it off and measure the caches as users run them.
 //
-// The Wait matters: on the OLTP trace ristretto's hit ratio is 23 to 24%
-// at 1,000 entries and 55 to 57% at 15,000 with it (three replays and the
-// README's results table), and was 18-19% and 39-41% without it when the
-// Wait came in, varying by several points between runs, because Sets
-// still in the buffer miss and a full buffer drops them.
+// The Wait matters: without it, Sets still in ristretto's buffer miss and a
+// full buffer drops them, so its hit ratio on a replay is lower and varies
+// by several points between runs (on OLTP, 18-19% at 1,000 entries and
+// 39-41% at 15,000 without the Wait, against 23-24% and 55-57% with it).
 //
 // Even with Sync, two peers are not exactly reproducible (Peer.Random):
 // otter seeds its frequency sketch's hash at random for each cache and
@@ -91,8 +90,7 @@
 // goroutines get to run: 8 replays of the OLTP trace on a loaded 2-core
 // machine spread over up to 2.2 points. That is why hit-ratio runs use Sync.
 //
-// The otter row of the OLTP reference table (../shared/traces/README.md)
-// is the one peer row this harness does not reproduce within 0.3 points:
+// The otter row of the OLTP reference table (docs/traces.md) is the one peer row this harness does not reproduce within 0.3 points:
 // with Sync, and with every other deterministic way of configuring or
 // calling otter tried (no InitialCapacity, string keys, Get with a loader,
 // SetIfAbsent, a Weigher, an expiry, CleanUp after each request), otter is

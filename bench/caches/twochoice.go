@@ -11,11 +11,20 @@ import (
 // replayable: the same workload and capacity give the same hit ratio.
 const twochoiceSeed = 1
 
-// twochoicePeers returns the unbounded map ("twochoice", go-left, for
+// MapName is the name of the unbounded twochoice map among the peers:
+// a map, not a cache, so its hit ratio is the ceiling and its speed the
+// baseline next to the Go maps.
+const MapName = "twochoice-map"
+
+// CacheName is the name of twochoice's cache under its default rule
+// (go-left, two choices): the bounded peer compared with the other caches.
+const CacheName = "twochoice-goleft"
+
+// twochoicePeers returns the unbounded map (MapName, go-left, for
 // throughput runs against the maps) and one bounded cache per placement
-// rule.
+// rule, "twochoice-<rule>".
 func twochoicePeers[K Key, V any]() []Peer[K, V] {
-	ps := []Peer[K, V]{{Name: "twochoice", Bounded: false, New: func(o Options) (Cache[K, V], error) {
+	ps := []Peer[K, V]{{Name: MapName, Bounded: false, New: func(o Options) (Cache[K, V], error) {
 		if o.Capacity < 0 {
 			return nil, fmt.Errorf("%w: twochoice with capacity %d", ErrCapacity, o.Capacity)
 		}
@@ -49,7 +58,7 @@ func NewTwochoice[K Key, V any](rule bucket.Placement, o Options) (Cache[K, V], 
 		if err != nil {
 			return nil, fmt.Errorf("caches: twochoice: %w", err)
 		}
-		return &twochoiceCache[K, V]{kv: m, name: "twochoice"}, nil
+		return &twochoiceCache[K, V]{kv: m, name: MapName}, nil
 	}
 	s, err := store.NewCache[K, V](store.CacheOptions{
 		MaxEntries: o.Capacity,

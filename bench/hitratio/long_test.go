@@ -120,7 +120,7 @@ func TestLongP12(t *testing.T) {
 }
 
 // Every peer on Zipf workloads over a million keys, caches at 1% and 10% of
-// the keys (issue 5's comparison), against the ceiling of independent
+// the keys (the sizes twochoice bench compares by default), against the ceiling of independent
 // requests: no cache can expect more hits than the share of its capacity's
 // most popular keys.
 func TestLongZipf(t *testing.T) {

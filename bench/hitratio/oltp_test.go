@@ -42,9 +42,9 @@ func loadTracePrefix(t *testing.T, name string, n int) func() (workload.Workload
 	return func() (workload.Workload[uint64], error) { return workload.Replay(name, reqs), nil }
 }
 
-// oltpCapacities and oltpReference are the table of
-// ../shared/traces/README.md: hit ratios in percent on OLTP, a miss
-// inserting the block.
+// oltpCapacities and oltpReference are the reference table of
+// docs/traces.md: hit ratios in percent on OLTP, a miss inserting the
+// block.
 var oltpCapacities = []int{1000, 2000, 5000, 10000, 15000}
 
 var oltpReference = map[string][]float64{
@@ -54,18 +54,19 @@ var oltpReference = map[string][]float64{
 	"otter": {40.36, 46.05, 53.73, 57.98, 60.59},
 }
 
-// tolerance is the agreement with the reference that issue 7 asks for, in
-// percentage points.
+// tolerance is how close a replay of a deterministic peer must come to its
+// reference row, in percentage points: the reference's own two decimals
+// and the peers' small differences in configuration fit well inside it.
 const tolerance = 0.3
 
 // otterMeasured is otter's hit ratio on OLTP as this harness measures it
 // with otter's own simulator configuration (see caches.NewOtter): the
-// median of 16 replays per capacity, whose standard deviation was at most
+// median of 16 replays per capacity, whose standard deviation is at most
 // 0.2 points (otter draws its sketch's hash seed and some admission coins
 // at random).
 //
-// Issue 7 asks for otter to match the reference row within 0.3 points like
-// the other peers. No configuration does, at every capacity, reliably.
+// otter is held to its reference row within 0.3 points like the other
+// peers, but no configuration matches it at every capacity, reliably.
 // TestLongOLTPOtterVariants (-long) replays the candidates and prints, for
 // each, the median and range of 5 replays; one run of it (otter v2.4.0,
 // 2-core machine shared with other work, medians minus the reference):
@@ -89,8 +90,8 @@ const tolerance = 0.3
 // CleanUp after every request changes nothing either, nor does running
 // maintenance only inside Set, so that reads past a full read buffer are
 // dropped as they are while otter's goroutine is pending (55.3 to 55.4% at
-// 5,000 entries, like the harness), and otter v2.0.0 to v2.4.0 all gave
-// these figures when measured before. The reference row lies inside the
+// 5,000 entries, like the harness), and otter v2.0.0 to v2.4.0 all give
+// these figures. The reference row lies inside the
 // range of otter's default, asynchronous maintenance, whose hit ratio
 // depends on how soon otter's goroutines get a core: on this machine one
 // replay at a time spread by 1 to 2 points per capacity (at 5,000 entries

@@ -145,8 +145,8 @@ func replayOtterVariant[K caches.Key](t *testing.T, v otterVariant, reqs []workl
 // median hit ratio of its replays at each capacity, their range, and the
 // median's distance from the reference. It fails if a deterministic
 // (synchronous) variant matches the reference within the tolerance at
-// every capacity: the harness should then measure otter that way, as
-// issue 7 asks. Asynchronous variants are reported, not judged: their hit
+// every capacity: the harness should then measure otter that way, as it
+// measures the other peers that match their rows. Asynchronous variants are reported, not judged: their hit
 // ratio depends on the scheduler, so one run of them proves nothing.
 func TestLongOLTPOtterVariants(t *testing.T) {
 	if !*long {

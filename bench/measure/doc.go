@@ -11,7 +11,7 @@
 //     requests per second, so a cache pays for its misses.
 //   - The capacity of a bounded cache is the most entries it holds, given
 //     as entries or as a share of the workload's distinct keys
-//     ([Capacity]). Unbounded caches (map, syncmap, twochoice) ignore it.
+//     ([Capacity]). Unbounded caches (map, syncmap, twochoice-map) ignore it.
 //   - A timed run serves requests on a number of goroutines for a fixed
 //     duration after a warm-up; a round is one timed run of every cache,
 //     the caches taking turns, and with several rounds each figure is the

@@ -17,8 +17,8 @@ var statNames = []string{
 	"/gc/heap/tiny/allocs:objects",
 	// Idle mark workers run on processors that had nothing else to do:
 	// runtime/metrics says to subtract them from the total for the GC's
-	// cost to the program. On two cores with one goroutine they were three
-	// quarters of the total.
+	// cost to the program. On two cores with one goroutine they come to
+	// about three quarters of the total.
 	"/cpu/classes/gc/mark/idle:cpu-seconds",
 }
 

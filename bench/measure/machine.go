@@ -24,7 +24,7 @@ func ThisMachine() Machine {
 		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 }
 
-// String returns one line: "Intel(R) Xeon(R) Processor, 2 cores, GOMAXPROCS 2, go1.26.8 linux/amd64".
+// String returns one line: "AMD EPYC, 2 cores, GOMAXPROCS 2, go1.26.8 linux/amd64".
 func (m Machine) String() string {
 	return fmt.Sprintf("%s, %d cores, GOMAXPROCS %d, %s %s/%s", m.CPU, m.Cores, m.GOMAXPROCS, m.Go, m.OS, m.Arch)
 }

@@ -72,7 +72,7 @@ func TestMemoryPeers(t *testing.T) {
 	for i := range keys {
 		keys[i] = uint64(i)
 	}
-	for _, name := range []string{"map", "lru", "twochoice"} {
+	for _, name := range []string{"map", "lru", caches.MapName} {
 		p, err := caches.Lookup[uint64, Value](name)
 		if err != nil {
 			t.Fatal(err)

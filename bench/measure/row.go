@@ -18,8 +18,8 @@ import "github.com/twochoice/twochoice/store"
 //     capacity, without goroutines, with the memory it takes to hold that
 //     many entries.
 //
-// The JSON field names are those of issue 7's schema, plus the extra
-// measures.
+// The JSON field names are a stable schema for scripts: fields are added,
+// never renamed, and a field not measured is left out.
 type Row struct {
 	Cache    string `json:"cache"`
 	Workload string `json:"workload"`

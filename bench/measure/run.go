@@ -162,7 +162,7 @@ func (c *Config) validate() error {
 func DefaultCaches() []string {
 	var names []string
 	for _, p := range caches.Peers[uint64, Value]() {
-		if strings.HasPrefix(p.Name, "twochoice-") && p.Name != "twochoice-goleft" {
+		if p.Bounded && strings.HasPrefix(p.Name, "twochoice-") && p.Name != "twochoice-goleft" {
 			continue
 		}
 		names = append(names, p.Name)

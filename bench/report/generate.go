@@ -8,20 +8,26 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/twochoice/twochoice/bench/caches"
+	"github.com/twochoice/twochoice/bench/corpus"
+	"github.com/twochoice/twochoice/bench/hitratio"
 	"github.com/twochoice/twochoice/bench/measure"
 	"github.com/twochoice/twochoice/internal/cli"
 )
 
 // Options configure Generate.
 type Options struct {
-	// Dir receives bench-results.md and the charts.
+	// Dir receives bench-results.md, bench-summary.md and the charts.
 	Dir string
-	// Traces is the folder of OLTP.lis.zst and P12.lis.zst; empty means
-	// $TWOCHOICE_TRACES, or ../shared/traces.
+	// Traces is the folder of OLTP.lis.zst and P12.lis.zst, and of the
+	// other traces of the corpus (any *.lis and *.trace files in it and
+	// its subfolders, such as lirs/); empty means
+	// $TWOCHOICE_TRACES, or shared/traces beside the repository's folder
+	// (docs/traces.md).
 	Traces string
 	// Seed seeds the Zipf runs.
 	Seed uint64
@@ -33,8 +39,8 @@ type Options struct {
 
 // The comparisons of the README.
 var (
-	// oltpCapacities are those of the reference table in
-	// ../shared/traces/README.md, and more between them for the chart.
+	// oltpCapacities are those of the reference table in docs/traces.md,
+	// and more between them for the chart.
 	oltpCapacities = []int{1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000, 11000, 12000, 13000, 14000, 15000}
 	oltpTable      = []int{1000, 2000, 5000, 10000, 15000}
 	// p12Capacities go from 0.03% to 16% of P12's 3.15 million blocks.
@@ -45,10 +51,13 @@ var (
 	throughputRounds   = 5
 	throughputDuration = time.Second
 	memoryCapacities   = []int{10_000, 100_000, 1_000_000}
+	// corpusRounds replays otter and ristretto, whose hit ratios vary
+	// from run to run, this many times per corpus row, for the median.
+	corpusRounds = 3
 )
 
-// oltpReference is the table of ../shared/traces/README.md: hit ratios in
-// percent on OLTP at oltpTable's capacities.
+// oltpReference is the table of docs/traces.md: hit ratios in percent on
+// OLTP at oltpTable's capacities.
 var oltpReference = map[string][]float64{
 	"lru":   {32.83, 42.47, 53.65, 60.70, 64.63},
 	"arc":   {39.12, 46.15, 55.12, 61.97, 65.55},
@@ -56,12 +65,18 @@ var oltpReference = map[string][]float64{
 	"otter": {40.36, 46.05, 53.73, 57.98, 60.59},
 }
 
-// Generate runs the README's comparisons and writes Dir/bench-results.md
-// (the README's results section) and Dir/hitratio-oltp.svg and
-// Dir/hitratio-p12.svg: hit ratio against capacity on the OLTP and P12
-// traces for every bounded cache, the timed runs of every cache on Zipf
-// keys (medians of interleaved rounds), and memory per entry. It takes
-// several minutes; the traces must be present.
+// Generate runs the README's comparisons and writes
+//
+//   - Dir/bench-summary.md, the README's table: twochoice's cache against
+//     otter and the maps in hit ratio over the corpus, speed and memory;
+//   - Dir/bench-results.md, the full results: every bounded cache on
+//     every trace of the corpus (Belady's optimum beside them), hit ratio
+//     against capacity on the OLTP and P12 traces, the timed runs of
+//     every cache on Zipf keys (medians of interleaved rounds), and memory
+//     per entry;
+//   - Dir/hitratio-oltp.svg and Dir/hitratio-p12.svg, the charts it shows.
+//
+// It takes several minutes; the traces must be present.
 func Generate(ctx context.Context, o Options) error {
 	if o.Traces == "" {
 		o.Traces = os.Getenv("TWOCHOICE_TRACES")
@@ -106,7 +121,12 @@ func Generate(ctx context.Context, o Options) error {
 		{"memory", 1, measure.Config{Workload: measure.Spec{Kind: measure.Zipf, S: 1, Keys: zipfKeys}, Seed: o.Seed, Caches: all,
 			Capacities: entries(memoryCapacities), Measures: measure.MeasureMemory}},
 	}
-	var total, done float64
+	items, err := corpus.Parse(o.Traces)
+	if err != nil {
+		return fmt.Errorf("report: the corpus: %w", err)
+	}
+	const corpusWeight = 12
+	var total, done float64 = corpusWeight, 0
 	for _, p := range parts {
 		total += p.weight
 	}
@@ -131,6 +151,20 @@ func Generate(ctx context.Context, o Options) error {
 		}
 	}
 
+	t := time.Now()
+	corp, err := corpus.Run(ctx, corpus.Config{Items: items, Capacities: corpus.DefaultCapacities(), Rounds: corpusRounds,
+		Progress: func(f float64, d string) {
+			if o.Progress != nil {
+				o.Progress((done+f*corpusWeight)/total, "corpus: "+d)
+			}
+		}})
+	if err != nil {
+		return fmt.Errorf("report: corpus: %w", err)
+	}
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, "report: corpus done in %v\n", time.Since(t).Round(time.Second))
+	}
+
 	oltpChart := filepath.Join(o.Dir, "hitratio-oltp.svg")
 	p12Chart := filepath.Join(o.Dir, "hitratio-p12.svg")
 	if err := HitRatioChart(results[0], "hit ratio on OLTP (ARC trace, 914,145 requests)").WriteFile(oltpChart); err != nil {
@@ -140,12 +174,17 @@ func Generate(ctx context.Context, o Options) error {
 		return err
 	}
 	var b bytes.Buffer
-	writeMarkdown(&b, results, filepath.ToSlash(oltpChart), filepath.ToSlash(p12Chart), time.Since(start))
-	// Whole or not at all: os.WriteFile truncated the file first, so that
-	// a full disk left a partial bench-results.md, which
-	// scripts/bench-report would put in the README, in place of the last
-	// complete one.
-	return cli.ReplaceFile(filepath.Join(o.Dir, "bench-results.md"), b.Bytes())
+	// The charts sit beside bench-results.md, which links them so.
+	writeMarkdown(&b, results, corp, filepath.Base(oltpChart), filepath.Base(p12Chart), time.Since(start))
+	// Whole or not at all: a full disk must not leave a partial file,
+	// which scripts/bench-report would put in the README in place of the
+	// last complete one.
+	if err := cli.ReplaceFile(filepath.Join(o.Dir, "bench-results.md"), b.Bytes()); err != nil {
+		return err
+	}
+	b.Reset()
+	writeSummary(&b, results[2], results[3], corp)
+	return cli.ReplaceFile(filepath.Join(o.Dir, "bench-summary.md"), b.Bytes())
 }
 
 func entries(ns []int) []measure.Capacity {
@@ -165,16 +204,21 @@ func threads() []int {
 	return t
 }
 
-// writeMarkdown prints the README's results section.
-func writeMarkdown(w io.Writer, results []*measure.Result, oltpChart, p12Chart string, took time.Duration) {
+// writeMarkdown prints docs/bench-results.md: the full results.
+func writeMarkdown(w io.Writer, results []*measure.Result, corp *corpus.Result, oltpChart, p12Chart string, took time.Duration) {
 	oltp, p12, tp, mem := results[0], results[1], results[2], results[3]
-	fmt.Fprintf(w, "Measured on %s, in %v (`scripts/bench-report`).\n", oltp.Machine, took.Round(time.Minute))
-	fmt.Fprint(w, "\nThe two traces come from the collection of the ARC paper: Nimrod Megiddo and Dharmendra S. Modha,\n"+
-		"\"ARC: A Self-Tuning, Low Overhead Replacement Cache\", USENIX FAST 2003, pp. 115-130. One goroutine\n"+
-		"replays each trace from an empty cache, every request counted; a read that misses inserts its block.\n")
+	fmt.Fprint(w, "# Benchmark results\n\n")
+	fmt.Fprintf(w, "Measured on %s, in %v, by `scripts/bench-report`, which writes this page and the README's table; "+
+		"[performance](performance.md) says how to read them. twochoice-goleft is twochoice's cache (`store.NewCache`, "+
+		"go-left, d = 2); twochoice-map is the same store unbounded (`store.NewMap`); map is a Go map behind a `sync.RWMutex`.\n",
+		oltp.Machine, took.Round(time.Minute))
 
-	fmt.Fprintf(w, "\n#### Hit ratio on OLTP\n\n![hit ratio against capacity on OLTP](%s)\n\n", oltpChart)
-	fmt.Fprint(w, "Measured / reference (`../shared/traces/README.md`) where there is one:\n\n")
+	writeCorpus(w, corp)
+
+	fmt.Fprint(w, "\n## OLTP and P12\n\nThe two ARC traces ([traces](traces.md)), replayed whole by one goroutine from an empty cache, "+
+		"every request counted; a read that misses inserts its block.\n")
+	fmt.Fprintf(w, "\n### Hit ratio on OLTP\n\n![hit ratio against capacity on OLTP](%s)\n\n", oltpChart)
+	fmt.Fprint(w, "Measured / reference ([traces](traces.md)) where there is one:\n\n")
 	hitTable(w, oltp, oltpTable, oltpReference)
 	fmt.Fprintf(w, "\nAn unbounded cache gets %.2f%%. belady is Belady's offline optimum (a miss inserts its block, the block\n"+
 		"used farthest in the future goes): no cache of that capacity that keeps every block set gets more hits.\n", 100*oltp.Ceiling)
@@ -185,12 +229,12 @@ func writeMarkdown(w io.Writer, results []*measure.Result, oltpChart, p12Chart s
 		"points off from 5,000 entries up; the row lies within the 1 to 2 point spread of otter's asynchronous\n"+
 		"maintenance, which no replay reproduces (`go test ./bench/hitratio -run OtterVariants -long -v`).\n")
 
-	fmt.Fprintf(w, "\n#### Hit ratio on P12\n\n![hit ratio against capacity on P12](%s)\n\n", p12Chart)
+	fmt.Fprintf(w, "\n### Hit ratio on P12\n\n![hit ratio against capacity on P12](%s)\n\n", p12Chart)
 	hitTable(w, p12, p12.Capacities, nil)
 	fmt.Fprintf(w, "\nAn unbounded cache gets %.2f%%.\n", 100*p12.Ceiling)
 
 	c := tp.Config
-	fmt.Fprintf(w, "\n#### Throughput\n\n%s, a cache of %s entries (10%% of the keys; the unbounded ones hold every key seen). "+
+	fmt.Fprintf(w, "\n## Throughput\n\n%s, a cache of %s entries (10%% of the keys; the unbounded ones hold every key seen). "+
 		"Each goroutine replays its own stream of pre-generated requests, a read that misses Sets its key; the figures are "+
 		"medians of %d rounds of %v per cache, the caches taking turns. Latency: 1 request in %d timed, %d ns of clock "+
 		"overhead subtracted. \"vs map\" is the throughput over that of the map with a `sync.RWMutex` on as many goroutines; "+
@@ -198,9 +242,128 @@ func writeMarkdown(w io.Writer, results []*measure.Result, oltpChart, p12Chart s
 		tp.Workload, thousands(throughputCap), c.Rounds, c.Duration, tp.SampleEvery, tp.TimerOverhead)
 	throughputTable(w, tp)
 
-	fmt.Fprint(w, "\n#### Memory\n\nLive heap per entry (`uint64` keys and values) of a cache holding C entries: a bounded cache "+
+	fmt.Fprint(w, "\n## Memory\n\nLive heap per entry (`uint64` keys and values) of a cache holding C entries: a bounded cache "+
 		"after 2C distinct keys (full, and remembering what its policy keeps of evicted keys), an unbounded one after C.\n\n")
 	memoryTable(w, mem)
+}
+
+// writeCorpus prints the corpus run: its summary, then a row per trace and
+// capacity with every cache's hit ratio, Belady's and twochoice's margin.
+func writeCorpus(w io.Writer, res *corpus.Result) {
+	s := res.Summary
+	fmt.Fprintf(w, "\n## The corpus\n\nEvery trace of [the corpus](traces.md) (%d: the ARC and LIRS traces) replayed whole at 1, 5, 10 and 25%% "+
+		"of its distinct blocks, %d rows, against every bounded cache and Belady's optimum; otter's and ristretto's figures "+
+		"are medians of %d replays (they draw seeds at random). Hit ratios in percent; margin is twochoice's cache less the "+
+		"best of %s, in points.\n\n", res.Workloads, len(res.Rows), res.Rounds, strings.Join(res.Peers, ", "))
+	fmt.Fprintf(w, "twochoice is within %.1f point of the best other cache, or ahead, on %d rows of %d (ahead on %d); mean margin %+.2f points",
+		corpus.WithinPoints, s.Within, s.Rows, s.Ahead, s.MeanMargin)
+	if s.Worst != nil {
+		fmt.Fprintf(w, "; worst row %s at %s, %+.2f points behind %s", s.Worst.Workload, s.Worst.Capacity, s.Worst.Margin, s.Worst.BestPeer)
+	}
+	if s.GapClosed != nil {
+		fmt.Fprintf(w, "; it closes %.0f%% of the best caches' distance to Belady's optimum", 100**s.GapClosed)
+	}
+	fmt.Fprint(w, ".\n\n")
+	names := append(slices.Clone(res.Caches), hitratio.BeladyName)
+	fmt.Fprint(w, "| trace | capacity |")
+	for _, n := range names {
+		fmt.Fprintf(w, " %s |", n)
+	}
+	fmt.Fprint(w, " margin |\n|---|---|"+strings.Repeat("---|", len(names)+1)+"\n")
+	for _, r := range res.Rows {
+		fmt.Fprintf(w, "| %s | %s |", r.Workload, r.Capacity)
+		for _, n := range names {
+			if h, ok := r.HitRatio[n]; ok {
+				fmt.Fprintf(w, " %.2f |", 100*h)
+			} else {
+				fmt.Fprint(w, " - |")
+			}
+		}
+		if r.Margin != nil {
+			fmt.Fprintf(w, " %+.2f |\n", *r.Margin)
+		} else {
+			fmt.Fprint(w, " - |\n")
+		}
+	}
+}
+
+// writeSummary prints the README's table (bench-summary.md): twochoice's
+// cache against otter and the maps, in hit ratio over the corpus, speed
+// on Zipf keys and memory per entry.
+func writeSummary(w io.Writer, tp, mem *measure.Result, corp *corpus.Result) {
+	cols := []struct{ name, title string }{
+		{caches.CacheName, "twochoice cache"}, {"otter", "otter"}, {caches.MapName, "twochoice map"}, {"map", "Go map + RWMutex"}}
+	cell := func(v *float64, format string) string {
+		if v == nil {
+			return "-"
+		}
+		return fmt.Sprintf(format, *v)
+	}
+	row := func(title string, f func(cache string) string) {
+		fmt.Fprintf(w, "| %s |", title)
+		for _, c := range cols {
+			fmt.Fprintf(w, " %s |", f(c.name))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprint(w, "| |")
+	for _, c := range cols {
+		fmt.Fprintf(w, " %s |", c.title)
+	}
+	fmt.Fprint(w, "\n|---|"+strings.Repeat("---|", len(cols))+"\n")
+
+	// Hit ratio: the mean over the corpus rows that every cache took.
+	mean := map[string]*float64{}
+	for _, c := range []string{corpus.Twochoice, "otter"} {
+		var sum float64
+		n := 0
+		for _, r := range corp.Rows {
+			if h, ok := r.HitRatio[c]; ok {
+				sum += h
+				n++
+			}
+		}
+		if n > 0 {
+			mean[c] = f64(100 * sum / float64(n))
+		}
+	}
+	mean[caches.CacheName] = mean[corpus.Twochoice]
+	s := corp.Summary
+	row(fmt.Sprintf("hit ratio, mean of the corpus's %d rows ([traces](docs/traces.md) at 1 to 25%% of their keys)", len(corp.Rows)), func(c string) string {
+		if v := mean[c]; v != nil {
+			return cell(v, "%.2f%%")
+		}
+		return "ceiling"
+	})
+	row(fmt.Sprintf("rows within %.1f point of the best other cache, or ahead", corpus.WithinPoints), func(c string) string {
+		if c == caches.CacheName {
+			return fmt.Sprintf("%d of %d", s.Within, s.Rows)
+		}
+		return ""
+	})
+	ops := map[string]map[int]*float64{}
+	for _, r := range tp.Rows {
+		if r.Threads > 0 && r.OpsPerSec != nil {
+			if ops[r.Cache] == nil {
+				ops[r.Cache] = map[int]*float64{}
+			}
+			ops[r.Cache][r.Threads] = f64(*r.OpsPerSec / 1e6)
+		}
+	}
+	for _, t := range tp.Config.Threads {
+		row(fmt.Sprintf("million requests/s, Zipf 1.0 over 1M keys, a cache of %s, %d goroutine%s", thousands(throughputCap), t, plural(t)),
+			func(c string) string { return cell(ops[c][t], "%.1f") })
+	}
+	bytes := map[string]*float64{}
+	top := slices.Max(mem.Capacities)
+	for _, r := range mem.Rows {
+		if r.Capacity == top && r.BytesPerEntry != nil {
+			bytes[r.Cache] = r.BytesPerEntry
+		}
+	}
+	row(fmt.Sprintf("bytes per entry, %s uint64 entries", thousands(top)), func(c string) string { return cell(bytes[c], "%.1f") })
+	fmt.Fprintf(w, "\nMeasured on %s by `scripts/bench-report`; every figure, with ristretto, LRU, ARC and 2Q, in "+
+		"[docs/bench-results.md](docs/bench-results.md). A map never evicts: its hit ratio is the ceiling.\n", tp.Machine)
 }
 
 func hitTable(w io.Writer, res *measure.Result, capacities []int, ref map[string][]float64) {

@@ -5,10 +5,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/twochoice/twochoice/bench/caches"
+	"github.com/twochoice/twochoice/bench/corpus"
 	"github.com/twochoice/twochoice/bench/measure"
 	"github.com/twochoice/twochoice/internal/testutil"
 	"github.com/twochoice/twochoice/store"
@@ -68,10 +71,13 @@ func TestTableAndChart(t *testing.T) {
 	if err := WriteTable(&b, fake()); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"map (unbounded)", "80.00%", "32.83%", "110.0", "2.50ms", "5.0%", "--seed 3"} {
+	for _, want := range []string{"map (unbounded: ceiling)", "80.00%", "32.83%", "110.0", "2.50ms", "5.0%", "--seed 3"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
+	}
+	if !regexp.MustCompile(`(?m)^\s+map\s+unbounded\s+1\s`).MatchString(b.String()) {
+		t.Errorf("the timed runs do not call map's capacity unbounded:\n%s", b.String())
 	}
 	ch := HitRatioChart(fake(), "")
 	if ch.LogX || len(ch.Series) != 2 || ch.Series[0].Name != "lru" || len(ch.Series[0].X) != 2 {
@@ -115,7 +121,7 @@ func TestLoadLinesFluid(t *testing.T) {
 		for i := range 500 {
 			s.Set(i, i)
 		}
-		name := "twochoice"
+		name := caches.MapName
 		if o.MaxEntries > 0 {
 			name = "twochoice-goleft"
 		}
@@ -150,5 +156,42 @@ func TestGenerateUnwritableDir(t *testing.T) {
 	err := Generate(context.Background(), Options{Dir: dir, Traces: traces})
 	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "read-only") {
 		t.Errorf("Generate into a read-only directory: %v", err)
+	}
+}
+
+// The README's table: twochoice's cache, otter and the two maps, with the
+// corpus's mean hit ratio, the rows within half a point, the timed runs
+// and the memory at the largest capacity.
+func TestSummaryTable(t *testing.T) {
+	tp := &measure.Result{Config: measure.Config{Threads: []int{1, 2}}}
+	for _, c := range []string{caches.CacheName, "otter", caches.MapName, "map"} {
+		for _, th := range []int{1, 2} {
+			tp.Rows = append(tp.Rows, measure.Row{Cache: c, Threads: th, OpsPerSec: f(float64(len(c)*th) * 1e6)})
+		}
+	}
+	mem := &measure.Result{Capacities: []int{10, 1_000_000}}
+	for _, c := range []string{caches.CacheName, "otter", caches.MapName, "map"} {
+		mem.Rows = append(mem.Rows, measure.Row{Cache: c, Capacity: 10, BytesPerEntry: f(999)},
+			measure.Row{Cache: c, Capacity: 1_000_000, BytesPerEntry: f(float64(len(c)))})
+	}
+	m := 1.0
+	corp := &corpus.Result{Rows: []corpus.Row{
+		{HitRatio: map[string]float64{corpus.Twochoice: 0.5, "otter": 0.4}, Margin: &m},
+		{HitRatio: map[string]float64{corpus.Twochoice: 0.3, "otter": 0.2}, Margin: &m},
+	}}
+	corp.Summary = corpus.Summarize(corp.Rows)
+	var b bytes.Buffer
+	writeSummary(&b, tp, mem, corp)
+	for _, want := range []string{
+		"| | twochoice cache | otter | twochoice map | Go map + RWMutex |",
+		"| hit ratio, mean of the corpus's 2 rows ([traces](docs/traces.md) at 1 to 25% of their keys) | 40.00% | 30.00% | ceiling | ceiling |",
+		"| rows within 0.5 point of the best other cache, or ahead | 2 of 2 |  |  |  |",
+		"| million requests/s, Zipf 1.0 over 1M keys, a cache of 100,000, 2 goroutines | 32.0 | 10.0 | 26.0 | 6.0 |",
+		"| bytes per entry, 1,000,000 uint64 entries | 16.0 | 5.0 | 13.0 | 3.0 |",
+		"[docs/bench-results.md](docs/bench-results.md)",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
 	}
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // WriteTable prints a run's results for people: what ran, a table of hit
-// ratio and memory per cache and capacity, a table of the timed runs, and
-// twochoice's load reports.
+// ratio and memory per cache and capacity, a table of the timed runs,
+// twochoice's load reports, and last the verdict: twochoice's cache
+// against the best other cache at each capacity.
 func WriteTable(w io.Writer, res *measure.Result) error {
 	c := res.Config
 	fmt.Fprintf(w, "workload %s, %d distinct keys (replay with --seed %d)\n", res.Workload, res.DistinctKeys, c.Seed)
@@ -30,6 +31,10 @@ func WriteTable(w io.Writer, res *measure.Result) error {
 		}
 	}
 	writeLoads(w, res)
+	if vs := Verdicts(res); len(vs) > 0 {
+		fmt.Fprintln(w)
+		writeVerdict(w, res)
+	}
 	return nil
 }
 
@@ -72,7 +77,7 @@ func writeCapacityTable(w io.Writer, res *measure.Result) error {
 		name := r.Cache
 		hit := r.HitRatio
 		if h, ok := ceiling[r.Cache]; ok {
-			name += " (unbounded)"
+			name += " (unbounded: ceiling)"
 			hit = h
 		}
 		if name == last {
@@ -100,7 +105,7 @@ func writeThroughputTable(w io.Writer, res *measure.Result) error {
 		if r.Threads == 0 {
 			continue
 		}
-		name, capacity := r.Cache, "-"
+		name, capacity := r.Cache, "unbounded"
 		if r.Capacity > 0 {
 			capacity = strconv.Itoa(r.Capacity)
 		}

@@ -6,7 +6,7 @@
 // memory), absent_test.go (Get of absent keys, BenchmarkGetAbsentRatio),
 // intkeys_test.go (uint64 keys with each hash family, BenchmarkIntGetRatio
 // and BenchmarkIntSetGrowingRatio) and cache_test.go (the bounded cache
-// against otter, BenchmarkCacheSetRatio and BenchmarkCacheGetRatio); the
-// README gives the commands and the current figures, store/PERFORMANCE.md
-// the record of how each was measured and what each change bought.
+// against otter, BenchmarkCacheSetRatio and BenchmarkCacheGetRatio).
+// docs/performance.md gives the method, the commands and the current
+// figures.
 package storebench

@@ -12,7 +12,7 @@ import (
 	"github.com/twochoice/twochoice/store"
 )
 
-// The integer-key benchmarks: a Store[uint64, int64] with each hash
+// The integer-key benchmarks: a Map[uint64, int64] with each hash
 // family, hashfn.XXHash (the default) and hashfn.Tabulation (simple
 // tabulation, which takes a 64-bit key directly), against a Go map of
 // uint64 keys: Get against the RWMutex map, Set into a growing table
@@ -30,15 +30,15 @@ import (
 //	  -test.bench 'IntGetRatio|IntSetGrowingRatio' -test.count 10 > int.txt
 //	go run golang.org/x/perf/cmd/benchstat@latest int.txt
 
-// intStore is a Store[uint64, int64] as a kcache.
+// intStore is a Map[uint64, int64] as a kcache.
 type intStore struct{ s *store.Map[uint64, int64] }
 
 func (c intStore) Get(k uint64) (int64, bool) { return c.s.Get(k) }
 func (c intStore) Set(k uint64, v int64)      { c.s.Set(k, v) }
 
 // lockedIntMap is lockedMap with uint64 keys. It is a type of its own,
-// not lockedMap made generic, so that the string baseline's code, the
-// figure of record, stays as it was measured.
+// not lockedMap made generic, so that nothing done for integer keys can
+// change the code the string keys' ratios are measured against.
 type lockedIntMap struct {
 	mu sync.RWMutex
 	m  map[uint64]int64

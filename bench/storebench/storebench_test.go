@@ -86,10 +86,10 @@ type workload = workloadOf[string]
 //
 // The timed loops read seq, in order, and not keys[access[i]]: looking a
 // key up in a table of 1M keys is the benchmark's own work, not the
-// caches', and with the index it was a cache miss on every operation (the
+// caches', and with the index it is a cache miss on every operation (the
 // key's header, at a random place in 16 MiB), 10.6% of all samples in a
 // profile of BenchmarkCacheSetRatio, paid alike by both sides of a pair,
-// which pulled every ratio towards 1. A program hands a cache the key it
+// which pulls every ratio towards 1. A program hands a cache the key it
 // holds; the key's bytes are still wherever the generator put them, so
 // hashing them still misses as it did.
 type workloadOf[K any] struct {
@@ -191,13 +191,12 @@ func BenchmarkSetGrowing(b *testing.B) {
 
 // BenchmarkSetGrowingRatio: the twochoice and map fills of
 // BenchmarkSetGrowing, alternated in one loop (testutil.PairedFill), with
-// x-map, the store's time over the map's, as the figure to read. The
-// machine these run on drifts by a quarter over the minutes that ten fills
-// of each take: in one -test.count 10 run of BenchmarkSetGrowing, which
-// does all the store's fills and then all the map's, the store's fills
-// went from 725 to 810 ns a key and the map's from 410 to 627, and the
-// ratio of the medians (1.72) said more about when each ran than about
-// either. Run it with -test.benchtime Nx for N pairs of fills.
+// x-map, the store's time over the map's, as the figure to read. A shared
+// machine drifts by as much as a quarter over the minutes that ten fills of
+// each take, and BenchmarkSetGrowing does all the store's fills and then
+// all the map's, so the ratio of its medians says as much about when each
+// ran as about either; alternated fills see the same drift. Run it with
+// -test.benchtime Nx for N pairs of fills.
 func BenchmarkSetGrowingRatio(b *testing.B) {
 	keys := getSetKeys()
 	b.Run("vs=map", func(b *testing.B) {
@@ -223,11 +222,9 @@ func BenchmarkSetGrowingRatio(b *testing.B) {
 // One untimed fill comes first. The first fill in a process takes its
 // memory fresh from the operating system and pays a page fault for every
 // 4 KiB of it; later fills reuse the heap the earlier ones freed. Without
-// the warm-up, whichever sub-benchmark ran first paid those faults alone:
-// twochoice's 10M-key growing fill (about 1 GB allocated) measured 2.2 to
-// 2.4 times the map's when it ran first and the map after it in the same
-// process, against 1.8 with each fill alone in its own process, and 1.9
-// to 2.1 with both warmed up (stop 24).
+// the warm-up, whichever sub-benchmark ran first would pay those faults
+// alone (about 1 GB for twochoice's 10M-key growing fill), and the ratio
+// would depend on the order of the sub-benchmarks.
 func timeFills(b *testing.B, n int, fill func()) {
 	b.ReportAllocs()
 	runtime.GC()
@@ -242,7 +239,7 @@ func timeFills(b *testing.B, n int, fill func()) {
 }
 
 // BenchmarkSetSized: the Sets of BenchmarkSetGrowing into a store created
-// with Options.SizeHint set to the number of keys, against a Go map made
+// with MapOptions.SizeHint set to the number of keys, against a Go map made
 // with the same hint: what a user who knows the size ahead pays, with no
 // growth on either side. ns/key is what to compare.
 func BenchmarkSetSized(b *testing.B) {

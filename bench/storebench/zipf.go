@@ -8,8 +8,8 @@ import (
 
 // Zipf returns count draws from a Zipf distribution with exponent s over
 // ranks 0 … n-1 (rank r has weight 1/(r+1)^s), seeded. Unlike
-// math/rand/v2's Zipf it accepts s = 1, the exponent of the issue's
-// targets. It draws by inverse transform over the cumulative weights.
+// math/rand/v2's Zipf it accepts s = 1, the exponent of the benchmarks'
+// workloads. It draws by inverse transform over the cumulative weights.
 func Zipf(n, count int, s float64, seed uint64) []int32 {
 	cum := make([]float64, n)
 	total := 0.0

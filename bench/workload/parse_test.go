@@ -53,10 +53,10 @@ func TestARCErrors(t *testing.T) {
 }
 
 // A line whose count passes MaxARCRequests is refused as it is read,
-// before it is expanded: the 20 bytes "0 1000000000000 0 0" took the
-// benchmark harness, which collects a trace's requests up to its bound of
-// 2^27 (2^27+1 to tell a trace past it), to 4.37 GB before it could refuse
-// them. So is a line that takes the trace's total past the bound, after
+// before it is expanded: otherwise the 20 bytes "0 1000000000000 0 0"
+// would take the benchmark harness, which collects a trace's requests up
+// to its bound of 2^27 (2^27+1 to tell a trace past it), to 4.37 GB before
+// it could refuse them. So is a line that takes the trace's total past the bound, after
 // the requests of the lines before it.
 func TestARCCountBound(t *testing.T) {
 	const line = "0 1000000000000 0 0\n"

@@ -26,7 +26,7 @@ func openTrace(t *testing.T, name string) *File[uint64] {
 }
 
 // The expansion of "start count" lines must give the request and unique
-// block counts of ../shared/traces/README.md.
+// block counts of docs/traces.md.
 func TestTraceCounts(t *testing.T) {
 	for _, c := range []struct {
 		name             string
@@ -58,7 +58,7 @@ func TestTraceCounts(t *testing.T) {
 				requests += n
 			}
 			if requests != c.requests || len(seen) != c.unique {
-				t.Fatalf("%s: %d requests, %d unique blocks; the README says %d and %d",
+				t.Fatalf("%s: %d requests, %d unique blocks; docs/traces.md says %d and %d",
 					c.name, requests, len(seen), c.requests, c.unique)
 			}
 		})

@@ -47,6 +47,7 @@
 // log-system are about −a_i in τ) by taking shorter steps.
 //
 // The tests check the solver against closed forms (one choice is Poisson,
-// s_1 = tanh t for two choices), against the values in REFERENCE.md, and
+// s_1 = tanh t for two choices), against the published values that
+// docs/theory.md lists, and
 // against conservation: every ball is in some bin or has overflowed.
 package fluid

@@ -136,7 +136,7 @@ func logPositive(x float64) float64 {
 
 // OverflowAt returns the fraction of keys that overflow bins of capacity C
 // at utilization u = m/(n·C) under rule p with d choices: the sizing figure
-// of REFERENCE.md.
+// of docs/theory.md, from which the store takes its growth thresholds.
 func OverflowAt(p bucket.Placement, d, capacity int, utilization float64) (float64, error) {
 	return OverflowAtContext(context.Background(), p, d, capacity, utilization)
 }

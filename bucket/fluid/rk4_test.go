@@ -9,7 +9,7 @@ import (
 	"github.com/twochoice/twochoice/internal/testutil"
 )
 
-// rk4 integrates REFERENCE.md's equations as they are written, in the
+// rk4 integrates the equations of docs/theory.md as they are written, in the
 // shares themselves, with the classic fourth-order Runge–Kutta method and
 // a fixed step: y[j][i] is the share of part j's bins with load ≥ i (one
 // part unless goLeft), levels 0 to levels (or capacity), and over the

@@ -55,7 +55,7 @@ func bigArray(lg int) []uint8 {
 
 // BenchmarkArray compares, per ball, the array engine (two-choice, coin
 // tie-break) with the same memory work without the decision, at 2^28 and
-// 2^30 bins (2^16 with -short). The target: engine ≤ 1.25 × peer.
+// 2^30 bins (2^16 with -short). The target: engine ≤ 1.25 × peer.
 // Run with a fixed -benchtime such as 16777216x; one op is one ball.
 // BenchmarkArrayBatch times the array engine at 2^28 bins for several
 // batch sizes (how far ahead candidates are touched); 64 was chosen with it.

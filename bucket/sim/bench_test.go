@@ -15,8 +15,8 @@ import (
 const benchBalls = 1 << 22
 
 // BenchmarkLevels times the levels engine at m = n through Run with one
-// worker, the path a sweep takes, and reports ns per ball (the issue's
-// target: at most 3). One op is max(1, 2^22/n) runs; use a small fixed
+// worker, the path a sweep takes, and reports ns per ball (the target:
+// at most 3). One op is max(1, 2^22/n) runs; use a small fixed
 // -benchtime such as 3x (a run at 2^36 places 6.9·10^10 balls).
 func BenchmarkLevels(b *testing.B) {
 	sizes := []int{12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 26, 28, 30, 36}

@@ -321,7 +321,7 @@ func (c *levelsChain) untilMargin(g *stream, x []uint64) uint64 {
 // pair of byte loads). So candidate 0 wins at its level l with the chance
 // that candidate 1 is sure at a level above l, plus tie0 times the chance
 // that it is sure at l: suffix sums over the levels give every place in
-// O(levels), where deciding each pair of levels with Choose2 took
+// O(levels), where deciding each pair of levels with Choose2 would take
 // O(levels²) calls, a fifth of a block's time under GoLeft at 2^20 bins.
 func (c *levelsChain) sureCategories(sets [2][]interval, sure [2]uint64, cats []category) []category {
 	p0 := &c.parts[c.partOf[0]]

@@ -4,8 +4,8 @@ import (
 	"github.com/twochoice/twochoice/bucket"
 )
 
-// The levels engine simulates the exact Markov chain on load counts that
-// REFERENCE.md ends with. For a rule whose candidates are uniform within
+// The levels engine simulates the exact Markov chain on load counts
+// (docs/simulation.md). For a rule whose candidates are uniform within
 // their part (OneChoice, DChoice, Halves, GoLeft), which bin a ball lands in
 // does not matter, only how many bins of each part hold each load. So the
 // state is, per part, atLeast[k] = the number of its bins with load ≥ k.
@@ -438,8 +438,8 @@ func (c *levelsChain) unwindow(p *levelPart, t *[window]uint64) {
 
 // addTo adds the chain's bins, counted by load per part, to h, and
 // returns the highest load. A run's counts go straight into its worker's
-// sum (Run): a histogram of their own for every run, and the garbage it
-// made, took about 3% of a run's time at 2^12 bins (perf).
+// sum (Run): a histogram of its own for every run would cost, with its
+// garbage, about 3% of a run's time at 2^12 bins (perf).
 func (c *levelsChain) addTo(h *bucket.Histogram) (maxLoad int) {
 	for j := range c.parts {
 		p := &c.parts[j]

@@ -16,10 +16,9 @@ import (
 // processor two such chains to overlap. Each run still draws the same
 // words and makes the same decisions as alone: throwPair(a, b, m) leaves a
 // and b as a.throw(m) and b.throw(m) would, and so pairing changes no
-// result, only the time: BenchmarkLevels at 2^12 bins, medians of 9
-// interleaved runs of the binaries before and after, ns a ball: halves
-// 4.01 → 3.41, go-left 3.81 → 3.03, one choice 3.13 → 2.10, d-choice
-// 2.85 → 2.33 (and at 2^13 halves 3.06 → 2.53).
+// result, only the time: at 2^12 bins a ball costs 15 to 33% less paired
+// than alone under every rule (BenchmarkLevels; halves 3.41 against 4.01
+// ns, one choice 2.10 against 3.13).
 
 // pairPays reports whether runs of c go faster two at a time: the levels
 // engine, with chains that start in one of sorted mode's fused loops, and
@@ -33,11 +32,11 @@ func pairPays(c Config) bool {
 }
 
 // pairMaxBins is the most bins at which runs go in pairs. Two chains'
-// sorted arrays take twice the bytes of one, and past the core's L1 cache
-// (48 KiB here) the paired loops lost: at 2^15 to 2^17 bins, one choice
-// and d-choice went from 2.5–2.9 to 3.5–3.6 ns a ball, where at 2^12 to
-// 2^14 they gained 10 to 30% (BenchmarkLevels, medians of 7 interleaved
-// runs). With 2^14 bins the pair takes 32 KiB.
+// sorted arrays take twice the bytes of one, and once they pass the core's
+// L1 data cache the paired loops are the slower: at 2^15 to 2^17 bins one
+// choice and d-choice take 3.5–3.6 ns a ball paired against 2.5–2.9 alone,
+// where at 2^12 to 2^14 pairing saves 10 to 30% (BenchmarkLevels). With
+// 2^14 bins the pair takes 32 KiB, inside an L1 of 48 KiB.
 const pairMaxBins = 1 << 14
 
 // newChainPair returns two chains for rule, d and n whose sorted arrays

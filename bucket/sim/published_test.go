@@ -10,7 +10,7 @@ import (
 )
 
 // TestPublishedMaxLoads reproduces the published share of runs whose
-// fullest bin holds 4 balls (REFERENCE.md), with the published number of
+// fullest bin holds 4 balls (docs/simulation.md), with the published number of
 // runs, behind -long: minutes of work. The published figures are
 // themselves estimates from that many runs, so the tolerance is z standard
 // deviations of the difference of two binomial estimates.

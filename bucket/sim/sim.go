@@ -18,7 +18,7 @@ const MaxLevelsBins = 1 << 40
 
 // MaxMeanLoad is the largest m/n a simulation takes. The levels engine's
 // state grows with the loads it sees (a count per level, per part), so a
-// mean load of 10^7 took 680 MB for one bin; at 2^20 it is a few
+// mean load of 10^7 takes 680 MB for one bin; at 2^20 it is a few
 // megabytes, and a run far beyond it would take days anyway.
 const MaxMeanLoad = 1 << 20
 
@@ -222,7 +222,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{Config: c, MaxLoads: make([]int, c.Runs)}
 	// Each worker sums the bins of its runs as they finish: keeping every
-	// run's histogram until the end took a few hundred bytes a run (4 GB
+	// run's histogram until the end would take a few hundred bytes a run (4 GB
 	// for 3·10^7 runs of a few bins). The sums are of integers, so the
 	// total does not depend on which worker ran which run.
 	workers := min(c.Workers, c.Runs)

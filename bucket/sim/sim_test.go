@@ -423,9 +423,9 @@ func TestFileKeysBallsDefault(t *testing.T) {
 }
 
 // Past the array engine's 2^31 bins the refusal points to the levels
-// engine only for a run the levels engine takes: double hashing and
-// key-driven runs were told "the levels engine goes to 2^40", and a user
-// who followed it with --engine levels was refused again.
+// engine only for a run the levels engine takes: a double-hashing or
+// key-driven run, which the levels engine refuses too, must not be sent
+// there.
 func TestArrayBoundNamesAnEngineThatCanRun(t *testing.T) {
 	for _, tc := range []struct {
 		c      Config

@@ -39,12 +39,11 @@ import (
 // (BenchmarkLevels): sorted mode is up to 3× faster than the ball-by-ball
 // loops on small parts but slows as its array leaves the L1 and L2
 // caches, while a block's cost per ball falls as parts grow. Blocks beat
-// it from parts of 2^18 bins on (dchoice at 2^18 bins: 3.5 → 1.7 ns a
-// ball, with blocks' margins from the levels' shares) and tie with it at
-// 2^17 under the one-part rules. Under the two-part rules blocks took
-// parts of 2^17 too, until the loops went to assembly: now sorted mode is
-// ahead there (halves at 2^18 bins, 7 interleaved runs: 5.5 → 4.2 ns a
-// ball, median; go-left 4.3 → 4.2).
+// it from parts of 2^18 bins on (dchoice at 2^18 bins: 1.7 ns a ball by
+// blocks against 3.5 sorted) and tie with it at 2^17 under the one-part
+// rules. Under the two-part rules sorted mode's assembly loops stay ahead
+// at parts of 2^17 (halves at 2^18 bins: 4.2 ns a ball sorted against 5.5
+// by blocks; go-left 4.2 against 4.3).
 const sortedMax = 1 << 17
 
 // sortedBins is the sorted mode's state for all the parts of a chain.

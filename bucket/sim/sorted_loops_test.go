@@ -96,13 +96,13 @@ func TestSortedLoopsMatchGo(t *testing.T) {
 			if a != b || sa != sb || bA != bB || pA != pB {
 				t.Fatalf("halvesLoop %s, %s: state %#x stop %d, Go %#x stop %d, bins or counters differ: %v", rule, name, a, sa, b, sb, bA != bB)
 			}
-			stops[fmt.Sprint("halvesLoop stop ", sa)]++
+			stops[fmt.Sprint("halvesLoop stop=", sa)]++
 		}
 	}
 	// Every loop must have run to the end and stopped at 255 in some
 	// trials, and halvesLoop stopped at either ball of a word.
 	for _, k := range []string{"oneLoop stopped false", "oneLoop stopped true", "max2Loop stopped false", "max2Loop stopped true",
-		"pairLoop stopped false", "pairLoop stopped true", "halvesLoop stop 0", "halvesLoop stop 1", "halvesLoop stop 2"} {
+		"pairLoop stopped false", "pairLoop stopped true", "halvesLoop stop=0", "halvesLoop stop=1", "halvesLoop stop=2"} {
 		if stops[k] == 0 {
 			t.Errorf("no trial with %q: %v", k, stops)
 		}

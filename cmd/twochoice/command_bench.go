@@ -46,11 +46,16 @@ file), weighted:FILE ("key<TAB>weight" lines, drawn in proportion to the
 weights). Files may be compressed with zstd; FILE - is standard input.
 
 Caches: CACHES; "all" for every one.
-The unbounded ones (map, syncmap, twochoice) never evict: their hit ratio
+twochoice-goleft is twochoice's cache (store.NewCache, its default rule),
+the one to compare with the others. The unbounded ones (map, syncmap and
+twochoice-map, the twochoice store as a map) never evict: their hit ratio
 is the ceiling, and their speed the baseline. Every hit-ratio table also
 has a belady row at each capacity: Belady's offline optimum on the same
 requests (a miss inserts its key, and the entry used farthest in the
-future goes), which no cache that keeps every key set can beat.
+future goes), which no cache that keeps every key set can beat. The table
+ends with a verdict: twochoice's cache against the best other cache at
+each capacity (the one with the highest hit ratio), in hit ratio, speed
+and memory.
 
 --corpus LIST replays a corpus instead: every bounded cache (twochoice,
 the bounded go-left store, and otter, ristretto, lru, arc, 2q) and Belady's
@@ -80,14 +85,15 @@ reports the median. --caches narrows or extends the caches
 bounded go-left store here); --plot draws the margins; --format json
 gives the rows and the summary for scripts.
 
---report DIR runs the README's comparisons instead (OLTP and P12 traces
-from ../shared/traces, or $TWOCHOICE_TRACES; several minutes) and writes
-DIR/bench-results.md and its charts; scripts/bench-report puts them in the
-README.
+--report DIR runs the README's comparisons instead (the corpus of traces
+in the folder $TWOCHOICE_TRACES names, see docs/traces.md, and Zipf keys;
+several minutes) and writes DIR/bench-results.md with its charts and
+DIR/bench-summary.md, the README's table, which scripts/bench-report puts
+in the README.
 
 Examples:
   twochoice bench
-  twochoice bench --workload trace:../shared/traces/OLTP.lis.zst --capacity 1000,5000,15000 --plot oltp.svg
+  twochoice bench --workload trace:traces/OLTP.lis.zst --capacity 1000,5000,15000 --plot oltp.svg
   twochoice bench --workload zipf --s 0.9 --caches otter,lru,map --threads 1,2,4 --format json
   twochoice bench --corpus traces,zipf:1.0 --plot margins.svg
   twochoice bench --corpus zipf:0.6,zipf:0.8,zipf:1.0,zipf:1.2 --capacity 1%,10% --format json`
@@ -104,7 +110,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		duration  = fs.Duration("duration", 200*time.Millisecond, "timed part of each timed run")
 		seed      = fs.Uint64("seed", 1, "seed of the generators: the same seed replays the same requests")
 		plotFile  = fs.String("plot", "", "write hit ratio against capacity (with --corpus, the margins) to FILE.svg or FILE.png")
-		reportDir = fs.String("report", "", "run the README's comparisons and write DIR/bench-results.md and charts")
+		reportDir = fs.String("report", "", "run the README's comparisons and write DIR/bench-results.md, its charts and DIR/bench-summary.md")
 		corpusArg = fs.String("corpus", "", "replay a corpus: DIR, FILE, trace:FILE and zipf:S items, comma-separated (see above)")
 		requests  = fs.Int("requests", 2_000_000, "with --corpus: requests counted of each zipf:S workload, after as many uncounted")
 		rounds    = fs.Int("rounds", 1, "with --corpus: replays of otter and ristretto per row, whose median is reported (they draw seeds at random)")

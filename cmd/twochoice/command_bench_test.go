@@ -42,8 +42,8 @@ func init() { benchWarmup = 20_000 } // see benchWarmup
 // quick are flags for a short run.
 var quick = []string{"--threads", "1,2", "--duration", "5ms", "--caches", "lru,otter,map"}
 
-// The JSON is an array of objects with the fields, left out where
-// not measured, and no others than the documented ones.
+// The JSON is an array of objects with the documented fields, left out
+// where not measured, and no others.
 func TestBenchJSON(t *testing.T) {
 	trace, _, _ := benchFiles(t)
 	args := append([]string{"bench", "--workload", "trace:" + trace, "--capacity", "50,10%", "--format", "json"}, quick...)
@@ -120,7 +120,7 @@ func TestBenchCSVAndTable(t *testing.T) {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
 	for _, want := range []string{"weighted:w.tsv(keys=300,seed=9)", "--seed 9", "hit ratio", "bytes/entry", "Mreq/s", "Get p50", "p99.9", "GC CPU",
-		"map (unbounded)", "otter", "machine", "belady"} {
+		"map (unbounded: ceiling)", "otter", "machine", "belady"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -130,19 +130,22 @@ func TestBenchCSVAndTable(t *testing.T) {
 	}
 }
 
-// The default workload with small sizes, the twochoice load report and a
-// chart.
+// The default workload with small sizes, the twochoice load report, the
+// verdict that ends the table, and a chart.
 func TestBenchZipfAndPlot(t *testing.T) {
 	dir := t.TempDir()
 	svg, png := filepath.Join(dir, "h.svg"), filepath.Join(dir, "h.png")
-	code, out, errOut := runCLI("bench", "--keys", "20000", "--s", "0.9", "--threads", "1", "--duration", "5ms", "--caches", "twochoice,lru", "--plot", svg)
+	code, out, errOut := runCLI("bench", "--keys", "20000", "--s", "0.9", "--threads", "1", "--duration", "5ms", "--caches", "twochoice-map,twochoice-goleft,lru", "--plot", svg)
 	if code != 0 {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
-	for _, want := range []string{"zipf(s=0.9,n=20000,seed=1)", "twochoice (unbounded)", "twochoice load", "C most popular keys", "200", "2000"} {
+	for _, want := range []string{"zipf(s=0.9,n=20000,seed=1)", "twochoice-map (unbounded: ceiling)", "twochoice load", "C most popular keys", "200", "2000"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); !strings.HasPrefix(lines[len(lines)-1], "Verdict: twochoice's cache (twochoice-goleft) against the best other cache at each capacity: at 200, lru: hit ratio ") {
+		t.Errorf("the table does not end with the verdict:\n%s", out)
 	}
 	if b, err := os.ReadFile(svg); err != nil || !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "lru") {
 		t.Errorf("svg: %v", err)
@@ -176,7 +179,7 @@ func TestBenchErrors(t *testing.T) {
 		{"--format", "xml"},
 		{"--report", "docs", "--keys", "5"},
 		{"extra"},
-		// Flags the workload has no use for: they were dropped silently.
+		// Flags the workload has no use for, which would be dropped silently.
 		{"--workload", "uniform", "--s", "0.9"},
 		{"--workload", "scan", "--s", "2"},
 		{"--workload", "keys:keys.txt", "--keys", "5"},
@@ -213,8 +216,8 @@ func TestBenchInterrupted(t *testing.T) {
 }
 
 // Capacities written differently that come to the same entries for the
-// workload are measured once, and the bench says so on stderr: before,
-// it dropped one without a word (helper-49's left-alone item).
+// workload are measured once, and the bench says so on stderr rather than
+// dropping one without a word.
 func TestBenchMergedCapacitiesNoted(t *testing.T) {
 	code, out, errOut := runCLI("bench", "--keys", "5000", "--threads", "1", "--duration", "1ms", "--caches", "lru", "--capacity", "2%,100,1000", "--format", "json", "--quiet")
 	if code != 0 {
@@ -235,4 +238,48 @@ func TestBenchMergedCapacitiesNoted(t *testing.T) {
 	if len(caps) != 2 || caps[100] == 0 || caps[1000] == 0 {
 		t.Errorf("rows at capacities %v, want 100 and 1000 once each", caps)
 	}
+}
+
+// The bounds of bench's flags: a cache that cannot take a capacity is
+// skipped with a note and the rest measured; a capacity past the
+// workload's keys or past the harness's bound, a --duration too short to
+// measure anything but the clock, and more goroutines than the harness
+// holds streams for are usage errors, refused before any work.
+func TestBenchBounds(t *testing.T) {
+	t.Run("capacity", func(t *testing.T) {
+		code, out, errOut := runCLIWithin(t, 60*time.Second, "bench", "--keys", "100", "--duration", "5ms", "--threads", "1", "--caches", "twochoice-goleft,2q,map", "--format", "csv")
+		if code != 0 || !strings.Contains(errOut, "skipped twochoice-goleft at capacity 1") || strings.Count(errOut, "\n") != 1 {
+			t.Fatalf("code %d, stderr %q", code, errOut)
+		}
+		for _, want := range []string{"\n2q,\"zipf(s=1,n=100,seed=1)\",1,", "\ntwochoice-goleft,\"zipf(s=1,n=100,seed=1)\",10,"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("no %q row:\n%s", want, out)
+			}
+		}
+		if strings.Contains(out, "\ntwochoice-goleft,\"zipf(s=1,n=100,seed=1)\",1,") {
+			t.Errorf("a row for the skipped pair:\n%s", out)
+		}
+		code, _, errOut = runCLIWithin(t, 60*time.Second, "bench", "--keys", "1000", "--capacity", "2000", "--duration", "5ms", "--threads", "1")
+		if code != exitUsage || !strings.Contains(errOut, "distinct keys") {
+			t.Errorf("capacity past the keys: code %d, stderr %q", code, errOut)
+		}
+		code, _, errOut = runCLIWithin(t, 60*time.Second, "bench", "--keys", "1000", "--capacity", "1000000000000", "--duration", "5ms", "--threads", "1")
+		if code != exitUsage || !strings.Contains(errOut, "at most 16777216") {
+			t.Errorf("huge capacity: code %d, stderr %q", code, errOut)
+		}
+	})
+	t.Run("duration", func(t *testing.T) {
+		for _, d := range []string{"1ns", "999us"} {
+			code, _, errOut := runCLIWithin(t, 30*time.Second, "bench", "--keys", "10000", "--caches", "twochoice-goleft,map", "--duration", d, "--threads", "1")
+			if code != exitUsage || !strings.Contains(errOut, "--duration") {
+				t.Errorf("--duration %s: code %d, stderr %q", d, code, errOut)
+			}
+		}
+	})
+	t.Run("threads", func(t *testing.T) {
+		code, _, errOut := runCLIWithin(t, 10*time.Second, "bench", "--keys", "1000", "--threads", "1,100000", "--duration", "1ms")
+		if code != exitUsage || !strings.Contains(errOut, "at most 1024") {
+			t.Errorf("code %d, stderr %q", code, errOut)
+		}
+	})
 }

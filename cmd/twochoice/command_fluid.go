@@ -23,7 +23,7 @@ const fluidSynopsis = `fluid [flags]
 Solves the fluid limit, the differential equations that the share of bins
 with load ≥ k follows as n grows, and prints every share down to 1e-300.
 dchoice (and one, halves, double) follow ds_k/dt = s_{k-1}^d − s_k^d;
-goleft has one equation per part and level (see ../shared/REFERENCE.md).
+goleft has one equation per part and level (docs/theory.md).
 
 With --capacity C the bins hold at most C balls and the balls that find all
 their candidates full overflow; it then also prints the overflow fraction at
@@ -52,7 +52,7 @@ type fluidRow struct {
 	Sizing map[string]float64 `json:"overflow_at_utilization,omitempty"`
 }
 
-// sizingUtilizations are the columns of REFERENCE.md's sizing table.
+// sizingUtilizations are the columns of the sizing table in docs/theory.md.
 var sizingUtilizations = []float64{0.70, 0.75, 0.80, 0.85, 0.90, 0.95}
 
 // sizingKey is utilization u as fluidRow.Sizing, the JSON and the CSV

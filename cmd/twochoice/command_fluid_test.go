@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -70,23 +69,5 @@ func TestFluidCapacityPastMaxLoad(t *testing.T) {
 	code, _, errOut := runCLI("fluid", "--capacity", "2000")
 	if code != exitUsage || !strings.Contains(errOut, "--capacity 2000") {
 		t.Errorf("code %d, stderr %q", code, errOut)
-	}
-}
-
-// --plot naming a named pipe is a usage error, before the work, and the
-// pipe stays: the chart's atomic replace used to put a regular file in
-// its place (and, through a link, in place of a device node such as
-// /dev/full), with exit status 0.
-func TestPlotNotARegularFile(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "pipe.svg")
-	if out, err := exec.Command("mkfifo", fifo).CombinedOutput(); err != nil {
-		t.Skipf("mkfifo: %v %s", err, out)
-	}
-	code, out, errOut := runCLI("fluid", "--plot", fifo)
-	if code != exitUsage || out != "" || !strings.Contains(errOut, "--plot") || !strings.Contains(errOut, "not a regular file") {
-		t.Errorf("code %d, stdout %q, stderr %q", code, out, errOut)
-	}
-	if fi, err := os.Lstat(fifo); err != nil || fi.Mode().Type() != os.ModeNamedPipe {
-		t.Errorf("the named pipe was replaced: %v %v", fi.Mode(), err)
 	}
 }

@@ -201,9 +201,9 @@ func parseKeysAndFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // parseUint64Key parses a --uint64 key: decimal, or hexadecimal after 0x.
-// The whole key must be the number: fmt.Sscan, used before, hashed "1e3"
-// as 1 and "12abc" as 12, and read "010" as octal 8, while the output
-// showed the key as typed.
+// The whole key must be the number: fmt.Sscan would hash "1e3" as 1 and
+// "12abc" as 12, and read "010" as octal 8, while the output shows the
+// key as typed.
 func parseUint64Key(key string) (uint64, error) {
 	digits, base := key, 10
 	if len(key) > 2 && key[0] == '0' && (key[1] == 'x' || key[1] == 'X') {

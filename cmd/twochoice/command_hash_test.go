@@ -88,8 +88,8 @@ func withStdin(t *testing.T, data string, f func()) {
 }
 
 // Keys on stdin: CRLF endings are not part of the key, a key of up to
-// 1 MiB is hashed, and a longer line is an error that names the line (it
-// was "bufio.Scanner: token too long" past 64 KiB). TestKeyFileSameEverywhere
+// 1 MiB is hashed, and a longer line is an error that names the line (not
+// bufio.Scanner's "token too long"). TestKeyFileSameEverywhere
 // checks the other rules of key files on stdin.
 func TestHashStdin(t *testing.T) {
 	long := strings.Repeat("k", 200<<10)
@@ -157,9 +157,8 @@ func TestHashJSONKeepsKeyBytes(t *testing.T) {
 }
 
 // A --uint64 key on stdin that is not a number is a bad line of the
-// input: exit 1, naming the line, as a bad line of any key file is. It
-// was a usage error (exit 2, "run 'twochoice hash --help'") that did not
-// say which line.
+// input: exit 1, naming the line, as a bad line of any key file is; not a
+// usage error (exit 2), which could not say which line.
 func TestHashUint64StdinBadLine(t *testing.T) {
 	withStdin(t, "1\n0x10\nseven\n", func() {
 		code, out, errOut := runCLI("hash", "--uint64")
@@ -168,4 +167,30 @@ func TestHashUint64StdinBadLine(t *testing.T) {
 			t.Errorf("exit %d, stdout %q, stderr %q, want %d and %q", code, out, errOut, exitFail, want)
 		}
 	})
+}
+
+func TestHashFormats(t *testing.T) {
+	args := []string{"hash", "--rule", "dchoice", "--d", "3", "--bins", "64"}
+	keys := []string{"alpha", "beta"}
+	code, out, errOut := runCLI(append(append(args, "--format", "json"), keys...)...)
+	var rows []struct {
+		Key        string   `json:"key"`
+		Hash       string   `json:"hash"`
+		Candidates []uint64 `json:"candidates"`
+	}
+	if code != 0 {
+		t.Fatalf("json: code %d, stderr %q", code, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 || rows[1].Key != "beta" || len(rows[0].Candidates) != 3 || !strings.HasPrefix(rows[0].Hash, "0x") {
+		t.Fatalf("json %v: %s", err, out)
+	}
+	code, out, errOut = runCLI(append(append(args, "--format", "csv"), keys...)...)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 3 || lines[0] != "key,hash,candidates" || !strings.HasPrefix(lines[1], "alpha,"+rows[0].Hash+",") {
+		t.Fatalf("csv: code %d, stderr %q, out %q", code, errOut, out)
+	}
+	code, out, _ = runCLI(append(args, keys...)...)
+	if code != 0 || !strings.Contains(out, rows[1].Hash) {
+		t.Fatalf("table: %q", out)
+	}
 }

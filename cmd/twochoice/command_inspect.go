@@ -22,11 +22,11 @@ func init() {
 
 const inspectSynopsis = `inspect SNAP [flags]
 
-Reads a snapshot written by "twochoice load" or store.Save, without
+Reads a snapshot written by "twochoice load" or a store's Save, without
 knowing its Go key and value types: checks every record against the
 metadata (count, checksum, the bucket each record names), then prints the
-metadata (with the shapes of the key and value types, which store.Open
-checks) and the bucket occupancy histogram next to the fluid limit for
+metadata (with the shapes of the key and value types, which OpenMap and
+OpenCache check) and the bucket occupancy histogram next to the fluid limit for
 the same rule, d, bucket size and keys per bucket. A bounded cache's
 snapshot has no fluid columns: its buckets fill up and evict, which the
 limit of keys that arrive and stay does not describe.
@@ -95,7 +95,7 @@ func inspectPrint(stdout io.Writer, path string, m *snapshot.Meta, sum *snapSumm
 	fmt.Fprintf(stdout, "format version %d, created %s\n", m.Version, m.CreatedTime().UTC().Format(time.RFC3339Nano))
 	fmt.Fprintf(stdout, "key type %s, value type %s, max entries %d (0: unbounded), checksum %#016x\n", m.KeyType, m.ValueType, m.MaxEntries, m.Checksum)
 	// In the table only: the JSON is the summary that load prints too,
-	// with exactly the fields of issue 6.
+	// with the same fields, so that scripts read both alike.
 	if m.KeyDesc != nil && m.ValueDesc != nil {
 		fmt.Fprintf(stdout, "key shape %s\nvalue shape %s\n", m.KeyDesc, m.ValueDesc)
 	} else {

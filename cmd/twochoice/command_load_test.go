@@ -33,8 +33,7 @@ func loadSummary(t *testing.T, keys string, flags ...string) map[string]any {
 }
 
 // load reads the key files serve reads: a Zstandard file is decompressed
-// (before, its compressed bytes were stored as keys and load succeeded),
-// CRLF line endings are dropped, and a binary file or an overlong line is
+// (its compressed bytes are never stored as keys), CRLF line endings are dropped, and a binary file or an overlong line is
 // a clear error that writes no snapshot.
 func TestLoadKeyFiles(t *testing.T) {
 	dir := t.TempDir()
@@ -84,8 +83,7 @@ func TestLoadKeyFiles(t *testing.T) {
 // load --out through a symbolic link replaces the snapshot the link points
 // to and keeps the link; the link's own directory need not take files
 // (here a read-only tmpfs, where root can mount one): the temporary file
-// goes beside the target. load used to probe the link's directory, and
-// the save replaced the link with a regular file.
+// goes beside the target, and the link is not replaced by a regular file.
 func TestLoadOutSymlink(t *testing.T) {
 	keys := writeKeys(t, 50)
 	other := t.TempDir()
@@ -121,8 +119,8 @@ func TestLoadOutSymlink(t *testing.T) {
 
 // Ctrl-C during load's save abandons it cleanly: the temporary file is
 // removed, the snapshot already at --out is untouched, and load exits 1
-// with one line on stderr. SIGINT used to kill the process with the
-// temporary file left until the next save to that path. The test signals
+// with one line on stderr, rather than dying with the temporary file left
+// until the next save to that path. The test signals
 // as soon as the temporary file appears, so the save is under way; then
 // again while the keys are read.
 func TestLoadInterrupted(t *testing.T) {
@@ -164,8 +162,7 @@ func TestLoadInterrupted(t *testing.T) {
 }
 
 // Ctrl-C while inspect reads a large snapshot (seconds) stops it with exit
-// status 1 and "interrupted": inspect did not catch SIGINT, and was killed
-// by it without a word.
+// status 1 and "interrupted", not killed by the signal without a word.
 func TestInspectInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the command as a process of its own")
@@ -240,8 +237,8 @@ func TestLoadGrowth(t *testing.T) {
 }
 
 // A report that cannot be printed says the snapshot was saved all the
-// same, in JSON as in the table: the JSON's failure used to be the bare
-// write error, which reads as if the load had failed.
+// same, in JSON as in the table: a bare write error would read as if the
+// load had failed.
 func TestLoadReportUnprintedSaysSaved(t *testing.T) {
 	keys := writeKeys(t, 10)
 	for _, format := range []string{"table", "json"} {
@@ -274,5 +271,46 @@ func TestLoadOutLocked(t *testing.T) {
 	code, _, errOut := runCLI("load", "--keys", keys, "--out", out, "--quiet")
 	if code != exitUsage || !strings.Contains(errOut, "another process") || strings.Contains(errOut, "remove it") {
 		t.Fatalf("load --out on a locked snapshot: exit %d, stderr %q; want a usage error that names the other process", code, errOut)
+	}
+}
+
+// load --out replaces a snapshot, and nothing else.
+func TestLoadOutClobber(t *testing.T) {
+	dir := t.TempDir()
+	keys := writeKeys(t, 50)
+	data, err := os.ReadFile(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Its own input, under another name too.
+	link := filepath.Join(dir, "link.txt")
+	if err := os.Link(keys, link); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(other, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{keys, link, other, empty} {
+		code, _, errOut := runCLI("load", "--keys", keys, "--out", out, "--quiet")
+		if code != exitUsage || !strings.Contains(errOut, "--out") {
+			t.Errorf("--out %s: code %d, stderr %q", out, code, errOut)
+		}
+	}
+	if got, _ := os.ReadFile(keys); string(got) != string(data) {
+		t.Errorf("the key file changed")
+	}
+	if got, _ := os.ReadFile(other); string(got) != "precious\n" {
+		t.Errorf("notes.txt changed: %q", got)
+	}
+	snap := filepath.Join(dir, "k.snap")
+	for i := range 2 { // a new file, then a snapshot replaced
+		if code, _, errOut := runCLI("load", "--keys", keys, "--out", snap, "--quiet"); code != 0 {
+			t.Fatalf("load %d: code %d, stderr %q", i, code, errOut)
+		}
 	}
 }

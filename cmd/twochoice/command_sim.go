@@ -49,7 +49,7 @@ Examples:
   twochoice sim --rule dchoice --keys seq --hash tabulation --log2 20
   twochoice sim --rule goleft --load 4 --plot shares.svg`
 
-// simRow is one (rule, size) result, shaped as the JSON the issue fixes.
+// simRow is one (rule, size) result, shaped as the documented JSON.
 type simRow struct {
 	Rule             string         `json:"rule"`
 	D                int            `json:"d"`
@@ -65,7 +65,7 @@ type simRow struct {
 	Seconds          float64        `json:"seconds"`
 	// Keys and Hash name the key source (sim.Keys.Label: "product:K" with
 	// the k of this size) and the hash family of a key-driven run; a run
-	// with uniform candidates has neither, and is the issue's object.
+	// with uniform candidates has neither.
 	Keys string `json:"keys,omitempty"`
 	Hash string `json:"hash,omitempty"`
 

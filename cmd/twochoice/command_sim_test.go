@@ -16,7 +16,6 @@ import (
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/bucket/fluid"
 	"github.com/twochoice/twochoice/bucket/sim"
-	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 func TestSimTable(t *testing.T) {
@@ -327,7 +326,7 @@ func TestSimRecordsKeySource(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "keys seq hashed by xxhash") {
 		t.Errorf("sweep table, code %d:\n%s", code, out)
 	}
-	// Uniform runs keep the issue's JSON fields (TestSimJSON) and say so
+	// Uniform runs keep the documented JSON fields (TestSimJSON) and say so
 	// in the table.
 	code, out, _ = runCLI("sim", "--rule", "dchoice", "--log2", "10", "--runs", "1", "--quiet")
 	if code != 0 || !strings.Contains(out, "uniform candidates") {
@@ -393,10 +392,10 @@ func TestSimFluidRefusalsSayWhatIsWanted(t *testing.T) {
 // --load 1.3 over a sweep from 2 bins throws round(2.6) = 3 balls into 2
 // (1.5 per bin) and 1331 into 1024 (1.2998): close enough to pool, but
 // the pooled table's limit is the largest size's, and its header and the
-// chart's title and limit must be of that same load. They were of the
-// smallest size's: "m = 1.5·n" over a table of the limit at 1.3, and a
-// chart whose line was the limit at 1.5 (0.777 at k = 1 for one choice)
-// beside the table's 0.727.
+// chart's title and limit must be of that same load, not the smallest
+// size's ("m = 1.5·n" over a table of the limit at 1.3, or a chart whose
+// line is the limit at 1.5, 0.777 at k = 1 for one choice, beside the
+// table's 0.727).
 func TestSimSweepPooledLoadIsTheLargestSizes(t *testing.T) {
 	code, out, errOut := runCLI("sim", "--quiet", "--sweep", "1:10:9", "--load", "1.3", "--rule", "one", "--runs", "2")
 	if code != 0 {
@@ -445,34 +444,57 @@ func TestSimHelpLoadBound(t *testing.T) {
 	}
 }
 
-// A chart that cannot be written once the work is done (its disk filled
-// up meanwhile) fails the command, but the results are printed first:
-// they used to be thrown away with the chart, after a run that may have
-// taken hours. Every command with --plot does the same.
-func TestResultsPrintedWhenPlotFails(t *testing.T) {
-	dir := testutil.SmallTmpfs(t, "64k")
-	snap := filepath.Join(t.TempDir(), "k.snap")
-	if code, _, errOut := runCLI("load", "--keys", writeKeys(t, 100), "--out", snap, "--quiet"); code != 0 {
-		t.Fatalf("load: %d %q", code, errOut)
-	}
-	chart := filepath.Join(dir, "c.svg")
-	os.WriteFile(filepath.Join(dir, "filler"), make([]byte, 1<<20), 0o644) // fills the disk, and fails
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"sim", "--log2", "10", "--runs", "2", "--rule", "dchoice", "--quiet"}, "dchoice sim"},
-		{[]string{"sim", "--log2", "10", "--runs", "2", "--rule", "dchoice", "--quiet", "--format", "json"}, `"share_at_least"`},
-		{[]string{"fluid"}, "dchoice d=2"},
-		{[]string{"inspect", snap, "--quiet"}, "bucket/fluid"},
-		{[]string{"bench", "--keys", "1000", "--duration", "1ms", "--threads", "1", "--caches", "lru"}, "lru"},
+// A load whose ball count does not fit is a usage error, not a run of 2^63
+// balls.
+func TestSimHugeLoad(t *testing.T) {
+	for _, args := range [][]string{
+		{"--log2", "10", "--load", "1e300"},
+		{"--bins", "3", "--load", "3.1e15"},
+		{"--log2", "0", "--load", "2e16"},
+		{"--log2", "40", "--load", "1e4"},
 	} {
-		code, out, errOut := runCLIWithin(t, 60*time.Second, append(c.args, "--plot", chart)...)
-		if code != exitFail || !strings.Contains(errOut, "no space left") || !strings.Contains(out, c.want) {
-			t.Errorf("%v: code %d, stderr %q, stdout %q", c.args, code, errOut, out)
+		args = append([]string{"sim", "--runs", "1", "--rule", "dchoice", "--quiet"}, args...)
+		code, _, errOut := runCLIWithin(t, 10*time.Second, args...)
+		if code != exitUsage || !strings.Contains(errOut, "2^53") {
+			t.Errorf("%v: code %d, stderr %q", args, code, errOut)
 		}
 	}
-	if _, err := os.Stat(chart); err == nil {
-		t.Errorf("a chart was written")
+}
+
+// Past fluid.MaxLoad sim shows the simulation without the limit, and fluid
+// refuses the load as a usage error with the solver's message.
+func TestSimAndFluidAboveMaxLoad(t *testing.T) {
+	args := []string{"sim", "--bins", "16", "--load", "2000", "--runs", "1", "--rule", "dchoice", "--quiet"}
+	code, out, errOut := runCLIWithin(t, 20*time.Second, args...)
+	if code != 0 || !strings.Contains(errOut, "no fluid limit") || strings.Count(errOut, "\n") != 1 {
+		t.Fatalf("table: code %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, "dchoice fluid") || !strings.Contains(out, " -") || strings.Contains(out, belowFloor) {
+		t.Errorf("table without a limit:\n%s", out)
+	}
+	code, out, errOut = runCLIWithin(t, 20*time.Second, append(args, "--format", "csv")...)
+	if code != 0 {
+		t.Fatalf("csv: code %d, stderr %q", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 2 {
+		t.Fatalf("csv:\n%s", out)
+	}
+	for _, l := range lines[1:] {
+		if f := strings.Split(l, ","); f[9] != "" {
+			t.Errorf("csv share_fluid %q, want empty: %s", f[9], l)
+		}
+	}
+	code, out, errOut = runCLIWithin(t, 20*time.Second, append(args, "--format", "json")...)
+	if code != 0 || !strings.Contains(out, `"share_at_least"`) || strings.Contains(out, "fluid") {
+		t.Errorf("json: code %d, stderr %q, out %s", code, errOut, out)
+	}
+	code, _, errOut = runCLIWithin(t, 20*time.Second, "fluid", "--load", "2000")
+	if code != exitUsage || !strings.Contains(errOut, "above 1024") {
+		t.Errorf("fluid --load 2000: code %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runCLIWithin(t, 20*time.Second, "fluid", "--capacity", "5000")
+	if code != exitUsage || !strings.Contains(errOut, "--capacity 5000") || !strings.Contains(errOut, "1024") {
+		t.Errorf("fluid --capacity 5000: code %d, stderr %q", code, errOut)
 	}
 }

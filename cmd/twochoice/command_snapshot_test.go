@@ -121,8 +121,8 @@ func TestLoadInspectRoundTrip(t *testing.T) {
 	}
 }
 
-// A snapshot saved before the key and value shapes were recorded (stop
-// 21) has none in its metadata: inspect says so, and that Open then checks
+// A snapshot saved by a build that did not record the key and value
+// shapes has none in its metadata: inspect says so, and that Open then checks
 // the type names alone, instead of printing empty shapes.
 func TestInspectWithoutShapes(t *testing.T) {
 	snap := filepath.Join(t.TempDir(), "old.snap")
@@ -262,8 +262,8 @@ func TestLoadOutCheckedFirst(t *testing.T) {
 
 // inspect reads a snapshot of a 2^32-bucket table with few records (as a
 // store that grew and then lost its keys saves, or a doctored file claims)
-// with little memory: it used to allocate a byte per bucket, 4 GiB, before
-// reading a record. The records are still checked against the histogram.
+// with memory that follows the records, not a byte per bucket (4 GiB).
+// The records are still checked against the histogram.
 func TestInspectHugeTable(t *testing.T) {
 	const n = 1 << 32
 	dir := t.TempDir()

@@ -60,6 +60,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "-h", "-help", "--help":
 		return helped(usage(stdout), "twochoice", stderr)
+	case "-version", "--version":
+		// As most tools take it: "twochoice version".
+		return run(append([]string{"version"}, args[1:]...), stdout, stderr)
 	case "help":
 		// "twochoice help CMD" is "twochoice CMD --help".
 		switch {
@@ -178,9 +181,9 @@ func flagsGiven(fs *flag.FlagSet) map[string]bool {
 // printThenPlot prints the results with print, then writes the chart
 // that chart draws to path if a chart was asked for (path not empty). A
 // chart that cannot be written (its disk filled up during the run) fails
-// the command, but does not take the results with it: written first, it
-// used to lose them after a run that may have taken hours. A failed print
-// does not keep the chart from being written either.
+// the command, but does not take the results with it, which may have taken
+// hours. A failed print does not keep the chart from being written
+// either.
 func printThenPlot(print func() error, path string, chart func() *plot.Chart) error {
 	err := print()
 	if path == "" {

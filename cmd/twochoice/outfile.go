@@ -82,13 +82,13 @@ func replaceable(path string) error {
 // made before the load), renamed over it (cli.Pinned.Replace), in the
 // directory held open since the temporary one was made, whatever the
 // directories above it are renamed to meanwhile. The check
-// is made again at the rename: a symbolic link put at out during a load
-// of 1.5 s, to a text file, had the save replace the text file with a
-// 145 MB snapshot. Now the save fails, says why, and leaves the file
-// alone. The store's own Save could not make the check:
+// is made again at the rename: a symbolic link put at out during a load,
+// to a text file, would otherwise have the save replace the text file
+// with a snapshot; instead the save fails, says why, and leaves the file
+// alone. The store's own Save cannot make the check:
 // it follows a link at out when it starts, and renames at its end.
 // Ctrl-C abandons the save until the snapshot is complete, as
-// Store.SaveContext does; the directory is removed whatever happens.
+// Map.SaveContext does; the directory is removed whatever happens.
 // Errors name out where Save's named the file in that directory.
 func saveSnapshot(ctx context.Context, s *store.Map[string, uint64], out string, pin *cli.Pinned, progress func(done, total uint64)) error {
 	defer pin.Close()

@@ -68,8 +68,8 @@ func TestProgress(t *testing.T) {
 	}
 }
 
-// Work that ends within showAfter draws nothing on a terminal: the bar
-// used to be drawn at the first update and cleared at once.
+// Work that ends within showAfter draws nothing on a terminal, rather than
+// a bar drawn at the first update and cleared at once.
 func TestProgressQuickWorkDrawsNothing(t *testing.T) {
 	var b bytes.Buffer
 	clock := time.Unix(0, 0)

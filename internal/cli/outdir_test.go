@@ -8,8 +8,8 @@ import (
 )
 
 // A directory that takes no file is named in WritableDir's error, and the
-// probe file is not: "open d/.twochoice-probe-2510569322: permission
-// denied" used to follow.
+// probe file is not (no "open d/.twochoice-probe-2510569322: permission
+// denied" after it).
 func TestWritableDirNamesNoProbe(t *testing.T) {
 	dir := testutil.ReadOnlyDir(t)
 	err := WritableDir(dir)

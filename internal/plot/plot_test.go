@@ -190,9 +190,9 @@ func TestCheckFile(t *testing.T) {
 }
 
 // A chart that cannot be drawn, or cannot be written, leaves the file
-// already at the path as it was: WriteFile used to truncate it first (with
-// os.Create) and then fail, leaving an empty or half-written chart where a
-// good one had been. A file replaced keeps its permission bits.
+// already at the path as it was, never truncated or half written (WriteFile
+// writes a temporary file and renames it). A file replaced keeps its
+// permission bits.
 func TestWriteFileKeepsOldFile(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"old.svg", "old.png"} {

@@ -15,9 +15,9 @@ import (
 )
 
 // A --plot path that is a named pipe, or a link to one (or to a device),
-// is refused by CheckFile and WriteFile: WriteFile's rename used to
-// replace the pipe, or the device node the link led to (/dev/full, for a
-// chart linked there), with a regular file holding the chart.
+// is refused by CheckFile and WriteFile: a rename would replace the pipe,
+// or the device node the link leads to (/dev/full, for a chart linked
+// there), with a regular file holding the chart.
 func TestNotARegularFile(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pipe.svg")
@@ -49,8 +49,8 @@ func TestNotARegularFile(t *testing.T) {
 
 // A link to a chart in a directory that takes no new file fails CheckFile,
 // before the work: WriteFile writes its temporary file beside the chart
-// the link leads to, and CheckFile used to probe the link's directory
-// instead, so that "sim --plot link.svg" ran and then failed, naming the
+// the link leads to, so CheckFile probes that directory, not the link's;
+// otherwise "sim --plot link.svg" would run and then fail, naming the
 // temporary file.
 func TestCheckFileFollowsLink(t *testing.T) {
 	ro := testutil.SmallTmpfs(t, "1m")

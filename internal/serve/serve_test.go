@@ -221,8 +221,8 @@ func TestBatchFor(t *testing.T) {
 // process, so a run under -count=N publishes under names of its own.
 var guardRuns int
 
-// The server has read, read-header and write timeouts (it had a
-// read-header timeout alone, so that one slow reader held a connection,
+// The server has read, read-header and write timeouts (with a
+// read-header timeout alone, one slow reader could hold a connection,
 // and the one snapshot a time, for as long as it liked), answers requests
 // addressed to loopback and to Hosts only, and leaves the command line
 // out of /debug/vars unless Cmdline is set.

@@ -1,8 +1,8 @@
 // Package snapshot reads and writes twochoice snapshot files: the on-disk
-// format behind store.Save, store.Open and the inspect command. It knows
-// nothing of a store's Go types; the store encodes its keys and values with
-// [EncodeRecord] and decodes them with [DecodeRecord], and inspect reads any
-// snapshot with [DecodeAny].
+// format behind the store's Save, OpenMap and OpenCache and the inspect
+// command. It knows nothing of a store's Go types; the store encodes its
+// keys and values with [EncodeRecord] and decodes them with [DecodeRecord],
+// and inspect reads any snapshot with [DecodeAny].
 //
 // # Format, version 1
 //
@@ -18,13 +18,12 @@
 //     ([TypeDesc], typedesc.go). The "meta" key is written last, in the last
 //     transaction: a file without it is incomplete.
 //
-// The shapes were added to version 1 without a new version number: they
-// are two optional keys of the metadata map (key_desc, value_desc), and
-// the records are unchanged. Readers built before them skip keys they do
-// not know, and read a newer file as they always did, checking the type
-// names alone; a version 2 would have made every new file unreadable to
-// them, for a check they do not make. Files written before them have no
-// shapes, and readers then compare the names alone.
+// The shapes are two optional keys of the version-1 metadata map
+// (key_desc, value_desc); the records are the same with or without them.
+// A reader that does not know them skips them, as it skips any key it
+// does not know, and checks the type names alone: a new version number
+// would make such files unreadable to it, for a check it does not make.
+// A file without shapes is checked by the names alone.
 //   - "entries" holds one record per entry, under an 8-byte big-endian
 //     sequence number (so records come back in the order they were saved,
 //     and bbolt appends instead of splitting pages). A record is the

@@ -90,7 +90,7 @@ const minRecordBytes = 16 + 8
 // A table can still be far larger than its entries: a store's table never
 // shrinks as keys are deleted, so a store that grew and then lost most of
 // its keys is saved that way. Readers that build a table from a snapshot
-// must not trust the table size alone (see store.Open).
+// must not trust the table size alone (see store.OpenMap).
 func (m *Meta) check(fileSize int64) error {
 	switch {
 	case m.Choices < 1 || m.Choices > hashfn.MaxChoices:

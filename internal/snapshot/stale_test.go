@@ -49,11 +49,12 @@ func TestCreateRemovesStaleTemporaries(t *testing.T) {
 // rename. Two Writers in one process stand for two processes: flock locks
 // belong to open files, so they exclude each other here too.
 //
-// The cleanup used to find the first save's file unlocked between bbolt's
-// Close and the rename (the file's sync, which can take seconds), remove
-// it, and the first save failed with ErrWrite; and between bbolt's
-// creating the file and locking it, where the first save went on writing
-// a file no longer in the directory, to fail at the rename.
+// The hooks put the second save's cleanup in the two windows where an
+// unlocked file would be taken for a stale one: between bbolt's Close and
+// the rename (the file's sync, which can take seconds), where the first
+// save would fail with ErrWrite; and between bbolt's creating the file and
+// locking it, where the first save would go on writing a file no longer in
+// the directory, to fail at the rename.
 func TestConcurrentSaves(t *testing.T) {
 	defer func() { testHook = nil }()
 	path := filepath.Join(t.TempDir(), "s.db")

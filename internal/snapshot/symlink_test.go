@@ -14,8 +14,8 @@ import (
 // A save to a symbolic link replaces the file the link points to and keeps
 // the link, as editors and cp do: the temporary file is written beside the
 // target (so the rename stays on the target's file system) and renamed
-// over it. A save used to replace the link itself with a regular file,
-// leaving the file it pointed to stale.
+// over it, rather than replacing the link itself with a regular file and
+// leaving the file it points to stale.
 func TestSaveThroughSymlink(t *testing.T) {
 	dir := t.TempDir()
 	other := t.TempDir() // the target in another directory

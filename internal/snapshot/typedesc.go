@@ -57,13 +57,14 @@ import (
 //     described: another type of the same name is described again, so
 //     that a reference is never ambiguous but inside itself). Each
 //     such type is described once, so a description grows with the
-//     type's declarations: described along every path through them, as
-//     the first files with shapes did (then only recursion made a
-//     reference), types that link to one another gave descriptions that
-//     grow as the factorial of their number (nine types that all point to
-//     one another: 23 MB), and nested ones exponentially in their depth.
-//     Diff reads those files' descriptions still: a reference here
-//     matches the whole description there.
+//     type's declarations. Described along every path through them (a
+//     pathwise description, where only recursion makes a reference),
+//     types that link to one another would give descriptions that grow as
+//     the factorial of their number (nine types that all point to one
+//     another: 23 MB), and nested ones exponentially in their depth.
+//     Version-1 files may hold pathwise descriptions, and Diff reads
+//     them: a reference on one side matches the whole description on the
+//     other.
 //
 // Two descriptions match if they are equal in all of that: same fields in
 // the same order, with the same names, tags and types; names compare

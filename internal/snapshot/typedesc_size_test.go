@@ -132,9 +132,9 @@ func TestDescribeSize(t *testing.T) {
 	}
 }
 
-// pathwise returns d as the first files with shapes described it: a
-// named type in whole wherever it occurs, except inside itself (names
-// holds the named types around d).
+// pathwise returns d as a pathwise description (typedesc.go), which
+// version-1 files may hold: a named type in whole wherever it occurs,
+// except inside itself (names holds the named types around d).
 func pathwise(d *TypeDesc, names []string) *TypeDesc {
 	if d.Ref && !slices.Contains(names, d.Name) {
 		d = d.whole

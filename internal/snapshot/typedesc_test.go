@@ -187,10 +187,10 @@ type metaV1 struct {
 	Checksum   uint64     `codec:"checksum"`
 }
 
-// Readers built before the shapes were recorded decode the new metadata
-// as they did the old (they skip keys they do not know), so a new file
-// stays readable by them, with the name check they always made; and the
-// old metadata decodes here without shapes.
+// The shapes are optional keys of the version-1 metadata: a reader that
+// does not know them decodes the metadata without them (it skips keys it
+// does not know), so a file with shapes stays readable by it, with the
+// name check alone; and metadata without shapes decodes here.
 func TestMetaShapesAreOptional(t *testing.T) {
 	m := Meta{Version: 1, KeyType: "string", ValueType: "main.Item", Placement: "goleft", Choices: 2, BucketSize: 8,
 		Hash: "xxhash", Seed: 3, Buckets: 4, Entries: 1, Histogram: [][]uint64{{1, 1}, {2, 0}}, Checksum: 9,
@@ -210,9 +210,9 @@ func TestMetaShapesAreOptional(t *testing.T) {
 	if err := codec.NewEncoderBytes(&b, handle).Encode(&old); err != nil {
 		t.Fatal(err)
 	}
-	// Without shapes, Meta encodes as the earlier builds' did, byte for
-	// byte: a snapshot's shapes set to nil make an old file (the store's
-	// tests build their old-format fixture so).
+	// Without shapes, Meta encodes byte for byte as metadata that has no
+	// shape keys: a snapshot's shapes set to nil make such a file (the
+	// store's tests build their fixture of one so).
 	m.KeyDesc, m.ValueDesc = nil, nil
 	var now []byte
 	if err := codec.NewEncoderBytes(&now, handle).Encode(&m); err != nil {

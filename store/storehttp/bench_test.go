@@ -14,8 +14,8 @@ import (
 	"github.com/twochoice/twochoice/store"
 )
 
-// benchKeys is the store size of the page benchmarks: a million keys, as
-// the target says, or ten thousand with -short (CI runs every
+// benchKeys is the store size of the page benchmarks: a million keys, or
+// ten thousand with -short (CI runs every
 // benchmark once with -short).
 func benchKeys() int {
 	if testing.Short() {
@@ -33,8 +33,8 @@ func keyStrings(n int) []string {
 }
 
 // BenchmarkPage is the server time of one page, each with a view of its
-// own (MaxAge < 0), sequentially: Stats, Load with its fluid limit, the
-// charts and the template. The target is 50 ms at a million keys.
+// own (MaxAge < 0), sequentially: Stats, Report with its fluid limit, the
+// charts and the template, against a budget of 50 ms at a million keys.
 // html-shared-view is the page rendered from a view already taken: what
 // each of many viewers within MaxAge costs.
 func BenchmarkPage(b *testing.B) {

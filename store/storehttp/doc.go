@@ -5,8 +5,8 @@
 // expvar.
 //
 //	h := storehttp.NewHandler(nil)
-//	h.Add("sessions", sessions) // a *store.Store[string, Session]
-//	h.Add("users", users)       // a *store.Store[uint64, User]
+//	h.Add("sessions", sessions) // a *store.Cache[string, Session]
+//	h.Add("users", users)       // a *store.Map[uint64, User]
 //	mux.Handle("/debug/twochoice/", http.StripPrefix("/debug/twochoice", h))
 //
 // It is a package apart from store so that a program that uses a store
@@ -17,8 +17,8 @@
 //
 // # Terms
 //
-// A view of a store is its Options, Stats and load report
-// (store.Store.Load), taken one after the other. The page, the JSON and
+// A view of a store is its Stats and load report (Report), taken one
+// after the other. The page, the JSON and
 // the expvar value all show a view. The fluid limit is the theory's
 // prediction of the share of buckets at each load for the store's rule,
 // d, bucket size and keys per bucket (package bucket/fluid); the page
@@ -71,15 +71,16 @@
 // # Cost
 //
 // Taking a view adds up the store's counters (Stats, O(stripes)), visits
-// the table once, bucket by bucket (Load), and solves the fluid limit:
-// O(buckets), with no store-wide pause, about 15 ms for a million keys. Load keeps the table from
-// growing while it counts (keys that find their candidates full go to
-// the stash meanwhile), so views are shared: a view younger than
-// Options.MaxAge (1 s by default) is shown again, and requests that
-// arrive while one is being taken wait for it; the page (with each
-// refresh period it offers) and the JSON are rendered once per view too. However many people or scrapers look, a
-// store is measured at most once per MaxAge, a burst of page loads costs
-// one view, and a page shown again is a copy of bytes. The page says when
+// the table once, bucket by bucket (Report), and solves the fluid limit:
+// O(buckets), with no store-wide pause, about 15 ms for a million keys
+// (BenchmarkPage). Report keeps a map's table from growing while it
+// counts (keys that find their candidates full go to the stash
+// meanwhile), so views are shared: a view younger than Options.MaxAge
+// (1 s by default) is shown again, and requests that arrive while one is
+// being taken wait for it; the page (with each refresh period it offers)
+// and the JSON are rendered once per view too. However many people or
+// scrapers look, a store is measured at most once per MaxAge, a burst of
+// page loads costs one view, and a page shown again is a copy of bytes. The page says when
 // its view was taken.
 //
 // # Caveats

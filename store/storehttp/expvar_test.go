@@ -60,7 +60,7 @@ func TestPublishExpvar(t *testing.T) {
 
 // The hash seed is hidden unless asked for, on the page, in the JSON (as
 // null) and in expvar: it tells where every key goes, and so which keys
-// collide. ShowSeed shows it in all three. It was shown everywhere.
+// collide. ShowSeed shows it in all three.
 func TestSeedHidden(t *testing.T) {
 	const seed = 987654321
 	s := newStore(t, store.MapOptions{Seed: seed}, 100)

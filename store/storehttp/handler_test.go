@@ -262,10 +262,10 @@ func TestRefresh(t *testing.T) {
 }
 
 // A refresh that does not decode, or a bad one among several, is a bad
-// refresh (400), as doc.go says: r.URL.Query() dropped the pairs it could
-// not decode, so "refresh=%zz" and "refresh=5;x=1" got 200 and a page
-// with no refresh, and "refresh=5&refresh=x" a page that reloads every 5
-// s. (FuzzHandler found it.)
+// refresh (400), as doc.go says: r.URL.Query() drops the pairs it cannot
+// decode, so on its word "refresh=%zz" and "refresh=5;x=1" would get 200
+// and a page with no refresh, and "refresh=5&refresh=x" a page that
+// reloads every 5 s.
 func TestRefreshUndecodable(t *testing.T) {
 	h := NewHandler(nil)
 	h.Add("s", newStore(t, store.MapOptions{Seed: 1}, 100))
@@ -423,9 +423,8 @@ func TestErrors(t *testing.T) {
 
 // Every answer says Cache-Control: no-store, as doc.go has it, errors
 // and redirects included: a 404, 405 or 301 is cacheable by default
-// (RFC 9110 15.1), and a store may be added a moment after a 404. They
-// used to go without it, the header being set only with a page, JSON or
-// snapshot. (FuzzHandler found it.)
+// (RFC 9110 15.1), and a store may be added a moment after a 404. The
+// header goes on every answer, not only on a page, JSON or snapshot.
 func TestNoStoreOnEveryAnswer(t *testing.T) {
 	ss := &savingStore{Map: newStore(t, store.MapOptions{Seed: 1}, 10), entered: make(chan struct{}), release: make(chan struct{})}
 	h := NewHandler(&Options{Snapshots: true})
@@ -543,11 +542,10 @@ func TestIndexAndMounting(t *testing.T) {
 
 // The redirect to the index's slash leads to the mount point with a
 // slash and the same query, whatever the mount's last segment and the
-// query hold. Location was the segment and the raw query as they stood:
-// GET /solo?x=1#y (a '#' that Go's server lets through) was sent to
-// "solo/?x=1#y", which loses "#y" to a fragment, and a handler mounted at
-// /a:b sent clients to "a:b/", a URL of scheme "a". (FuzzHandler found
-// the first.)
+// query hold. A Location of the segment and the raw query as they stand
+// would send GET /solo?x=1#y (a '#' that Go's server lets through) to
+// "solo/?x=1#y", which loses "#y" to a fragment, and the clients of a
+// handler mounted at /a:b to "a:b/", a URL of scheme "a".
 func TestRedirectToSlash(t *testing.T) {
 	h := NewHandler(nil)
 	for _, c := range []struct{ mount, target, path, query string }{
@@ -742,8 +740,8 @@ func TestViewsExpire(t *testing.T) {
 }
 
 // HEAD is answered with the status and headers of GET and no body, by
-// the handler itself: it used to write the body and rely on net/http to
-// drop it, so a recorder, a middleware or another server got the page.
+// the handler itself rather than left to net/http to drop, so that a
+// recorder, a middleware or another server gets no page either.
 // Errors on a route that takes HEAD have no body either.
 func TestHead(t *testing.T) {
 	h := NewHandler(&Options{MaxAge: time.Hour}) // one view, so GET and HEAD show the same

@@ -74,8 +74,8 @@ const maxRefresh = 3600
 // parseRefresh reads ?refresh=N: whole seconds, 0 (or absent, or empty)
 // for none. It reads the raw query pair by pair rather than through
 // r.URL.Query(), which drops a pair it cannot decode ("refresh=%zz",
-// "refresh=5;x=1") and so showed such a page with no refresh instead of
-// saying the value is bad. Every value of a repeated refresh must be
+// "refresh=5;x=1") and so would show such a page with no refresh instead
+// of saying the value is bad. Every value of a repeated refresh must be
 // good; the first is used, as url.Values.Get would.
 func parseRefresh(r *http.Request) (int, error) {
 	n, set := 0, false

@@ -12,8 +12,8 @@ import (
 )
 
 // Saver is a store that can write a snapshot of itself to a file, as
-// *store.Store does (Store.Save); a store that is not one gets no
-// snapshot route (404). With
+// *store.Map and *store.Cache do (their Save); a store that is not one
+// gets no snapshot route (404). With
 // Options.Snapshots set, POST /NAME.snapshot has the store save a snapshot
 // into a fresh temporary directory, streams the file and removes it.
 // Save must write the whole file before it returns, and may fail (a value
@@ -23,8 +23,8 @@ type Saver interface {
 	Save(path string) error
 }
 
-// contextSaver is a Saver that can give up part way, as *store.Store can
-// (Store.SaveContext). The snapshot route saves through it when it can,
+// contextSaver is a Saver that can give up part way, as *store.Map and
+// *store.Cache can (their SaveContext). The snapshot route saves through it when it can,
 // with the request's context: a client that goes away during a long Save
 // stops the walk instead of leaving a whole store's copy to be written,
 // for no one, while every other snapshot request is turned away.

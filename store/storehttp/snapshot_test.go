@@ -183,8 +183,8 @@ func TestSnapshotCrossSite(t *testing.T) {
 }
 
 // The download sets its own write deadline: a server whose WriteTimeout
-// is shorter than the Save still delivers the snapshot whole. The server
-// cut it short before, the deadline running from the request.
+// is shorter than the Save still delivers the snapshot whole, where the
+// server's deadline, running from the request, would cut it short.
 func TestSnapshotOutlivesWriteTimeout(t *testing.T) {
 	ss := &savingStore{Map: newStore(t, store.MapOptions{Seed: 4}, 2000), release: make(chan struct{})}
 	h := NewHandler(&Options{Snapshots: true})

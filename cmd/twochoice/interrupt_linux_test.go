@@ -13,13 +13,12 @@ import (
 	"github.com/twochoice/twochoice/store"
 )
 
-// Ctrl-C while serve opens its --snapshot stops it at once, "interrupted":
-// Open takes seconds for millions of keys (5,000,000: Ctrl-C one second
-// in was answered 5.7 s later), and serve, catching the signal, waited
-// for Open to end before it looked. The test holds the file locked, so
-// that Open waits (snapshot.DefaultTimeout, then ErrLocked), and signals
-// serve once it has the file open (seen in /proc): serve used to end
-// with "snapshot locked" a second later, after the signal.
+// Ctrl-C while serve opens its --snapshot stops it at once, "interrupted",
+// without waiting for Open to end: Open takes seconds for millions of
+// keys. The test holds the file locked, so that Open waits
+// (snapshot.DefaultTimeout, then ErrLocked), and signals serve once it has
+// the file open (seen in /proc): the answer must be "interrupted", not
+// "snapshot locked" a second after the signal.
 func TestServeInterruptedOpening(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the command as a process of its own")

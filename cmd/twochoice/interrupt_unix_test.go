@@ -13,9 +13,9 @@ import (
 )
 
 // Ctrl-C while serve reads its keys stops it as it stops the other
-// commands' long work: "twochoice serve: interrupted", exit status 1.
-// serve used to catch the signal only once it served, and was killed by
-// it without a word. The keys come through a named pipe that the test
+// commands' long work: "twochoice serve: interrupted", exit status 1,
+// from the moment it starts reading, not only once it serves. The keys
+// come through a named pipe that the test
 // fills without end, so the read cannot finish by itself: serve is
 // reading when it is signalled (it has opened the pipe), and only the
 // signal can stop it. No timing is guessed.

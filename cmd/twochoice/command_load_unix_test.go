@@ -13,9 +13,9 @@ import (
 )
 
 // load --out checks its target again when the snapshot replaces it, not
-// only before the load: a symbolic link to a text file, put at --out
-// while the keys were read, had the save replace the text file with a
-// snapshot. The keys come through a named pipe, so that the load is
+// only before the load, so that a symbolic link to a text file, put at
+// --out while the keys are read, cannot make the save replace the text
+// file with a snapshot. The keys come through a named pipe, so that the load is
 // under way (its checks done) until the test closes the pipe, once it has
 // swapped --out. The swapped-in file must be left as it is, and load must
 // fail saying why.

@@ -1,13 +1,15 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A rule listed twice in sim's or fluid's --rule is a usage error (exit 2)
-// that names the rule, before any work; it used to run the rule twice and
-// print two identical columns.
+// that names the rule, before any work, rather than two identical columns.
 func TestRepeatedRuleRefused(t *testing.T) {
 	for _, args := range [][]string{
 		{"sim", "--rule", "dchoice,dchoice", "--log2", "8", "--runs", "1", "--quiet"},
@@ -26,9 +28,8 @@ func TestRepeatedRuleRefused(t *testing.T) {
 }
 
 // A value listed twice in any list flag is a usage error: one line that
-// names the flag and the value, exit status 2, before any work. bench's
-// --capacity and --threads used to drop the repeat silently while its
-// --caches and sim's --rule refused it.
+// names the flag and the value, exit status 2, before any work, in every
+// list flag alike (--rule, --caches, --capacity, --threads).
 func TestRepeatedListValueRefused(t *testing.T) {
 	// Small enough that a run the repeat does not stop ends at once.
 	bench := []string{"bench", "--keys", "1000", "--duration", "1ms", "--quiet"}
@@ -55,5 +56,64 @@ func TestRepeatedListValueRefused(t *testing.T) {
 	code, _, errOut := runCLI(append(bench, "--capacity", "1%,1.0%", "--threads", "1", "--caches", "lru")...)
 	if code != exitUsage || !strings.HasPrefix(errOut, "twochoice bench: usage: --capacity 1%,1.0%: 1.0% is 1% again\n") {
 		t.Errorf("--capacity 1%%,1.0%%: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// 0 choices or slots is a usage error, not the library's default.
+func TestZeroChoicesAndBucketSize(t *testing.T) {
+	keys := writeKeys(t, 10)
+	out := filepath.Join(t.TempDir(), "b.snap")
+	for _, args := range [][]string{
+		{"sim", "--log2", "10", "--d", "0", "--rule", "goleft", "--runs", "1"},
+		{"sim", "--log2", "10", "--d", "-1", "--rule", "one", "--runs", "1"},
+		{"load", "--keys", keys, "--out", out, "--bucket-size", "0"},
+		{"load", "--keys", keys, "--out", out, "--choices", "0"},
+		{"load", "--keys", keys, "--out", out, "--placement", "one", "--choices", "3"},
+		{"serve", "--keys", keys, "--addr", "127.0.0.1:0", "--choices", "0"},
+		{"serve", "--keys", keys, "--addr", "127.0.0.1:0", "--bucket-size", "0"},
+		{"hash", "--d", "0", "foo"},
+	} {
+		code, _, errOut := runCLIWithin(t, 10*time.Second, args...)
+		if code != exitUsage {
+			t.Errorf("%v: code %d, stderr %q", args, code, errOut)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a snapshot was written")
+	}
+}
+
+// An empty value for a string flag is a usage error naming the flag, not
+// the flag left out: otherwise an empty --sweep would run the default
+// size, an empty --keys uniform balls, an empty --plot no chart and an
+// empty --report the ordinary benchmark, all with exit status 0.
+func TestEmptyFlagValue(t *testing.T) {
+	dir := t.TempDir()
+	keys := writeKeys(t, 10)
+	for _, args := range [][]string{
+		{"sim", "--sweep", ""},
+		{"sim", "--keys", ""},
+		{"sim", "--plot", ""},
+		{"sim", "--rule", ""},
+		{"fluid", "--plot", ""},
+		{"bench", "--report", ""},
+		{"bench", "--plot", ""},
+		{"load", "--keys", "", "--out", filepath.Join(dir, "k.snap")},
+		{"load", "--keys", keys, "--out", ""},
+		{"inspect", filepath.Join(dir, "k.snap"), "--plot", ""},
+		{"serve", "--keys", keys, "--name", "", "--addr", "127.0.0.1:0"},
+		{"serve", "--keys", keys, "--snapshot", "", "--addr", "127.0.0.1:0"},
+	} {
+		var flag string
+		for i, a := range args {
+			if a == "" {
+				flag = args[i-1]
+			}
+		}
+		code, out, errOut := runCLIWithin(t, 10*time.Second, args...)
+		want := "twochoice " + args[0] + ": usage: " + flag + ": an empty value\n"
+		if code != exitUsage || out != "" || !strings.HasPrefix(errOut, want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q, want %d and %q", args, code, out, errOut, exitUsage, want)
+		}
 	}
 }

@@ -5,15 +5,17 @@ import (
 	"testing"
 )
 
+// Reproductions of specific failures, each forced where it happened by a
+// test hook rather than waited for.
+
 // A save that renames a new snapshot over the path while Open is reading
 // it does not make Open fail: Open reads one file, the old or the new.
-//
-// Open used to take the file's size from a stat of the path, and let bbolt
-// open the path again: when a save renamed a larger snapshot into place
-// between the two, the new file's entries were checked against the old
-// file's size, and a sound snapshot was reported corrupt ("N entries
-// claimed, more than a file of M bytes holds"). A process that opened a
-// snapshot while another saved to it saw this about once in 20,000 opens.
+// The hook renames a larger snapshot into place right after Open's stat:
+// were the size taken from a stat of the path while bbolt opened the path
+// again, the new file's entries would be checked against the old file's
+// size, and a sound snapshot reported corrupt ("N entries claimed, more
+// than a file of M bytes holds"). Left to chance, the window is about one
+// open in 20,000 while another process saves.
 func TestOpenWhileReplaced(t *testing.T) {
 	defer func() { testHook = nil }()
 	path := filepath.Join(t.TempDir(), "s.db")
