@@ -58,7 +58,7 @@ type Cache[K comparable, V any] struct {
 // NewCache returns an empty cache of at most o.MaxEntries entries, whose
 // table it allocates whole. Options that cannot be used get an error
 // wrapping ErrOptions, never a panic. Keys are hashed as NewMap says.
-func NewCache[K comparable, V any](o CacheOptions) (*Cache[K, V], error) {
+func NewCache[K comparable, V any](o CacheOptions[K, V]) (*Cache[K, V], error) {
 	c, err := o.resolve()
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func newCache[K comparable, V any](o config) *Cache[K, V] {
 
 // Options returns the options in use, defaults filled in (the seed drawn
 // when CacheOptions.Seed was 0).
-func (s *Cache[K, V]) Options() CacheOptions { return s.cfg.cacheOptions() }
+func (s *Cache[K, V]) Options() CacheOptions[K, V] { return cacheOptionsOf[K, V](&s.cfg) }
 
 // Seed returns the seed of the cache's hash function.
 func (s *Cache[K, V]) Seed() uint64 { return s.cfg.Seed }

@@ -337,7 +337,7 @@ func TestCachePrefetch(t *testing.T) {
 		{1 << 20 / 100, false},       // 0.3 MiB
 		{1 << 10, false},
 	} {
-		s, err := NewCache[string, int64](CacheOptions{Seed: 1, MaxEntries: c.max})
+		s, err := NewCache(CacheOptions[string, int64]{Seed: 1, MaxEntries: c.max})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -133,7 +133,7 @@ func OpenMap[K comparable, V any](path string, opts *MapOptions) (*Map[K, V], er
 //
 // A snapshot of a map is ErrOptionsMismatch: OpenMap restores it. Other
 // errors are those of OpenMap.
-func OpenCache[K comparable, V any](path string, opts *CacheOptions) (*Cache[K, V], error) {
+func OpenCache[K comparable, V any](path string, opts *CacheOptions[K, V]) (*Cache[K, V], error) {
 	r, m, err := openSnapshot[K, V](path)
 	if err != nil {
 		return nil, err
@@ -197,7 +197,7 @@ func openSnapshot[K comparable, V any](path string) (*snapshot.Reader, snapshot.
 func checkFileOptions(o *config, m *snapshot.Meta) error {
 	var err error
 	if o.MaxEntries > 0 {
-		_, err = o.cacheOptions().resolve()
+		_, err = resolveCache(*o)
 	} else {
 		_, err = o.mapOptions().resolve()
 	}

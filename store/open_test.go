@@ -360,7 +360,7 @@ func TestOpenNearlyEmptyCache(t *testing.T) {
 	defer func(f uint64) { sparseFloor = f }(sparseFloor)
 	sparseFloor = 1 << 10
 	const bound = 4096
-	s := newTestCache[string, int](t, CacheOptions{MaxEntries: bound, Seed: 11})
+	s := newTestCache(t, CacheOptions[string, int]{MaxEntries: bound, Seed: 11})
 	for i := range 100 {
 		s.Set(fmt.Sprint("key-", i), i)
 	}
@@ -1662,7 +1662,7 @@ func TestOpenSizeHint(t *testing.T) {
 			t.Errorf("Open with hint %d: %v, %v; want %v", c.hint, got, err, c.want)
 		}
 	}
-	c := newTestCache[uint64, int](t, CacheOptions{MaxEntries: 100, Seed: 3})
+	c := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: 100, Seed: 3})
 	c.Set(1, 1)
 	_, cpath := saveOpen(t, c, nil)
 	if got, err := OpenMap[uint64, int](cpath, &MapOptions{SizeHint: 10}); !errors.Is(err, ErrOptionsMismatch) || got != nil {
@@ -1700,7 +1700,7 @@ func TestOpenGrowth(t *testing.T) {
 			t.Errorf("Open with Growth %v: error %v, want ErrOptions and not ErrCorrupt", g, err)
 		}
 	}
-	c := newTestCache[uint64, int](t, CacheOptions{MaxEntries: 500, Seed: 3})
+	c := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: 500, Seed: 3})
 	for i := range 600 {
 		c.Set(key(i), i)
 	}

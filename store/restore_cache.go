@@ -30,11 +30,11 @@ import (
 // too large for the entries m records and given does not name its bound
 // (see above). It returns nil for options NewCache will refuse: NewCache
 // says why.
-func checkCacheBound[K comparable, V any](m *snapshot.Meta, o config, given *CacheOptions) error {
+func checkCacheBound[K comparable, V any](m *snapshot.Meta, o config, given *CacheOptions[K, V]) error {
 	if given != nil && given.MaxEntries != 0 {
 		return nil // snapshotOptions has checked that given's bound is the file's
 	}
-	o, err := o.cacheOptions().resolve()
+	o, err := resolveCache(o)
 	if err != nil {
 		return nil
 	}
