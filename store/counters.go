@@ -43,15 +43,18 @@ type stripe struct {
 	// other cases, and Stats derives the rest:
 	//
 	//	Sets        = updates + inserts (ticks)
-	//	Evictions   = inserts − fills − expiredVictims
+	//	Evictions   = inserts − fills − expiredVictims + evictions
 	//	Expirations = expirations + expiredVictims
 	//
 	// updates: Sets of a key already there; fills: ticked Sets that
 	// evicted nothing (a new key that took an empty slot, or a key that
 	// came in while the Set took its locks); expiredVictims: new keys that took an expired entry's
 	// slot; expirations: expired entries removed by Get and Delete.
-	updates, fills, expiredVictims, expirations, deletes atomic.Uint64
-	_                                                    [2*cacheLine - 56]byte
+	//
+	// evictions: entries evicted other than by a Set of a new key into
+	// their slot (a table that SetMaximum shrinks, a weight bound).
+	updates, fills, expiredVictims, expirations, deletes, evictions atomic.Uint64
+	_                                                               [2*cacheLine - 64]byte
 }
 
 // cacheLine is the size of a cache line on the common 64-bit CPUs.
@@ -81,7 +84,7 @@ func (c *counters) sum() (hits, misses uint64) {
 // those, are never ahead either. Read while writers work, the counts lag
 // by the Sets in flight; Stats makes them monotonic (monotone).
 func (c *counters) sumCache(inserts uint64) (evictions, expirations, sets, deletes uint64) {
-	var updates, fills, expiredVictims uint64
+	var updates, fills, expiredVictims, others uint64
 	for i := range c.stripes {
 		st := &c.stripes[i]
 		updates += st.updates.Load()
@@ -89,10 +92,12 @@ func (c *counters) sumCache(inserts uint64) (evictions, expirations, sets, delet
 		expiredVictims += st.expiredVictims.Load()
 		expirations += st.expirations.Load()
 		deletes += st.deletes.Load()
+		others += st.evictions.Load()
 	}
 	if taken := fills + expiredVictims; inserts > taken {
 		evictions = inserts - taken
 	}
+	evictions += others
 	return evictions, expirations + expiredVictims, updates + inserts, deletes
 }
 

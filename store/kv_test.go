@@ -144,7 +144,7 @@ func (o config) resolve() (config, error) {
 }
 
 func (s *Map[K, V]) options() Options   { return s.configOf(s.tabs.Load().cur) }
-func (s *Cache[K, V]) options() Options { return s.cfg }
+func (s *Cache[K, V]) options() Options { return s.configOf(s.tab.Load()) }
 
 // newTestCacheOf is newTestCache for options in the tests' common form.
 func newTestCacheOf[K comparable, V any](tb testing.TB, o Options) *Cache[K, V] {
