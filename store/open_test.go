@@ -198,7 +198,9 @@ func TestOpenCacheAllocatesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r kv[uint64, uint64]
-	if a := allocatedBy(func() { r, err = Open[uint64, uint64](path, nil) }); a > one*3/2 {
+	// The race detector's instrumentation makes values escape that do not
+	// otherwise.
+	if a := allocatedBy(func() { r, err = Open[uint64, uint64](path, nil) }); a > one*3/2 && !testutil.Race {
 		t.Errorf("Open allocated %d KiB, one table of %d buckets %d KiB", a>>10, saved.n, one>>10)
 	}
 	if err != nil {
