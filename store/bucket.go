@@ -12,24 +12,46 @@ type slot[K comparable, V any] struct {
 	val V
 }
 
-// A bucketOf is BucketSize slots (room for 8) behind a control word and a
-// sync word: 16 bytes of header per 8 slots. The header and the first slots
-// share a cache line, so the lock-free tag check and the version check
-// touch the line that the slot read needs anyway.
+// A bucket is BucketSize slots (room for 8) and a header of two words,
+// its control word and its sync word (bucketHdr). A map keeps its headers
+// in an array of their own, four to a cache line, beside the array of its
+// slots (table.go), so that a lookup loads its candidates' headers, two
+// lines that cover 8 buckets' worth of tags each, and then only the slot
+// a tag names. A cache keeps header and slots together (bucketOf, in
+// cacheBucket), behind the slots' policy words, which a Set reads with the
+// header. A bref names a bucket of either: its header and its slots.
 //
 // Who writes what: writers change the control word with atomic stores, so
 // a reader may check tags without a lock. A full slot is changed (update)
 // or emptied (remove) only under the bucket's exclusive lock, which moves
 // the version on; an empty slot is filled without it (put). For slots read
 // optimistically, every write to a slot that a reader may be reading is
-// made of atomic word stores (storeSlot). Per-slot metadata of a bounded
-// store lives in cacheBucket and bucketMeta, so that an unbounded store's
-// buckets stay as they are.
-type bucketOf[K comparable, V any] struct {
-	ctrl  atomic.Uint64
-	sync  syncWord
-	slots [slotsPerBucket]slot[K, V]
+// made of atomic word stores (storeSlot).
+type bucketHdr struct {
+	ctrl atomic.Uint64
+	sync syncWord
 }
+
+// group is a bucket's slots.
+type group[K comparable, V any] [slotsPerBucket]slot[K, V]
+
+// bref is a bucket: its header and its slots, wherever they are stored.
+// It is two pointers, passed by value.
+type bref[K comparable, V any] struct {
+	*bucketHdr
+	slots *group[K, V]
+}
+
+// A bucketOf is a header and its slots side by side: 16 bytes of header
+// per 8 slots, so the header shares a cache line with the first slots. A
+// cache's buckets are laid out so (cacheBucket).
+type bucketOf[K comparable, V any] struct {
+	bucketHdr
+	slots group[K, V]
+}
+
+// ref returns b as a bref.
+func (b *bucketOf[K, V]) ref() bref[K, V] { return bref[K, V]{&b.bucketHdr, &b.slots} }
 
 // A cacheBucket is a cache's bucket: the slots' policy words (evict.go)
 // right before the bucket's control and sync words. The 48-byte header,
@@ -65,7 +87,7 @@ type found[V any] struct {
 
 // get looks k up in the bucket: optimistically for the layouts that allow
 // it, else under the read lock.
-func (b *bucketOf[K, V]) get(k K, tag uint8, l wordLayout) (V, bool) {
+func (b bref[K, V]) get(k K, tag uint8, l wordLayout) (V, bool) {
 	f, ok := b.lookup(k, tag, l, nil)
 	return f.val, ok
 }
@@ -73,7 +95,7 @@ func (b *bucketOf[K, V]) get(k K, tag uint8, l wordLayout) (V, bool) {
 // lookup looks k up in the bucket, with the slot's metadata if meta is
 // not nil: optimistically for the layouts that allow it, else under the
 // read lock.
-func (b *bucketOf[K, V]) lookup(k K, tag uint8, l wordLayout, meta *slotMeta) (found[V], bool) {
+func (b bref[K, V]) lookup(k K, tag uint8, l wordLayout, meta *slotMeta) (found[V], bool) {
 	if l.words > 0 {
 		return b.getOptimistic(k, tag, l, meta)
 	}
@@ -83,7 +105,7 @@ func (b *bucketOf[K, V]) lookup(k K, tag uint8, l wordLayout, meta *slotMeta) (f
 // getOptimistic reads the bucket until it gets a consistent view: the
 // sync word, then the control word, then the slots whose tag matches, each
 // checked against the sync word before it is used (readMatch).
-func (b *bucketOf[K, V]) getOptimistic(k K, tag uint8, l wordLayout, meta *slotMeta) (found[V], bool) {
+func (b bref[K, V]) getOptimistic(k K, tag uint8, l wordLayout, meta *slotMeta) (found[V], bool) {
 	for {
 		s := b.sync.begin()
 		m := ctrl(b.ctrl.Load()).match(tag)
@@ -100,7 +122,7 @@ func (b *bucketOf[K, V]) getOptimistic(k K, tag uint8, l wordLayout, meta *slotM
 // afterwards: then no writer changed or emptied a full slot since s, and
 // the copy is one whole entry (seqlock_unsafe.go). valid is false when a
 // writer got in the way and the caller must read again.
-func (b *bucketOf[K, V]) readMatch(k K, m, s uint64, l wordLayout, meta *slotMeta) (f found[V], ok, valid bool) {
+func (b bref[K, V]) readMatch(k K, m, s uint64, l wordLayout, meta *slotMeta) (f found[V], ok, valid bool) {
 	if s&writerBit != 0 {
 		return f, false, false
 	}
@@ -128,7 +150,7 @@ func (b *bucketOf[K, V]) readMatch(k K, m, s uint64, l wordLayout, meta *slotMet
 
 // getLocked looks k up under the bucket's read lock, after checking the
 // tags without it: a bucket without a matching tag costs no write.
-func (b *bucketOf[K, V]) getLocked(k K, tag uint8, meta *slotMeta) (f found[V], ok bool) {
+func (b bref[K, V]) getLocked(k K, tag uint8, meta *slotMeta) (f found[V], ok bool) {
 	if ctrl(b.ctrl.Load()).match(tag) == 0 {
 		return f, false
 	}
@@ -150,7 +172,7 @@ func (b *bucketOf[K, V]) getLocked(k K, tag uint8, meta *slotMeta) (f found[V], 
 // holding what keeps other writers off the bucket (the store's mutex, or
 // the bucket's lock in a bounded store); readers never write slots, so it
 // reads them plainly.
-func (b *bucketOf[K, V]) find(k K, tag uint8) int {
+func (b bref[K, V]) find(k K, tag uint8) int {
 	for m := ctrl(b.ctrl.Load()).match(tag); m != 0; m &= m - 1 {
 		if j := slotOf(m); b.slots[j].key == k {
 			return j
@@ -182,7 +204,7 @@ func (b *bucketOf[K, V]) find(k K, tag uint8) int {
 // store's Set. storeRelease is enough because the control word has one
 // writer at a time: the holder of the store's mutex (the unbounded store's
 // writers) or the only goroutine that sees the table (the restorer).
-func (b *bucketOf[K, V]) put(j int, k K, v V, tag uint8, l wordLayout) {
+func (b bref[K, V]) put(j int, k K, v V, tag uint8, l wordLayout) {
 	c := ctrl(b.ctrl.Load())
 	if e := (slot[K, V]{key: k, val: v}); l.words > 0 && c.at(j) == emptyUsed {
 		storeSlot(&b.slots[j], &e, 0, l)
@@ -193,21 +215,32 @@ func (b *bucketOf[K, V]) put(j int, k K, v V, tag uint8, l wordLayout) {
 }
 
 // update replaces the value in slot j under the exclusive lock.
-func (b *bucketOf[K, V]) update(j int, v V, l wordLayout) {
+func (b bref[K, V]) update(j int, v V, l wordLayout) {
 	b.sync.lock()
+	b.updateLocked(j, v, l)
+	b.sync.unlock()
+}
+
+// updateLocked replaces the value in slot j; the caller holds the bucket.
+func (b bref[K, V]) updateLocked(j int, v V, l wordLayout) {
 	if l.words > 0 {
 		e := slot[K, V]{key: b.slots[j].key, val: v}
 		storeSlot(&b.slots[j], &e, l.val, l)
 	} else {
 		b.slots[j].val = v
 	}
-	b.sync.unlock()
 }
 
 // remove empties slot j and zeroes it, so the entry's memory can be
 // collected.
-func (b *bucketOf[K, V]) remove(j int, l wordLayout) {
+func (b bref[K, V]) remove(j int, l wordLayout) {
 	b.sync.lock()
+	b.removeLocked(j, l)
+	b.sync.unlock()
+}
+
+// removeLocked is remove for a caller that holds the bucket.
+func (b bref[K, V]) removeLocked(j int, l wordLayout) {
 	b.ctrl.Store(uint64(ctrl(b.ctrl.Load()).withSlot(j, emptyUsed)))
 	var zero slot[K, V]
 	if l.words > 0 {
@@ -215,21 +248,20 @@ func (b *bucketOf[K, V]) remove(j int, l wordLayout) {
 	} else {
 		b.slots[j] = zero
 	}
-	b.sync.unlock()
 }
 
 // snapshot copies the bucket's entries into dst and returns how many it
 // copied: a consistent view of one bucket, taken without stopping any
 // other bucket (optimistically, or under the read lock). Iteration, the
 // load report and snapshots visit the table this way, bucket by bucket.
-func (b *bucketOf[K, V]) snapshot(dst *[slotsPerBucket]slot[K, V], l wordLayout) int {
+func (b bref[K, V]) snapshot(dst *[slotsPerBucket]slot[K, V], l wordLayout) int {
 	return b.snapshotExp(dst, nil, nil, l)
 }
 
 // snapshotExp is snapshot that also copies, when me is not nil, each
 // entry's expiry from me (the bucket's expiry words) into exps, in the
 // same consistent view.
-func (b *bucketOf[K, V]) snapshotExp(dst *[slotsPerBucket]slot[K, V], me *[slotsPerBucket]atomic.Int64, exps *[slotsPerBucket]int64, l wordLayout) int {
+func (b bref[K, V]) snapshotExp(dst *[slotsPerBucket]slot[K, V], me *[slotsPerBucket]atomic.Int64, exps *[slotsPerBucket]int64, l wordLayout) int {
 	if l.words == 0 {
 		b.sync.rlock()
 		n := 0

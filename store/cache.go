@@ -163,7 +163,7 @@ func (s *Cache[K, V]) getCache(t *cacheTable[K, V], k K, h uint64, tag uint8, hi
 // finds an expired entry removes it, so Len stops counting it. In a frozen
 // table it leaves it: the table that replaces it has no expired entries.
 func (s *Cache[K, V]) expire(t *cacheTable[K, V], i uint64, k K, tag uint8) {
-	b := &t.cbucket(i).b
+	b := t.bucket(i)
 	b.sync.lock()
 	if j := b.find(k, tag); j >= 0 && !t.frozen.Load() {
 		if x := t.meta[i].exp[j].Load(); x != 0 && x <= s.nowNanos() {
@@ -254,7 +254,7 @@ func (s *Cache[K, V]) deleteCache(k K, h uint64, tag uint8) bool {
 	defer unlockAll(&lk, t)
 	s.cowTouchLocked(t, lk.idx[:lk.n])
 	for _, i := range cs {
-		if j := t.cbucket(i).b.find(k, tag); j >= 0 {
+		if j := t.bucket(i).find(k, tag); j >= 0 {
 			// An expired entry goes too, but was not there to delete.
 			st := s.tot.stripe(stripeHint())
 			if x := t.meta[i].exp[j].Load(); x != 0 && x <= s.nowNanos() {

@@ -261,7 +261,7 @@ func (s *Cache[K, V]) place(nt *cacheTable[K, V], cs []uint64, k K, v V, h uint6
 		e = ctrl(cb.b.ctrl.Load()).empty(nt.capAt(i))
 	}
 	j := slotOf(e)
-	cb.b.put(j, k, v, tagOf(h), nt.lay)
+	cb.b.ref().put(j, k, v, tagOf(h), nt.lay)
 	cb.acc[j].Store(acc)
 	nt.meta[i].exp[j].Store(exp)
 	nt.live.Add(1)

@@ -59,7 +59,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// held, k cannot appear elsewhere). Half the locking of an insert, and
 	// a hot key's updates leave its other candidate alone.
 	for x, i := range cs {
-		b := &t.cbucket(i).b
+		b := t.bucket(i)
 		m := ctrl(b.ctrl.Load()).match(tag)
 		if m == 0 {
 			continue
@@ -113,7 +113,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// Look again: k may have come in since. Then the Set, ticked as an
 	// insert, evicted nothing: counted as a fill for Stats.
 	for _, i := range cs {
-		if j := t.cbucket(i).b.find(k, tag); j >= 0 {
+		if j := t.bucket(i).find(k, tag); j >= 0 {
 			st.fills.Add(1)
 			s.ticks.tick(hint)
 			if ifAbsent {
@@ -134,7 +134,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	}
 	i := cs[t.choose(loads[:t.d], h)]
 	cb := t.cbucket(i)
-	b := &cb.b
+	b := cb.b.ref()
 	cw := ctrl(b.ctrl.Load())
 	j := -1
 	var (
@@ -159,7 +159,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 		var expired bool
 		i, j, expired = s.victim(t, cs, now, m4)
 		cb = t.cbucket(i)
-		b = &cb.b
+		b = cb.b.ref()
 		cw = ctrl(b.ctrl.Load())
 		// An eviction is counted by the tick below (counters.go).
 		if expired {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"slices"
 	"sync/atomic"
 
 	"github.com/twochoice/twochoice/hashfn"
@@ -153,7 +152,7 @@ func (t *cacheTable[K, V]) cbucket(i uint64) *cacheBucket[K, V] {
 
 // bucket returns bucket i without its policy words, for the code that
 // visits a table of either type (views, iteration, the load report).
-func (t *cacheTable[K, V]) bucket(i uint64) *bucketOf[K, V] { return &t.cbucket(i).b }
+func (t *cacheTable[K, V]) bucket(i uint64) bref[K, V] { return t.cbucket(i).b.ref() }
 
 // load returns the number of entries in bucket i.
 func (t *cacheTable[K, V]) load(i uint64) uint32 {
@@ -173,32 +172,50 @@ func (t *cacheTable[K, V]) capAt(i uint64) uint64 {
 // and the policy word are read inside the same version check as the
 // slot), else under the read lock. It reads the expiry only if ttl says
 // some entry may have one.
-func (t *cacheTable[K, V]) lookup(i uint64, k K, tag uint8, ttl bool) (found[V], bool) {
+//
+// The optimistic loop is bref.getOptimistic's and readMatch's, written out
+// for the cache's Get as get2 is for the map's: through the two calls, a
+// Get took 8% more instructions (cachegrind, 1M Zipf Gets on a cache of
+// 20,000 string keys: 668 against 614 a Get).
+func (t *cacheTable[K, V]) lookup(i uint64, k K, tag uint8, ttl bool) (f found[V], ok bool) {
 	cb := t.cbucket(i)
-	return cb.b.lookup(k, tag, t.lay, &slotMeta{exp: &t.meta[i].exp, acc: &cb.acc, ttl: ttl})
-}
-
-// locked is the set of buckets a cache writer holds: a key's distinct
-// candidates, in increasing order.
-type locked struct {
-	idx [hashfn.MaxChoices]uint64
-	n   int
+	b := cb.b.ref()
+	meta := slotMeta{exp: &t.meta[i].exp, acc: &cb.acc, ttl: ttl}
+	l := t.lay
+	if l.words == 0 {
+		return b.getLocked(k, tag, &meta)
+	}
+	for {
+		s := b.sync.begin()
+		m := ctrl(b.ctrl.Load()).match(tag)
+		valid := true
+		for ; m != 0; m &= m - 1 {
+			x := slotOf(m)
+			var e slot[K, V]
+			loadSlot(&e, &b.slots[x], l)
+			var xp int64
+			if ttl {
+				xp = meta.exp[x].Load()
+			}
+			a := meta.acc[x].Load()
+			if b.sync.v.Load() != s {
+				valid = false
+				break
+			}
+			if e.key == k {
+				return found[V]{slot: x, val: e.val, exp: xp, acc: a}, true
+			}
+		}
+		if valid {
+			return f, false
+		}
+	}
 }
 
 // lockAll takes the distinct buckets of cs exclusively, in increasing
 // order.
 func lockAll[K comparable, V any](lk *locked, t *cacheTable[K, V], cs []uint64) {
-	lk.n = copy(lk.idx[:], cs)
-	if lk.n == 2 {
-		if lk.idx[0] > lk.idx[1] {
-			lk.idx[0], lk.idx[1] = lk.idx[1], lk.idx[0]
-		} else if lk.idx[0] == lk.idx[1] {
-			lk.n = 1
-		}
-	} else if lk.n > 2 {
-		slices.Sort(lk.idx[:lk.n])
-		lk.n = len(slices.Compact(lk.idx[:lk.n]))
-	}
+	lk.set(cs)
 	for _, i := range lk.idx[:lk.n] {
 		t.cbucket(i).b.sync.lock()
 	}
@@ -228,7 +245,7 @@ func (t *cacheTable[K, V]) unlockBucket(i uint64) {
 // word of the bucket is 0 and stays so.
 func (t *cacheTable[K, V]) update(i uint64, j int, k K, v V, exp int64, ttl bool, now uint64, slack uint32, pol *policy) {
 	cb := t.cbucket(i)
-	b := &cb.b
+	b := cb.b.ref()
 	if t.lay.words > 0 {
 		e := slot[K, V]{key: k, val: v}
 		writeSlotLocked(&b.slots[j], &e, t.lay.val, t.lay)
@@ -252,7 +269,7 @@ func slotsOf(capMask uint64) int { return ctrl(capMask).load() }
 // clearSlot empties slot j of bucket i; the caller holds the bucket.
 func (t *cacheTable[K, V]) clearSlot(i uint64, j int) {
 	cb := t.cbucket(i)
-	b := &cb.b
+	b := cb.b.ref()
 	b.ctrl.Store(uint64(ctrl(b.ctrl.Load()).withSlot(j, emptyUsed)))
 	var zero slot[K, V]
 	if t.lay.words > 0 {
@@ -298,5 +315,5 @@ func (t *cacheTable[K, V]) entriesOf(i uint64, dst *[slotsPerBucket]slot[K, V], 
 	if t.meta == nil {
 		return t.bucket(i).snapshot(dst, t.lay)
 	}
-	return t.cbucket(i).b.snapshotExp(dst, &t.meta[i].exp, exps, t.lay)
+	return t.bucket(i).snapshotExp(dst, &t.meta[i].exp, exps, t.lay)
 }

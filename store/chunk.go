@@ -16,32 +16,46 @@ const (
 )
 
 // bucket returns bucket i.
-func (t *table[K, V]) bucket(i uint64) *bucketOf[K, V] {
-	return &t.chunks[i>>chunkBits][i&(chunkSize-1)]
+func (t *table[K, V]) bucket(i uint64) bref[K, V] {
+	c, x := i>>chunkBits, i&(chunkSize-1)
+	return bref[K, V]{&t.hdrs[c][x], &t.groups[c][x]}
+}
+
+// group returns bucket i's slots.
+func (t *table[K, V]) group(i uint64) *group[K, V] { return &t.groups[i>>chunkBits][i&(chunkSize-1)] }
+
+// hdr returns bucket i's header.
+func (t *table[K, V]) hdr(i uint64) *bucketHdr { return &t.hdrs[i>>chunkBits][i&(chunkSize-1)] }
+
+// prepWindow is how many inserts before its threshold a table starts to
+// prepare the next one, of next buckets: two for each of its chunks, and
+// some to spare, so the next table is whole before the threshold.
+func prepWindow(next uint64) int64 {
+	return 2*int64((next+chunkSize-1)/chunkSize) + 64
 }
 
 // allocNext allocates the next chunk, if any is missing.
 func (t *table[K, V]) allocNext() {
-	if t.ready < len(t.chunks) {
+	if t.ready < len(t.hdrs) {
 		lo := uint64(t.ready) * chunkSize
-		c := make([]bucketOf[K, V], min(chunkSize, t.n-lo))
+		n := min(chunkSize, t.n-lo)
+		h, g := make([]bucketHdr, n), make([]group[K, V], n)
 		// Write the chunk once, now. Memory fresh from the operating
-		// system is not zeroed by Go, so its pages are not mapped yet;
-		// the first access to a page was a growth's read of a control
-		// word, which maps the shared zero page, and the first write then
-		// faulted again to copy it and flushed the other cores' TLBs:
-		// 10% of a growing Set of 10M keys went to those faults (perf),
-		// half as much after this. A write first takes one fault per
-		// page.
-		clear(c)
-		t.chunks[t.ready] = c
+		// system is not zeroed by Go, so its pages are not mapped yet: the
+		// first access to a page would be a growth's read of a control
+		// word, which maps the shared zero page, and the first write would
+		// then fault again to copy it and flush the other cores' TLBs. A
+		// write first takes one fault per page.
+		clear(h)
+		clear(g)
+		t.hdrs[t.ready], t.groups[t.ready] = h, g
 		t.ready++
 	}
 }
 
 // allocRest allocates every missing chunk.
 func (t *table[K, V]) allocRest() {
-	for t.ready < len(t.chunks) {
+	for t.ready < len(t.hdrs) {
 		t.allocNext()
 	}
 }
@@ -61,7 +75,7 @@ func (t *table[K, V]) allocRest() {
 // 25 ms for 200,000 keys). The sizes on the path grow geometrically, so
 // the dropped tables add up to less than the one finally used.
 func (s *Map[K, V]) prepare(t *table[K, V]) {
-	if s.prep != nil && t.entries > s.prepTo {
+	if s.prep != nil && t.entries.Load() > s.prepTo {
 		s.prep = nil
 	}
 	if s.flood.pending != nil {
@@ -70,15 +84,14 @@ func (s *Map[K, V]) prepare(t *table[K, V]) {
 	}
 	if s.prep == nil {
 		next := t.next
-		chunks := int64((next + chunkSize - 1) / chunkSize)
-		if next == t.n || t.maxEntries-t.entries > 2*chunks+64 {
+		if next == t.n || t.entries.Load() < t.prepAt {
 			return
 		}
 		// Within the threshold growTo is nextSize; past it only a pin
 		// keeps t from growing. Asked only then, so that an ordinary
 		// insert does not pay for growTo's thresholds.
-		if t.entries > t.maxEntries {
-			next = growTo(&s.cfg, t.n, t.entries)
+		if t.entries.Load() > t.maxEntries {
+			next = growTo(&s.cfg, t.n, t.entries.Load())
 		}
 		s.prep = newTableFn[K, V](&s.cfg, next, s.lay, false, t.hasher)
 		s.prepTo = growLimit(&s.cfg, t.n, next)

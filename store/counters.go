@@ -53,8 +53,12 @@ type stripe struct {
 	//
 	// evictions: entries evicted other than by a Set of a new key into
 	// their slot (a table that SetMaximum shrinks, a weight bound).
+	//
+	// A map counts its Sets here too (updates and fills, new keys), and
+	// its Deletes; inflight is its writers' gate (gate.go).
 	updates, fills, expiredVictims, expirations, deletes, evictions atomic.Uint64
-	_                                                               [2*cacheLine - 64]byte
+	inflight                                                        atomic.Int64
+	_                                                               [2*cacheLine - 72]byte
 }
 
 // cacheLine is the size of a cache line on the common 64-bit CPUs.
@@ -74,6 +78,16 @@ func (c *counters) sum() (hits, misses uint64) {
 		misses += c.stripes[i].misses.Load()
 	}
 	return hits, misses
+}
+
+// sumMap returns a map's Sets (updates and inserts) and Deletes.
+func (c *counters) sumMap() (sets, deletes uint64) {
+	for i := range c.stripes {
+		st := &c.stripes[i]
+		sets += st.updates.Load() + st.fills.Load()
+		deletes += st.deletes.Load()
+	}
+	return sets, deletes
 }
 
 // sumCache returns the cache mode's counts, given the inserts (the

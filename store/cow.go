@@ -145,6 +145,9 @@ func (s *Map[K, V]) beginView(w *snapshot.Writer) *cowView[K, V] {
 	t := s.pin()
 	v := newView[K, V](t, false, s.cfg.Placement.Parts(s.cfg.Choices), w)
 	s.mu.Lock()
+	// Writers take the serialized path while the view lasts, feeding it
+	// the buckets they change (cowTouch).
+	s.closeGate()
 	// The snapshot instant. The stash is copied now: it is bounded
 	// (thresholds), a few hundred entries for a million keys.
 	t.stash.mu.RLock()
@@ -179,7 +182,9 @@ func newCounts(parts int) [][]uint64 {
 // writes to the view's file, which the caller may then commit or abort.
 func (s *Map[K, V]) endView(v *cowView[K, V]) {
 	s.mu.Lock()
-	s.view.CompareAndSwap(v, nil)
+	if s.view.CompareAndSwap(v, nil) {
+		s.openGate()
+	}
 	s.mu.Unlock()
 	v.end()
 	s.unpin()
@@ -377,7 +382,7 @@ func (v *cowView[K, V]) next(i uint64, dst, spare []viewEntry[K, V], counts [][]
 	// and one that came before the snapshot instant may still be changing
 	// the bucket: the walker claims and copies a cache's bucket under its
 	// lock (cowTouchLocked).
-	var b *bucketOf[K, V]
+	var b bref[K, V]
 	if v.locked {
 		b = v.t.bucket(i)
 		b.sync.lock()
@@ -388,7 +393,7 @@ func (v *cowView[K, V]) next(i uint64, dst, spare []viewEntry[K, V], counts [][]
 		v.done(i)
 		counts[v.t.geom().gen.PartOf(i)][len(dst)-n]++
 	}
-	if b != nil {
+	if v.locked {
 		b.sync.unlock()
 	}
 	v.mu.Lock()

@@ -187,7 +187,7 @@ func (s *Cache[K, V]) wordOf(k K) uint32 {
 	h := t.hash(k)
 	var c [hashfn.MaxChoices]uint64
 	for _, i := range t.cands(h, &c) {
-		if j := t.cbucket(i).b.find(k, tagOf(h)); j >= 0 {
+		if j := t.bucket(i).find(k, tagOf(h)); j >= 0 {
 			return t.cbucket(i).acc[j].Load()
 		}
 	}
@@ -348,13 +348,5 @@ func TestCachePrefetch(t *testing.T) {
 		if tb.prefetch != c.want {
 			t.Errorf("MaxEntries %d (%d bytes of buckets): prefetch %v, want %v", c.max, bytes, tb.prefetch, c.want)
 		}
-	}
-	// An unbounded store keeps get2's own threshold (bigTable).
-	s, err := NewMap[string, int64](MapOptions{Seed: 1, SizeHint: 1 << 20 / 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tb := s.tabs.Load().cur; tb.prefetch != bigTable[string, int64](tb.n) {
-		t.Errorf("unbounded store of %d buckets: prefetch %v, want bigTable's %v", tb.n, tb.prefetch, !tb.prefetch)
 	}
 }

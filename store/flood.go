@@ -51,8 +51,7 @@ type floodState[K comparable] struct {
 	// growth threshold, once solved (flooded).
 	overflow float64
 	solved   bool
-	inserts  int64 // new keys inserted into an unbounded store
-	allowAt  int64 // inserts at which the next re-key may start
+	allowAt  int64 // inserts (Map.inserted) at which the next re-key may start
 }
 
 // minRekeyGap is the fewest inserts between two re-keys.
@@ -69,7 +68,7 @@ const minRekeyGap = 1024
 // holds s.mu.
 func (s *Map[K, V]) flooded(t *table[K, V]) bool {
 	stash := t.stash.len()
-	if stash <= t.stashBound || t.entries > t.maxEntries {
+	if stash <= t.stashBound || t.entries.Load() > t.maxEntries {
 		return false
 	}
 	f := &s.flood
@@ -88,8 +87,8 @@ func (s *Map[K, V]) flooded(t *table[K, V]) bool {
 // enough keys came in since the last one or the last one was a re-seed
 // within a family other than SipHash (the move to SipHash then follows at
 // once: a flood that survives a new seed does not depend on the seed).
-func (f *floodState[K]) allowed() bool {
-	return f.pending == nil && (f.inserts >= f.allowAt || f.reseeded)
+func (f *floodState[K]) allowed(inserts int64) bool {
+	return f.pending == nil && (inserts >= f.allowAt || f.reseeded)
 }
 
 // rekeyStarted records that a move from old to nt, which hashes
@@ -99,7 +98,7 @@ func (s *Map[K, V]) rekeyStarted(old, nt *table[K, V]) {
 	f.rekeys++
 	f.reseeded = nt.fn.Kind() == old.fn.Kind() && nt.fn.Kind() != hashfn.SipHash
 	f.pending = nil
-	f.allowAt = f.inserts + max(old.entries, minRekeyGap)
+	f.allowAt = s.inserted() + max(old.entries.Load(), minRekeyGap)
 }
 
 // rekey answers a flood in the current table t: it picks the next hash
@@ -127,15 +126,15 @@ func (s *Map[K, V]) prepareRekey(t *table[K, V]) {
 	if s.prep == nil || s.prep.fn != s.flood.pending.fn {
 		next := t.n
 		limit := t.maxEntries / 4 * 3
-		if t.entries > limit {
-			next = growTo(&s.cfg, t.n, t.entries)
+		if t.entries.Load() > limit {
+			next = growTo(&s.cfg, t.n, t.entries.Load())
 			limit = growLimit(&s.cfg, t.n, next)
 		}
 		s.prep = newTableFn[K, V](&s.cfg, next, s.lay, false, *s.flood.pending)
 		s.prepTo = limit
 	}
 	s.prep.allocNext()
-	if s.prep.ready == len(s.prep.chunks) && s.pins == 0 {
+	if s.prep.ready == len(s.prep.hdrs) && s.pins == 0 {
 		s.startMove(t, s.prep)
 	}
 }

@@ -211,14 +211,14 @@ func growLimit(o *config, n, next uint64) int64 {
 // in any table, and the store answers them by re-keying instead
 // (flood.go).
 func (t *table[K, V]) needsGrowth() bool {
-	return t.entries > t.maxEntries
+	return t.entries.Load() > t.maxEntries
 }
 
 // grow starts moving the keys of the current table t into a bigger one.
 // The caller holds s.mu and no growth is under way.
 func (s *Map[K, V]) grow(t *table[K, V]) {
 	n := uint64(int(t.n))
-	next := growTo(&s.cfg, n, t.entries)
+	next := growTo(&s.cfg, n, t.entries.Load())
 	if next == n {
 		return
 	}
@@ -239,6 +239,10 @@ func (s *Map[K, V]) startMove(t, nt *table[K, V]) {
 	n := t.n
 	nt.allocRest()
 	s.prep = nil
+	// The move holds the writers' gate closed until it ends (advance):
+	// keys move between the tables under the serialized path.
+	s.closeGate()
+	s.moveHold = true
 	rehash := nt.fn != t.fn
 	s.tabs.Store(&tables[K, V]{cur: nt, old: t, rehash: rehash})
 	if rehash {
@@ -276,7 +280,7 @@ func (s *Map[K, V]) startMove(t, nt *table[K, V]) {
 		clear(s.moving[len(s.moving)-nans:])
 		s.moving = s.moving[:len(s.moving)-nans]
 		t.stash.reset(s.moving)
-		t.entries -= int64(nans)
+		t.entries.Add(-int64(nans))
 	}
 	// Enough visits (to old buckets or stashed keys) per write that the
 	// move ends before the new table can reach its own threshold, even if
@@ -284,7 +288,7 @@ func (s *Map[K, V]) startMove(t, nt *table[K, V]) {
 	// over soon (while it lasts, a write also checks the old table, and
 	// both tables take memory).
 	visits := movePasses*int64(n) + int64(len(s.moving))
-	room := max(nt.maxEntries-t.entries-nt.entries, 1)
+	room := max(nt.maxEntries-t.entries.Load()-nt.entries.Load(), 1)
 	s.step = max(int((visits+room-1)/room)+1, minStep)
 	if nt.n > n {
 		s.grows++
@@ -376,7 +380,7 @@ func (s *Map[K, V]) moveStashed(st *tables[K, V], k K) {
 	h := st.cur.hash(k)
 	st.cur.insert(k, v, h, tagOf(h))
 	st.old.stash.remove(k)
-	st.old.entries--
+	st.old.entries.Add(-1)
 }
 
 // advance makes up to k more visits and ends the growth if that was the
@@ -419,6 +423,10 @@ func (s *Map[K, V]) advance(st *tables[K, V], k int) *tables[K, V] {
 	s.moving, s.snext = nil, 0
 	done := &tables[K, V]{cur: st.cur}
 	s.tabs.Store(done)
+	if s.moveHold {
+		s.moveHold = false
+		s.openGate()
+	}
 	return done
 }
 
@@ -513,7 +521,7 @@ func (mv *mover[K, V]) flush(s *Map[K, V], st *tables[K, V]) {
 		bytes := mv.masks[x] >> 7 * 0xff
 		storeRelease(&b.ctrl, b.ctrl.Load()&^bytes)
 	}
-	st.old.entries -= int64(mv.n)
+	st.old.entries.Add(-int64(mv.n))
 	clear(mv.es[:mv.n])
 	mv.n, mv.nb = 0, 0
 }

@@ -218,12 +218,12 @@ func TestLongPinPreparesTheSizeTheGrowthPicks(t *testing.T) {
 		s := newTestMapOf[int, int](t, o)
 		fillDuringPin(s, 100_000)
 		cur := s.tabs.Load().cur
-		want := growTo(cfgOf(s), cur.n, cur.entries)
+		want := growTo(cfgOf(s), cur.n, cur.entries.Load())
 		p := s.prep
-		if p == nil || p.n != want || p.ready != len(p.chunks) {
+		if p == nil || p.n != want || p.ready != len(p.hdrs) {
 			got := "none"
 			if p != nil {
-				got = fmt.Sprintf("%d buckets, %d of %d chunks", p.n, p.ready, len(p.chunks))
+				got = fmt.Sprintf("%d buckets, %d of %d chunks", p.n, p.ready, len(p.hdrs))
 			}
 			t.Errorf("%+v: after the pin the prepared table is %s; the growth wants %d buckets, whole", s.options(), got, want)
 			continue
@@ -529,7 +529,7 @@ func TestGrowthUsesPreparedTable(t *testing.T) {
 	}
 	cur := s.tabs.Load().cur
 	if s.prep != nil {
-		t.Fatalf("next table prepared right after a growth, at %d of %d entries", cur.entries, cur.maxEntries)
+		t.Fatalf("next table prepared right after a growth, at %d of %d entries", cur.entries.Load(), cur.maxEntries)
 	}
 	var prepared *table[int, int]
 	for s.tabs.Load().cur == cur {
@@ -542,7 +542,7 @@ func TestGrowthUsesPreparedTable(t *testing.T) {
 			}
 		}
 	}
-	if prepared == nil || s.tabs.Load().cur != prepared || prepared.ready != len(prepared.chunks) {
+	if prepared == nil || s.tabs.Load().cur != prepared || prepared.ready != len(prepared.hdrs) {
 		t.Fatalf("growth did not take the prepared table (prepared %v)", prepared != nil)
 	}
 }

@@ -251,7 +251,7 @@ func (t *table[K, V]) checkStash(name string, seen map[K]string, n int64) (int64
 			return 0, fmt.Errorf("%s bucket %d: stash hint %d, %d stashed keys have it first", name, i, got, want)
 		}
 	}
-	if got := t.entries; got != n {
+	if got := t.entries.Load(); got != n {
 		return 0, fmt.Errorf("%s table counts %d entries, holds %d", name, got, n)
 	}
 	return n, nil
@@ -272,7 +272,7 @@ func TestInvariantCheckerCatchesCorruption(t *testing.T) {
 		}
 		return s
 	}
-	fullSlot := func(s *Map[string, int]) (*bucketOf[string, int], int) {
+	fullSlot := func(s *Map[string, int]) (bref[string, int], int) {
 		t := s.tabs.Load().cur
 		for i := range t.n {
 			if m := ctrl(t.bucket(i).ctrl.Load()).full(); m != 0 {

@@ -23,6 +23,10 @@ type Map[K comparable, V any] struct {
 
 	lay wordLayout // how slots are read: optimistically or under a lock
 
+	// closed > 0: the writers' gate is closed, and they take the
+	// serialized path under mu (gate.go).
+	closed atomic.Int32
+
 	// strKeys: K is a string kind, whose bytes a growth fetches for a
 	// batch of keys before hashing them (mover.flush).
 	strKeys bool
@@ -30,7 +34,8 @@ type Map[K comparable, V any] struct {
 	tot  counters // hits and misses, striped; padded on both sides
 	mono monotone // the highest figures Stats returned (counters.go)
 
-	// mu serializes writers (Set, Delete, Clear, growth steps) and guards
+	// mu serializes the writers that take the serialized path (while the
+	// gate is closed, and for what the fast path hands over) and guards
 	// the fields below. Get never takes it.
 	mu   sync.Mutex
 	next int // during a growth: visits to old buckets made (see movePasses)
@@ -43,8 +48,11 @@ type Map[K comparable, V any] struct {
 	prep   *table[K, V] // the next table, being allocated (chunk.go)
 	prepTo int64        // the most entries for which growTo still picks prep's size
 
-	sets, deletes, grows uint64
-	flood                floodState[K] // how the map answers colliding keys (flood.go)
+	// moveHold: a move (growth or re-key) keeps the gate closed.
+	moveHold bool
+
+	grows uint64
+	flood floodState[K] // how the map answers colliding keys (flood.go)
 
 	view   atomic.Pointer[cowView[K, V]] // the snapshot being taken, if any (cow.go)
 	saveMu sync.Mutex                    // one Save at a time
@@ -185,17 +193,87 @@ func (s *Map[K, V]) Get(k K) (V, bool) {
 }
 
 // Set stores v for k, replacing any value k had.
+//
+// While no growth, re-key or Save is under way, it holds only k's buckets:
+// the one that holds k, for an update, or k's candidates, for an insert
+// (fastpath.go), so Sets of different keys run in parallel. Otherwise, and
+// for a key that goes to or comes from the stash, it takes the map's
+// mutex (gate.go).
 func (s *Map[K, V]) Set(k K, v V) {
+	hint := stripeHint()
+	if s.enter(hint) {
+		t := s.tabs.Load().cur // the gate is open: no move is under way
+		h := t.hash(k)
+		_, r := t.setFast(k, v, h, tagOf(h), false)
+		s.leave(hint)
+		if r == fastUpdated {
+			// The common case, counted here: counted's call and
+			// switch cost an update a tenth of its instructions.
+			s.tot.stripe(hint).updates.Add(1)
+			return
+		}
+		if r != fastSlow {
+			s.counted(hint, r, t)
+			return
+		}
+	}
+	s.mu.Lock()
+	s.closeGate()
 	t0 := s.tabs.Load().cur
 	h := t0.hash(k)
 	tag := tagOf(h)
-	s.mu.Lock()
 	st, h, tag := s.writeTables(t0, k, h, tag)
+	r := fastUpdated
 	if !st.cur.set(k, v, h, tag) {
 		s.insertNew(st, k, v, h, tag)
+		r = fastInserted
 	}
-	s.sets++
+	s.countWrite(hint, r)
+	s.openGate()
 	s.mu.Unlock()
+}
+
+// counted counts a fast write that changed the map (r is fastUpdated,
+// fastInserted or fastDeleted), and after an insert grows the table or
+// prepares its next one when its entries call for it.
+func (s *Map[K, V]) counted(hint uint64, r fastResult, t *table[K, V]) {
+	s.countWrite(hint, r)
+	if r == fastInserted && t.entries.Load() >= t.prepAt {
+		s.mu.Lock()
+		if st := s.tabs.Load(); st.cur == t && st.old == nil {
+			if s.pins == 0 && t.needsGrowth() {
+				s.grow(t)
+			} else {
+				s.prepare(t)
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// inserted returns the number of keys inserted so far (the Sets that
+// added a key, counted in the stripes).
+func (s *Map[K, V]) inserted() int64 {
+	var n uint64
+	for i := range s.tot.stripes {
+		n += s.tot.stripes[i].fills.Load()
+	}
+	return int64(n)
+}
+
+// countWrite counts a write in the stripes and in Len.
+func (s *Map[K, V]) countWrite(hint uint64, r fastResult) {
+	st := s.tot.stripe(hint)
+	switch r {
+	case fastUpdated:
+		st.updates.Add(1)
+	case fastInserted:
+		st.fills.Add(1)
+		s.count.Add(1)
+	case fastDeleted:
+		st.deletes.Add(1)
+		s.count.Add(-1)
+	}
 }
 
 // GetOrSet returns the value stored for k and true if there is one;
@@ -205,19 +283,37 @@ func (s *Map[K, V]) Set(k K, v V) {
 // get that value back (sync.Map's LoadOrStore). It is counted as a Get
 // (hit or miss) and, when it stores, as a Set.
 func (s *Map[K, V]) GetOrSet(k K, v V) (V, bool) {
+	hint := stripeHint()
+	if s.enter(hint) {
+		t := s.tabs.Load().cur
+		h := t.hash(k)
+		old, r := t.setFast(k, v, h, tagOf(h), true)
+		s.leave(hint)
+		switch r {
+		case fastUpdated:
+			s.tot.hit(hint)
+			return old, true
+		case fastInserted:
+			s.tot.miss(hint)
+			s.counted(hint, r, t)
+			return v, false
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closeGate()
+	defer s.openGate()
 	t0 := s.tabs.Load().cur
 	h := t0.hash(k)
 	tag := tagOf(h)
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	st, h, tag := s.writeTables(t0, k, h, tag)
 	if old, ok := st.cur.getLocked(k, h, tag); ok {
-		s.tot.hit(stripeHint())
+		s.tot.hit(hint)
 		return old, true
 	}
 	s.insertNew(st, k, v, h, tag)
-	s.sets++
-	s.tot.miss(stripeHint())
+	s.countWrite(hint, fastInserted)
+	s.tot.miss(hint)
 	return v, false
 }
 
@@ -253,13 +349,11 @@ func (s *Map[K, V]) writeTables(t0 *table[K, V], k K, h uint64, tag uint8) (*tab
 func (s *Map[K, V]) insertNew(st *tables[K, V], k K, v V, h uint64, tag uint8) {
 	t := st.cur
 	t.insert(k, v, h, tag)
-	s.count.Add(1)
-	s.flood.inserts++
 	if st.old == nil {
 		switch {
 		case s.pins == 0 && t.needsGrowth():
 			s.grow(t)
-		case s.flood.allowed() && s.flooded(t):
+		case s.flooded(t) && s.flood.allowed(s.inserted()):
 			s.rekey(t)
 		default:
 			s.prepare(t)
@@ -267,17 +361,29 @@ func (s *Map[K, V]) insertNew(st *tables[K, V], k K, v V, h uint64, tag uint8) {
 	}
 }
 
-// Delete removes k and reports whether it was there.
+// Delete removes k and reports whether it was there. Like Set, it holds
+// only the bucket that holds k while the gate is open (gate.go).
 func (s *Map[K, V]) Delete(k K) bool {
+	hint := stripeHint()
+	if s.enter(hint) {
+		t := s.tabs.Load().cur
+		h := t.hash(k)
+		r := t.deleteFast(k, h, tagOf(h))
+		s.leave(hint)
+		switch r {
+		case fastDeleted:
+			s.countWrite(hint, r)
+			return true
+		case fastAbsent:
+			return false
+		}
+	}
+	s.mu.Lock()
+	s.closeGate()
 	t0 := s.tabs.Load().cur
 	h := t0.hash(k)
 	tag := tagOf(h)
-	s.mu.Lock()
 	st := s.tabs.Load()
-	if st.cur != t0 && st.cur.fn != t0.fn {
-		h = st.cur.hash(k)
-		tag = tagOf(h)
-	}
 	if st.old != nil {
 		st = s.migrateFor(st, k, h)
 	}
@@ -286,9 +392,9 @@ func (s *Map[K, V]) Delete(k K) bool {
 	}
 	deleted := st.cur.delete(k, h, tag)
 	if deleted {
-		s.count.Add(-1)
-		s.deletes++
+		s.countWrite(hint, fastDeleted)
 	}
+	s.openGate()
 	s.mu.Unlock()
 	return deleted
 }
@@ -301,12 +407,18 @@ func (s *Map[K, V]) Len() int { return int(s.count.Load()) }
 // counting across a Clear.
 func (s *Map[K, V]) Clear() {
 	s.mu.Lock()
+	s.closeGate()
 	s.tabs.Store(&tables[K, V]{cur: s.emptyTable()})
 	s.count.Store(0)
 	s.next, s.step = 0, 0
 	s.moving, s.snext = nil, 0
 	s.prep = nil
 	s.flood.pending = nil
+	if s.moveHold {
+		s.moveHold = false
+		s.openGate()
+	}
+	s.openGate()
 	s.mu.Unlock()
 }
 

@@ -173,7 +173,7 @@ func TestSameSeedSamePlacement(t *testing.T) {
 		}
 		for i := range ta.geom().n {
 			if ta.bucket(i).ctrl.Load() != tb.bucket(i).ctrl.Load() ||
-				ta.bucket(i).slots != tb.bucket(i).slots {
+				*ta.bucket(i).slots != *tb.bucket(i).slots {
 				t.Fatalf("%s: bucket %d differs", name(o), i)
 			}
 		}
@@ -185,7 +185,7 @@ func TestSameSeedSamePlacement(t *testing.T) {
 		a.Set(k, i)
 		b.Set(k, i)
 	}
-	if a.tabs.Load().cur.bucket(0).slots == b.tabs.Load().cur.bucket(0).slots {
+	if *a.tabs.Load().cur.bucket(0).slots == *b.tabs.Load().cur.bucket(0).slots {
 		t.Fatal("seeds 1 and 2 fill bucket 0 alike")
 	}
 }

@@ -108,7 +108,7 @@ func OpenMap[K comparable, V any](path string, opts *MapOptions) (*Map[K, V], er
 		}
 	}
 	s.tabs.Store(&tables[K, V]{cur: t})
-	s.count.Store(t.entries)
+	s.count.Store(t.entries.Load())
 	return s, nil
 }
 

@@ -30,7 +30,8 @@ const havePrefetch = true
 func prefetchBuckets[K comparable, V any](t *table[K, V], lo, hi uint64) {
 	if lo < hi {
 		b := t.bucket(lo)
-		prefetchRange(unsafe.Pointer(b), uintptr(hi-lo)*unsafe.Sizeof(*b))
+		prefetchRange(unsafe.Pointer(b.bucketHdr), uintptr(hi-lo)*unsafe.Sizeof(*b.bucketHdr))
+		prefetchRange(unsafe.Pointer(b.slots), uintptr(hi-lo)*unsafe.Sizeof(*b.slots))
 	}
 }
 
@@ -47,31 +48,17 @@ func prefetchKey[K comparable](k *K, strKeys bool) {
 // prefetchWord prefetches the line of a ghost word.
 func prefetchWord(w *atomic.Uint32) { prefetchRange(unsafe.Pointer(w), 4) }
 
-// prefetchBucket prefetches every line of bucket b.
-func prefetchBucket[K comparable, V any](b *bucketOf[K, V]) {
-	prefetchRange(unsafe.Pointer(b), unsafe.Sizeof(*b))
+// prefetchBucket prefetches every line of bucket b: its header and its
+// slots.
+func prefetchBucket[K comparable, V any](b bref[K, V]) {
+	prefetchRange(unsafe.Pointer(b.bucketHdr), unsafe.Sizeof(*b.bucketHdr))
+	prefetchRange(unsafe.Pointer(b.slots), unsafe.Sizeof(*b.slots))
 }
 
 // prefetchCacheBucket prefetches every line of a cache's bucket b, its
 // policy words included.
 func prefetchCacheBucket[K comparable, V any](b *cacheBucket[K, V]) {
 	prefetchRange(unsafe.Pointer(b), unsafe.Sizeof(*b))
-}
-
-// bigTableBytes is the size of a table's buckets from which get2
-// prefetches all of both candidates' lines before it reads their control
-// words: the slot a key is in is on another line than the control word
-// (in three cases of four for string→int64), and in a table this big
-// that line is rarely in cache either, so reading it waited for a second
-// miss after the control word's. A prefetch costs a call and a few
-// instructions, which in a table that stays in cache is all loss
-// (BenchmarkGetRatio at 4,096 and at 1M keys). The threshold sits between
-// those sizes (under 1 MiB and about 40 MiB), above a core's L2.
-const bigTableBytes = 8 << 20
-
-// bigTable reports whether a table of n buckets is at least bigTableBytes.
-func bigTable[K comparable, V any](n uint64) bool {
-	return n*uint64(unsafe.Sizeof(bucketOf[K, V]{})) >= bigTableBytes
 }
 
 // prefetchSlot prefetches the lines of slot e.

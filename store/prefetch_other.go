@@ -15,12 +15,10 @@ func prefetchKey[K comparable](k *K, strKeys bool) {}
 
 func prefetchWord(w *atomic.Uint32) {}
 
-func prefetchBucket[K comparable, V any](b *bucketOf[K, V]) {}
+func prefetchBucket[K comparable, V any](b bref[K, V]) {}
 
 func prefetchCacheBucket[K comparable, V any](b *cacheBucket[K, V]) {}
 
 func bigCacheTable[K comparable, V any](n uint64) bool { return false }
-
-func bigTable[K comparable, V any](n uint64) bool { return false }
 
 func prefetchSlot[K comparable, V any](e *slot[K, V]) {}

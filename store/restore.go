@@ -176,7 +176,7 @@ func (t *table[K, V]) placeRecord(k K, v V, _, bi int64, h uint64) error {
 	if bi == stashIndex {
 		t.stash.put(k, v)
 		t.bucket(cs[0]).sync.addHint(+1)
-		t.entries++
+		t.entries.Add(1)
 		return nil
 	}
 	if err := checkRecordBucket(k, bi, t.n, cs); err != nil {
@@ -188,7 +188,7 @@ func (t *table[K, V]) placeRecord(k K, v V, _, bi int64, h uint64) error {
 		return fmt.Errorf("%w: bucket %d holds more than %d records", ErrCorrupt, bi, slotsOf(t.capMask))
 	}
 	b.put(slotOf(e), k, v, tag, t.lay)
-	t.entries++
+	t.entries.Add(1)
 	return nil
 }
 
@@ -236,7 +236,7 @@ func (r cacheRestore[K, V]) placeRecord(k K, v V, expiry, bi int64, h uint64) er
 }
 
 // checkNew returns ErrCorrupt if one of k's candidates cs already holds it.
-func checkNew[K comparable, V any](k K, tag uint8, cs []uint64, bucket func(uint64) *bucketOf[K, V]) error {
+func checkNew[K comparable, V any](k K, tag uint8, cs []uint64, bucket func(uint64) bref[K, V]) error {
 	for _, i := range cs {
 		if bucket(i).find(k, tag) >= 0 {
 			return fmt.Errorf("%w: key %v twice", ErrCorrupt, k)

@@ -42,9 +42,10 @@ func (st Stats) HitRatio() float64 {
 // the same one, and may lag the calls in flight.
 func (s *Map[K, V]) Stats() Stats {
 	s.mu.Lock()
-	sets, deletes, grows, rekeys := s.sets, s.deletes, s.grows, s.flood.rekeys
+	grows, rekeys := s.grows, s.flood.rekeys
 	s.mu.Unlock()
 	hits, misses := s.tot.sum()
+	sets, deletes := s.tot.sumMap()
 	m := &s.mono
 	hits, misses = m.at(monoHits, hits), m.at(monoMisses, misses)
 	st := s.tabs.Load()

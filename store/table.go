@@ -1,6 +1,10 @@
 package store
 
-import "github.com/twochoice/twochoice/hashfn"
+import (
+	"sync/atomic"
+
+	"github.com/twochoice/twochoice/hashfn"
+)
 
 // table is a map's table: n buckets with their hash function, candidate
 // generator and stash. A map has one table, and two while it grows or
@@ -11,10 +15,13 @@ type table[K comparable, V any] struct {
 	hasher[K]
 	geometry
 
-	// The buckets, in chunks of chunkSize (the last may be shorter), so
-	// that a growth can allocate the next table a chunk at a time instead
-	// of in one call that stalls its caller (chunk.go).
-	chunks [][]bucketOf[K, V]
+	// The buckets' headers and their slots, in chunks of chunkSize (the
+	// last may be shorter), so that a growth can allocate the next table a
+	// chunk at a time instead of in one call that stalls its caller
+	// (chunk.go). The headers are an array of their own, four to a cache
+	// line (see bref).
+	hdrs   [][]bucketHdr
+	groups [][]group[K, V]
 	ready  int // chunks allocated
 
 	// maxEntries and stashBound are the growth thresholds (grow.go).
@@ -23,17 +30,15 @@ type table[K comparable, V any] struct {
 	// next is nextSize(n), the size one growth step takes this table to,
 	// worked out once: prepare needs it on every insert, and for double
 	// hashing a size off the powers of two (MapOptions.Growth other than
-	// 2) is a prime search.
-	next uint64
+	// 2) is a prime search. prepAt is the entry count from which inserts
+	// prepare the next table, a chunk each (prepare).
+	next   uint64
+	prepAt int64
 
 	lay wordLayout // the slots' word layout: how they are read (layout.go)
 
-	// prefetch: a Get prefetches every line of both candidates, as the
-	// buckets are too many to be in cache (bigTable).
-	prefetch bool
-
 	stash   stash[K, V]
-	entries int64 // keys in the buckets and the stash; guarded by the map's mutex
+	entries atomic.Int64 // keys in the buckets and the stash
 }
 
 // newTable returns a table of n buckets hashing with o's family and seed;
@@ -52,8 +57,10 @@ func newTableFn[K comparable, V any](o *config, n uint64, lay wordLayout, alloc 
 	t := &table[K, V]{hasher: hs, geometry: newGeometry(o, n), lay: lay}
 	t.maxEntries, t.stashBound = thresholds(o, n)
 	t.next = nextSize(o, n)
-	t.prefetch = bigTable[K, V](n)
-	t.chunks = make([][]bucketOf[K, V], (n+chunkSize-1)/chunkSize)
+	t.prepAt = t.maxEntries - prepWindow(t.next)
+	chunks := (n + chunkSize - 1) / chunkSize
+	t.hdrs = make([][]bucketHdr, chunks)
+	t.groups = make([][]group[K, V], chunks)
 	if alloc {
 		t.allocRest()
 	}
@@ -121,13 +128,10 @@ func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool) {
 	} else {
 		c0, c1 = t.cand2Double(h)
 	}
-	b0, b1 := t.bucket(c0), t.bucket(c1)
-	if t.prefetch {
-		prefetchBucket(b0)
-		prefetchBucket(b1)
-	}
+	h0, h1 := t.hdr(c0), t.hdr(c1)
 	l := t.lay
 	if l.words == 0 {
+		b0, b1 := t.bucket(c0), t.bucket(c1)
 		var f found[V]
 		if f, ok = b0.getLocked(k, tag, nil); !ok {
 			f, ok = b1.getLocked(k, tag, nil)
@@ -138,21 +142,22 @@ func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool) {
 		}
 		return v, ok
 	}
-	s0 := b0.sync.v.Load()
-	m0 := ctrl(b0.ctrl.Load()).match(tag)
-	s1 := b1.sync.v.Load()
-	m1 := ctrl(b1.ctrl.Load()).match(tag)
+	s0 := h0.sync.v.Load()
+	m0 := ctrl(h0.ctrl.Load()).match(tag)
+	s1 := h1.sync.v.Load()
+	m1 := ctrl(h1.ctrl.Load()).match(tag)
 	// m0 flags only the high bits of bytes, so m0>>1 is below 1<<63 and
 	// m0>>1 - 1 is negative just when m0 is 0: the shift spreads its sign.
 	sel := uint64(int64(m0>>1-1) >> 63)
-	bs := [2]*bucketOf[K, V]{b0, b1}
-	b := bs[sel&1]
+	c := c0 ^ (c0^c1)&sel
+	hs := [2]*bucketHdr{h0, h1}
+	hc := hs[sel&1]
 	s := s0 ^ (s0^s1)&sel
 	m := m0 ^ (m0^m1)&sel
 	if m != 0 && s&writerBit == 0 {
 		var e slot[K, V]
-		loadSlot(&e, &b.slots[slotOf(m)], l)
-		if b.sync.v.Load() == s && e.key == k {
+		loadSlot(&e, &t.group(c)[slotOf(m)], l)
+		if hc.sync.v.Load() == s && e.key == k {
 			return e.val, true
 		}
 	}
@@ -163,13 +168,13 @@ func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool) {
 	if m == 0 && hintOf(s0) == 0 {
 		return v, false
 	}
-	return t.get2Rest(k, tag, b0, b1, s0, s1, m0, m1)
+	return t.get2Rest(k, tag, t.bucket(c0), t.bucket(c1), s0, s1, m0, m1)
 }
 
 // get2Rest is get2 past its fast path: the candidates b0 and b1, their
 // sync words s0 and s1 and their tag matches m0 and m1, as get2 loaded
 // them.
-func (t *table[K, V]) get2Rest(k K, tag uint8, b0, b1 *bucketOf[K, V], s0, s1, m0, m1 uint64) (v V, ok bool) {
+func (t *table[K, V]) get2Rest(k K, tag uint8, b0, b1 bref[K, V], s0, s1, m0, m1 uint64) (v V, ok bool) {
 	l := t.lay
 	var f found[V]
 	if m0 != 0 {
@@ -249,7 +254,7 @@ func (t *table[K, V]) place(cs []uint64, k K, v V, h uint64, tag uint8) {
 		t.stash.put(k, v)
 		t.bucket(cs[0]).sync.addHint(+1)
 	}
-	t.entries++
+	t.entries.Add(1)
 }
 
 // keep uses a value, so that the compiler keeps the loads that made it:
@@ -310,14 +315,14 @@ func (t *table[K, V]) delete(k K, h uint64, tag uint8) bool {
 		b := t.bucket(i)
 		if j := b.find(k, tag); j >= 0 {
 			b.remove(j, t.lay)
-			t.entries--
+			t.entries.Add(-1)
 			return true
 		}
 	}
 	if t.stash.len() > 0 && t.stash.has(k) {
 		t.stash.remove(k)
 		t.bucket(cs[0]).sync.addHint(-1)
-		t.entries--
+		t.entries.Add(-1)
 		return true
 	}
 	return false

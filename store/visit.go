@@ -7,7 +7,7 @@ package store
 type visited[K comparable, V any] interface {
 	geom() *geometry
 	// bucket returns bucket i.
-	bucket(i uint64) *bucketOf[K, V]
+	bucket(i uint64) bref[K, V]
 	// load returns the number of entries in bucket i.
 	load(i uint64) uint32
 	// entriesOf copies bucket i's entries into dst, and their expiries

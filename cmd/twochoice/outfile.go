@@ -79,7 +79,9 @@ func replaceable(path string) error {
 // private directory beside the file out leads to (cli.Pinned.TempDir),
 // then, if out still leads there through the same links and holds no
 // file or one that is still a snapshot to replace (replaceable, the check
-// made before the load), renamed over it (cli.Pinned.Replace). The check
+// made before the load), renamed over it (cli.Pinned.Replace), in the
+// directory held open since the temporary one was made, whatever the
+// directories above it are renamed to meanwhile. The check
 // is made again at the rename: a symbolic link put at out during a load
 // of 1.5 s, to a text file, had the save replace the text file with a
 // 145 MB snapshot. Now the save fails, says why, and leaves the file
@@ -89,12 +91,18 @@ func replaceable(path string) error {
 // Store.SaveContext does; the directory is removed whatever happens.
 // Errors name out where Save's named the file in that directory.
 func saveSnapshot(ctx context.Context, s *store.Map[string, uint64], out string, pin *cli.Pinned, progress func(done, total uint64)) error {
+	defer pin.Close()
 	dir, err := pin.TempDir()
+	if errors.Is(err, cli.ErrChanged) {
+		return fmt.Errorf("--out %w; the snapshot was not saved", err)
+	}
 	if err != nil {
 		return fmt.Errorf("snapshot %s: %w (%w)", out, store.ErrWrite, err)
 	}
-	defer os.RemoveAll(dir)
-	tmp := filepath.Join(dir, filepath.Base(pin.Target()))
+	defer pin.RemoveTemp(dir)
+	// Not filepath.Join, which would clean a "link/.." in dir that the
+	// system resolves through the link.
+	tmp := dir + string(filepath.Separator) + filepath.Base(pin.Target())
 	// ErrNotDurable: the file is complete, and its directory is about to
 	// be left; the sync that matters is that of the directory it goes to.
 	if err := s.SaveContext(ctx, tmp, progress); err != nil && !errors.Is(err, store.ErrNotDurable) {

@@ -127,3 +127,46 @@ func link(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// A target reached through a link whose destination climbs with ".." is
+// replaced where the system resolves it: "lnk/../target.snap", with lnk a
+// link to real/a/b, is real/a/target.snap, not ./target.snap.
+func TestPinnedReplaceThroughLinkedParent(t *testing.T) {
+	base := t.TempDir()
+	b := filepath.Join(base, "real", "a", "b")
+	if err := os.MkdirAll(b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lnk := filepath.Join(base, "lnk")
+	if err := os.Symlink(b, lnk); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	if err := os.Symlink(".."+string(filepath.Separator)+"target.snap", filepath.Join(b, "out.snap")); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Pin(filepath.Join(lnk, "out.snap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	tmpDir, err := p.TempDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := tmpDir + string(filepath.Separator) + "target.snap"
+	if err := os.WriteFile(tmp, []byte("result"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Replace(tmp, func(string) error { return nil }); err != nil {
+		t.Fatalf("Replace: %v", err)
+	}
+	if got, err := os.ReadFile(filepath.Join(base, "real", "a", "target.snap")); err != nil || string(got) != "result" {
+		t.Errorf("real/a/target.snap: %q, %v; want the result", got, err)
+	}
+	if _, err := os.Lstat(filepath.Join(base, "target.snap")); err == nil {
+		t.Errorf("the result went to %s, beside lnk", filepath.Join(base, "target.snap"))
+	}
+	if err := p.RemoveTemp(tmpDir); err != nil {
+		t.Error(err)
+	}
+}
