@@ -53,6 +53,8 @@ type Cache[K comparable, V any] struct {
 	mu     sync.Mutex                    // replacing the table, and the snapshot instant of Save
 	view   atomic.Pointer[cowView[K, V]] // the snapshot being taken, if any (cow.go)
 	saveMu sync.Mutex                    // one Save at a time
+
+	lds atomic.Pointer[loads[K, V]] // loads in flight (cache_load.go), made at the first miss of a load
 }
 
 // NewCache returns an empty cache of at most o.MaxEntries entries. Its
