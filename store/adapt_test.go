@@ -14,7 +14,7 @@ import (
 func TestPolicyAdapts(t *testing.T) {
 	seed := seedFor(t)
 	const maxE = 4096
-	s := newTestCache[uint64, int](t, CacheOptions{MaxEntries: maxE, Seed: seed | 1})
+	s := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: maxE, Seed: seed | 1})
 	rng := rand.New(rand.NewPCG(seed, 9))
 	var next uint64 = 1 << 40 // keys of the shifting set
 	// lambdas counts the requests of a phase's second half under each λ.

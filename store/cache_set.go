@@ -28,7 +28,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	} else {
 		cs = t.cands(h, &c)
 	}
-	gw, _ := s.gh.spot(h)
+	gw, _ := t.gh.spot(h)
 	// Load, before the first locked instruction (which waits for every
 	// load before it), a word of each cache line a Set needs first: the
 	// candidates' headers, their policy words and their control words
@@ -70,6 +70,11 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 		// second miss in a row (BenchmarkCacheSetRatio).
 		prefetchSlot(&b.slots[slotOf(m)])
 		b.sync.lock()
+		if t.frozen.Load() {
+			t.unlockBucket(i)
+			s.awaitTable()
+			return s.setCache(k, v, h, tag, exp, ifAbsent)
+		}
 		if j := b.find(k, tag); j >= 0 {
 			if ifAbsent {
 				if old, ok := s.liveLocked(t, i, j, hint); ok {
@@ -89,9 +94,14 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// was evicted before. Asked before taking the locks, to hold them for
 	// less time (if k came in meanwhile, the ghost word is lost, which
 	// costs the key its history, not its entry).
-	ggap, gage, known := s.gh.take(h, s.tickNow(hint))
+	ggap, gage, known := t.gh.take(h, s.tickNow(hint))
 	var lk locked
 	lockAll(&lk, t, cs)
+	if t.frozen.Load() {
+		unlockAll(&lk, t)
+		s.awaitTable()
+		return s.setCache(k, v, h, tag, exp, ifAbsent)
+	}
 	s.cowTouchLocked(t, lk.idx[:lk.n])
 	now := s.tickNow(hint)
 	m4, shift := choiceOf(s.pol.choice())
@@ -131,13 +141,20 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 		victimAcc uint32
 		victimKey K
 		evicted   bool
+		grow      bool
 	)
 	if e := cw.empty(t.capAt(i)); e != 0 {
 		// The rule picks a least loaded candidate (one choice: the only
 		// one), so if it is full, they all are.
 		j = slotOf(e)
-		t.live.Add(1)
+		grow = t.live.Add(1) > t.growAt
 		st.fills.Add(1)
+	} else if !t.final {
+		// A table on the way to the final one does not evict: it grows,
+		// and the Set writes to the new table (cache_grow.go).
+		unlockAll(&lk, t)
+		s.grow(t)
+		return s.setCache(k, v, h, tag, exp, ifAbsent)
 	} else {
 		var expired bool
 		i, j, expired = s.victim(t, cs, now, m4)
@@ -189,7 +206,10 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// is worked out again: a slot keeps no hash, and one eviction's hash
 	// costs less than writing a hash beside every insert.
 	if evicted {
-		s.gh.put(t.hash(victimKey), victimAcc, now)
+		t.gh.put(t.hash(victimKey), victimAcc, now)
+	}
+	if grow {
+		s.grow(t)
 	}
 	return v, false
 }

@@ -152,10 +152,10 @@ func TestGhostRemembersEvictedKeys(t *testing.T) {
 				continue
 			}
 			// Evicted once its age passed the one-offs' gap (max(g, age)).
-			w, _ := s.gh.spot(s.hash(hot))
+			w, _ := s.tab.Load().gh.spot(s.hash(hot))
 			word := w.Load()
 			now := s.tickNow(0)
-			g, age, ok := s.gh.take(s.hash(hot), now)
+			g, age, ok := s.tab.Load().gh.take(s.hash(hot), now)
 			if !ok {
 				t.Fatalf("evicted after %d inserts, the hot key left nothing in the ghost", i+1)
 			}
@@ -337,11 +337,13 @@ func TestCachePrefetch(t *testing.T) {
 		{1 << 20 / 100, false},       // 0.3 MiB
 		{1 << 10, false},
 	} {
-		s, err := NewCache[string, int64](CacheOptions{Seed: 1, MaxEntries: c.max})
+		s, err := NewCache(CacheOptions[string, int64]{Seed: 1, MaxEntries: c.max})
 		if err != nil {
 			t.Fatal(err)
 		}
-		tb := s.tab.Load()
+		// The final table: the one that holds the bound.
+		sizes := cacheSizes(&s.cfg)
+		tb := newCacheTable[string, int64](&s.cfg, s.lay, sizes[len(sizes)-1], s.tq)
 		bytes := tb.n * uint64(unsafe.Sizeof(cacheBucket[string, int64]{}))
 		if tb.prefetch != c.want {
 			t.Errorf("MaxEntries %d (%d bytes of buckets): prefetch %v, want %v", c.max, bytes, tb.prefetch, c.want)

@@ -28,7 +28,7 @@ var cacheFractions = []int{10, 100}
 // keys; less with -short, so that CI's single runs stay quick).
 func cachePeers(b *testing.B, w workload, fraction int) (tc, ot cache) {
 	n := len(w.keys) / fraction
-	s, err := store.NewCache[string, int64](store.CacheOptions{Seed: 1, MaxEntries: n})
+	s, err := store.NewCache(store.CacheOptions[string, int64]{Seed: 1, MaxEntries: n})
 	if err != nil {
 		b.Fatal(err)
 	}

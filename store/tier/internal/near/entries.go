@@ -20,7 +20,7 @@ type entries[K comparable, V any] struct {
 // newEntries returns a cache of at most max entries, its whole table
 // allocated now, that tells the time for expiries by clock.
 func newEntries[K comparable, V any](max int, clock *clock) (*entries[K, V], error) {
-	s, err := store.NewCache[K, V](store.CacheOptions{MaxEntries: max, Clock: clock})
+	s, err := store.NewCache[K, V](store.CacheOptions[K, V]{MaxEntries: max, Clock: clock})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
