@@ -186,7 +186,7 @@ func (s *Cache[K, V]) expire(t *cacheTable[K, V], i uint64, k K, tag uint8) {
 func (s *Cache[K, V]) Set(k K, v V) {
 	t := s.tab.Load()
 	h := t.hash(k)
-	s.setCache(k, v, h, tagOf(h), s.defaultExpiry(), false)
+	s.setCache(k, v, h, tagOf(h), s.defaultExpiry(), nil)
 }
 
 // SetWithTTL stores v for k, replacing any value k had, to expire after
@@ -202,7 +202,7 @@ func (s *Cache[K, V]) SetWithTTL(k K, v V, ttl time.Duration) {
 		exp = expiryAt(s.nowNanos(), ttl)
 	}
 	h := s.hash(k)
-	s.setCache(k, v, h, tagOf(h), exp, false)
+	s.setCache(k, v, h, tagOf(h), exp, nil)
 }
 
 // GetOrSet returns the value stored for k and true if there is one;
@@ -215,7 +215,7 @@ func (s *Cache[K, V]) SetWithTTL(k K, v V, ttl time.Duration) {
 func (s *Cache[K, V]) GetOrSet(k K, v V) (V, bool) {
 	t := s.tab.Load()
 	h := t.hash(k)
-	old, loaded := s.setCache(k, v, h, tagOf(h), s.defaultExpiry(), true)
+	old, loaded := s.setCache(k, v, h, tagOf(h), s.defaultExpiry(), &computeOf[V]{})
 	if !loaded {
 		s.tot.miss(stripeHint())
 	}

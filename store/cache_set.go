@@ -5,10 +5,9 @@ import "github.com/twochoice/twochoice/hashfn"
 // setCache is Set and SetWithTTL in cache mode; exp is the expiry (0:
 // never).
 //
-// With ifAbsent (GetOrSet) a live entry of k is left as it is: setCache
-// counts a hit, touches the entry as a Get would, and returns its value
-// and true. Otherwise it returns v and false.
-func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsent bool) (V, bool) {
+// With cf (Compute, GetOrSet; nil for Set) the new value is cf's: see
+// computeOf. Otherwise setCache returns v and false.
+func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *computeOf[V]) (V, bool) {
 	hint := stripeHint()
 	st := s.tot.stripe(hint)
 	if exp != 0 && !s.ttl.Load() {
@@ -73,10 +72,15 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 		if t.frozen.Load() {
 			t.unlockBucket(i)
 			s.awaitTable()
-			return s.setCache(k, v, h, tag, exp, ifAbsent)
+			return s.setCache(k, v, h, tag, exp, cf)
 		}
 		if j := b.find(k, tag); j >= 0 {
-			if ifAbsent {
+			if cf != nil {
+				if cf.fn != nil {
+					r, ok := s.computeLocked(t, i, j, cs[x:x+1], cf, exp, hint)
+					t.unlockBucket(i)
+					return r, ok
+				}
 				if old, ok := s.liveLocked(t, i, j, hint); ok {
 					t.unlockBucket(i)
 					return old, true
@@ -100,7 +104,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	if t.frozen.Load() {
 		unlockAll(&lk, t)
 		s.awaitTable()
-		return s.setCache(k, v, h, tag, exp, ifAbsent)
+		return s.setCache(k, v, h, tag, exp, cf)
 	}
 	s.cowTouchLocked(t, lk.idx[:lk.n])
 	now := s.tickNow(hint)
@@ -114,9 +118,14 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// insert, evicted nothing: counted as a fill for Stats.
 	for _, i := range cs {
 		if j := t.bucket(i).find(k, tag); j >= 0 {
+			if cf != nil && cf.fn != nil {
+				r, ok := s.computeLocked(t, i, j, lk.idx[:lk.n], cf, exp, hint)
+				unlockAll(&lk, t)
+				return r, ok
+			}
 			st.fills.Add(1)
 			s.ticks.tick(hint)
-			if ifAbsent {
+			if cf != nil {
 				if old, ok := s.liveLocked(t, i, j, hint); ok {
 					unlockAll(&lk, t)
 					return old, true
@@ -126,6 +135,21 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 			unlockAll(&lk, t)
 			return v, false
 		}
+	}
+	if cf != nil && cf.fn != nil {
+		// An absent key: the function decides once, and a retry (into a
+		// table that replaced this one) keeps its decision.
+		if !cf.decided {
+			var zero V
+			cf.val, cf.op = cf.fn(zero, false)
+			cf.decided = true
+		}
+		if cf.op != ComputeSet {
+			unlockAll(&lk, t)
+			var zero V
+			return zero, false
+		}
+		v = cf.val
 	}
 	var loads [hashfn.MaxChoices]uint32
 	for x, i := range cs {
@@ -154,7 +178,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 		// and the Set writes to the new table (cache_grow.go).
 		unlockAll(&lk, t)
 		s.grow(t)
-		return s.setCache(k, v, h, tag, exp, ifAbsent)
+		return s.setCache(k, v, h, tag, exp, cf)
 	} else {
 		var expired bool
 		i, j, expired = s.victim(t, cs, now, m4)
