@@ -60,8 +60,9 @@ import (
 // policy words, two candidates chosen as the cache's are (go-left over two
 // halves), a ghost of its own, and a tick of its own inserts. Its memory is
 // bounded: under 2 × minShadow entries of 8 bytes and a ghost of 4 words
-// an entry, about 28 bytes an entry, so the numRankings miniatures of a
-// cache take at most about 6 × 512 × 28 = 86 KB.
+// an entry rounded up to a power of two (16 to 32 bytes an entry), so the
+// numRankings miniatures of a cache take at most 7 × 512 × 40 bytes, under
+// 150 KB, whatever its capacity.
 type shadows struct {
 	mu    sync.Mutex
 	minis [numRankings]mini
