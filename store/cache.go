@@ -1,7 +1,6 @@
 package store
 
 import (
-	"math"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -37,10 +36,9 @@ type Cache[K comparable, V any] struct {
 	// the counters (counters' padding): sharing a line with a counter
 	// that another core bumps on every call made each of their reads a
 	// cache miss.
-	pol    policy   // the eviction policy's λ and α in use (evict.go)
-	sh     *shadows // the miniature caches that choose them (shadow.go)
+	pol    policy   // the eviction ranking in use (evict.go, ranking.go)
+	sh     *shadows // the miniature caches that choose it (shadow.go)
 	shMask uint64   // a key whose hash >> shadowBit has none of these bits is sampled
-	newGap uint32   // the reuse gap of a key the ghost does not know, in tick units
 	ticks  *ticks
 	slack  uint32      // recency slack of a hit, in tick units (evict.go)
 	tq     uint8       // the policy words' tick unit is 2^tq ticks (evict.go)
@@ -76,8 +74,8 @@ func newCache[K comparable, V any](o config) *Cache[K, V] {
 	s.ticks = newTicks(uint64(recencySlack(o.MaxEntries)))
 	s.tq = tickUnit(o.MaxEntries)
 	s.slack = max(recencySlack(o.MaxEntries)>>s.tq, 1)
-	s.newGap = uint32(min(uint64(newGapCaps)*uint64(o.MaxEntries)>>s.tq, math.MaxUint32))
-	s.pol.set(defaultChoice)
+	s.pol.initRanks(uint64(o.MaxEntries) >> s.tq)
+	s.pol.set(defaultRanking)
 	s.sh = new(shadows)
 	s.sh.init(o.MaxEntries, &s.pol)
 	s.shMask, _ = shadowMask(o.MaxEntries)

@@ -192,7 +192,7 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 		nowNanos = s.nowNanos()
 	}
 	now := s.tickNow(0)
-	m4, _ := choiceOf(s.pol.choice())
+	r := s.pol.current()
 	st := s.tot.stripe(stripeHint())
 	var c [8]uint64
 	for pass := range uint64(8) {
@@ -212,7 +212,7 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 				acc := cb.acc[j].Load()
 				h := nt.hash(e.key)
 				cs := nt.cands(h, &c)
-				if !s.place(nt, cs, e.key, e.val, h, exp, acc, evict, now, m4) {
+				if !s.place(nt, cs, e.key, e.val, h, exp, acc, evict, now, r) {
 					if !evict {
 						return false
 					}
@@ -230,7 +230,7 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 // room: then the policy's victim among the candidates' entries and the
 // newcomer goes (into nt's ghost), and place reports false if that is the
 // newcomer.
-func (s *Cache[K, V]) place(nt *cacheTable[K, V], cs []uint64, k K, v V, h uint64, exp int64, acc uint32, evict bool, now uint64, m4 int64) bool {
+func (s *Cache[K, V]) place(nt *cacheTable[K, V], cs []uint64, k K, v V, h uint64, exp int64, acc uint32, evict bool, now uint64, r *rank) bool {
 	var loads [8]uint32
 	for x, i := range cs {
 		loads[x] = uint32(ctrl(nt.cbucket(i).b.ctrl.Load()).load() + nt.size - slotsOf(nt.capAt(i)))
@@ -242,11 +242,11 @@ func (s *Cache[K, V]) place(nt *cacheTable[K, V], cs []uint64, k K, v V, h uint6
 		if !evict {
 			return false
 		}
-		vi, vj, expired := s.victim(nt, cs, now, m4)
+		vi, vj, expired := s.victim(nt, cs, now, r)
 		vb := nt.cbucket(vi)
 		if !expired {
-			vs, vage := score(vb.acc[vj].Load(), now, m4)
-			ns, nage := score(acc, now, m4)
+			vs, vage := r.score(vb.acc[vj].Load(), now)
+			ns, nage := r.score(acc, now)
 			if ns > vs || ns == vs && nage > vage {
 				nt.gh.put(h, acc, now)
 				return false

@@ -108,7 +108,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 	}
 	s.cowTouchLocked(t, lk.idx[:lk.n])
 	now := s.tickNow(hint)
-	m4, shift := choiceOf(s.pol.choice())
+	r := s.pol.current()
 	// Loaded under the locks: if no entry ever had an expiry when they
 	// were taken, every expiry word of these buckets is 0 (a writer that
 	// stores one sets ttl first and releases its locks after), and this
@@ -181,7 +181,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 		return s.setCache(k, v, h, tag, exp, cf)
 	} else {
 		var expired bool
-		i, j, expired = s.victim(t, cs, now, m4)
+		i, j, expired = s.victim(t, cs, now, r)
 		cb = t.cbucket(i)
 		b = cb.b.ref()
 		cw = ctrl(b.ctrl.Load())
@@ -221,7 +221,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 	if ttl {
 		storeRelaxedInt64(&m.exp[j], exp)
 	}
-	storeRelaxed32(&cb.acc[j], newcomer(ggap, gage, known, now, shift, s.newGap))
+	storeRelaxed32(&cb.acc[j], r.newcomer(ggap, gage, known, now))
 	storeRelaxed(&b.ctrl, uint64(cw.withSlot(j, tag)))
 	unlockAll(&lk, t)
 	// Leave the victim's policy word in the ghost, for when its key

@@ -299,8 +299,7 @@ func (t *cacheTable[K, V]) touch(i uint64, j int, old uint32, now uint64, slack 
 
 // touchStale is touch's write, for a policy word m that fresh found stale.
 func touchStale(m *atomic.Uint32, old uint32, now uint64, pol *policy) {
-	_, shift := choiceOf(pol.choice())
-	if nw := accessed(old, now, shift); nw != old {
+	if nw := pol.current().accessed(old, now); nw != old {
 		m.CompareAndSwap(old, nw)
 	}
 }

@@ -54,7 +54,7 @@ func restoreCacheSparse[K comparable, V any](s *Cache[K, V], r *snapshot.Reader,
 	now := nowOf(o)
 	tick := s.tickNow(0)
 	acc := packAcc(tick, gapCode(uint32(o.MaxEntries>>s.tq)))
-	m4, _ := choiceOf(s.pol.choice())
+	rk := s.pol.current()
 	loads := make(map[uint64]uint8) // the loads of the file's buckets that records name
 	n := 0
 	err = r.ForEach(func(rec []byte) error {
@@ -90,7 +90,7 @@ func restoreCacheSparse[K comparable, V any](s *Cache[K, V], r *snapshot.Reader,
 		if expiry != 0 && !s.ttl.Load() {
 			s.ttl.Store(true)
 		}
-		for !s.place(t, cs, k, v, h, expiry, acc, t.final, tick, m4) && !t.final {
+		for !s.place(t, cs, k, v, h, expiry, acc, t.final, tick, rk) && !t.final {
 			// Candidates full in a table on the way: the next size.
 			t = s.rebuild(t, o, sizesAfter(sizes, t.n), nil)
 			cs = t.cands(h, &c)
