@@ -2,72 +2,94 @@ package store
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
-// TestPolicyAdapts replays a workload that changes its nature and checks
-// that the shadows move the eviction policy with it (shadow.go): a
-// shifting working set, where keys fall out of use and LRU is right,
-// then a loop over twice the cache's capacity, where only a policy that
-// keeps a stable subset hits (λ = 0), then the shifting set again. Single
-// goroutine and seeded, so the run is the same every time for a seed.
+// TestPolicyAdapts checks that the shadows move the eviction policy with
+// a workload that changes its nature (shadow.go), and that they move it
+// the same way every time for a seed (adaptRun).
 func TestPolicyAdapts(t *testing.T) {
 	seed := seedFor(t)
 	const maxE = 4096
-	s := newTestCache[uint64, int](t, CacheOptions{MaxEntries: maxE, Seed: seed | 1})
-	rng := rand.New(rand.NewPCG(seed, 9))
-	var next uint64 = 1 << 40 // keys of the shifting set
-	// lambdas counts the requests of a phase's second half under each λ.
-	shifting := func(reqs int) (hits int, lambdas [3]int) {
-		for i := range reqs {
-			// A window of 3/4 of the capacity that moves on a key
-			// every 4 requests: a key is used for about 12,000
-			// requests, then never again.
-			next += uint64(rng.IntN(8) / 7)
-			k := next - uint64(rng.IntN(maxE*3/4))
-			if _, ok := s.Get(k); ok {
-				hits++
-			} else {
-				s.Set(k, 0)
-			}
-			if i >= reqs/2 {
-				lambdas[s.pol.choice()/len(alphaShifts)]++
-			}
-		}
-		return hits, lambdas
-	}
-	loop := func(reqs int) (hits int, lambdas [3]int) {
-		for i := range reqs {
-			k := uint64(i % (2 * maxE))
-			if _, ok := s.Get(k); ok {
-				hits++
-			} else {
-				s.Set(k, 0)
-			}
-			if i >= reqs/2 {
-				lambdas[s.pol.choice()/len(alphaShifts)]++
-			}
-		}
-		return hits, lambdas
-	}
 	const phase = 40 * maxE
-	h1, l1 := shifting(phase)
-	h2, l2 := loop(phase)
-	h3, l3 := shifting(phase)
-	t.Logf("shifting set: %.1f%% hits, second half's requests under λ = 0, 1, 2.5: %v", 100*float64(h1)/phase, l1)
-	t.Logf("loop:         %.1f%% hits, second half's requests under λ = 0, 1, 2.5: %v", 100*float64(h2)/phase, l2)
-	t.Logf("shifting set: %.1f%% hits, second half's requests under λ = 0, 1, 2.5: %v", 100*float64(h3)/phase, l3)
+	h, l, moves := adaptRun(t, seed, maxE, phase)
+	t.Logf("shifting set: %.1f%% hits, second half's requests under λ = 0, between, ≥ 1: %v", 100*float64(h[0])/phase, l[0])
+	t.Logf("loop:         %.1f%% hits, second half's requests under λ = 0, between, ≥ 1: %v", 100*float64(h[1])/phase, l[1])
+	t.Logf("shifting set: %.1f%% hits, second half's requests under λ = 0, between, ≥ 1: %v", 100*float64(h[2])/phase, l[2])
+	t.Logf("%d moves between rankings", len(moves))
 	// The loop is the only phase where λ = 0 is right: it takes over
 	// within the loop's first half, and the shifting set's return leaves
 	// it within its own (all but a quarter of its second half).
-	if l2[0] < phase/2*9/10 {
-		t.Errorf("the loop's second half ran %d of %d requests under λ = 0", l2[0], phase/2)
+	if l[1][0] < phase/2*9/10 {
+		t.Errorf("the loop's second half ran %d of %d requests under λ = 0", l[1][0], phase/2)
 	}
-	if l1[0] > phase/2/4 || l3[0] > phase/2/4 {
-		t.Errorf("the shifting set's second halves ran %d and %d of %d requests under λ = 0", l1[0], l3[0], phase/2)
+	if l[0][0] > phase/2/4 || l[2][0] > phase/2/4 {
+		t.Errorf("the shifting set's second halves ran %d and %d of %d requests under λ = 0", l[0][0], l[2][0], phase/2)
 	}
 	// And the loop hits: over a third of Belady's share of it, (C−1)/(2C).
-	if h2 < phase/6 {
-		t.Errorf("the loop hit %d of %d requests", h2, phase)
+	if h[1] < phase/6 {
+		t.Errorf("the loop hit %d of %d requests", h[1], phase)
 	}
+	// The same seed moves the policy the same way, at the same requests.
+	h2, l2, moves2 := adaptRun(t, seed, maxE, phase)
+	if h2 != h || l2 != l || !slices.Equal(moves, moves2) {
+		t.Errorf("a second run with the same seed differs: hits %v, %v; %d and %d moves", h, h2, len(moves), len(moves2))
+	}
+}
+
+// adaptRun replays TestPolicyAdapts's three phases of phase requests each
+// on a cache of maxE entries: a shifting working set, where keys fall out
+// of use and LRU is right, a loop over twice the cache's capacity, where
+// only a policy that keeps a stable subset hits (λ = 0), and the shifting
+// set again. It returns each phase's hits, the requests of each phase's
+// second half under each class of ranking (lambdaClass), and every move
+// between rankings as request number × 16 + the ranking taken. Single
+// goroutine and seeded, so the run is the same every time for a seed.
+func adaptRun(t *testing.T, seed uint64, maxE, phase int) (hits [3]int, classes [3][3]int, moves []int) {
+	s := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: maxE, Seed: seed | 1})
+	rng := rand.New(rand.NewPCG(seed, 9))
+	var next uint64 = 1 << 40 // keys of the shifting set
+	cur := s.pol.choice()
+	for p := range 3 {
+		for i := range phase {
+			var k uint64
+			if p == 1 {
+				k = uint64(i % (2 * maxE))
+			} else {
+				// A window of 3/4 of the capacity that moves on a
+				// key every 4 requests: a key is used for about
+				// 12,000 requests, then never again.
+				next += uint64(rng.IntN(8) / 7)
+				k = next - uint64(rng.IntN(maxE*3/4))
+			}
+			if _, ok := s.Get(k); ok {
+				hits[p]++
+			} else {
+				s.Set(k, 0)
+			}
+			c := s.pol.choice()
+			if i >= phase/2 {
+				classes[p][lambdaClass(c)]++
+			}
+			if c != cur {
+				moves = append(moves, (p*phase+i)*16+c)
+				cur = c
+			}
+		}
+	}
+	return hits, classes, moves
+}
+
+// lambdaClass sorts ranking c by how it reads an entry's age: 0 for the
+// rankings that keep a stable subset (λ = 0, "due"), 2 for those that
+// take age as a sign of disuse (λ ≥ 1, and LRU), 1 for those between.
+func lambdaClass(c int) int {
+	switch r := rankings[c]; {
+	case r.recency || r.m4 <= 0:
+		return 2
+	case r.m4 >= 4:
+		return 0
+	}
+	return 1
 }

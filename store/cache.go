@@ -1,7 +1,6 @@
 package store
 
 import (
-	"math"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -25,7 +24,8 @@ import (
 type Cache[K comparable, V any] struct {
 	cfg config // resolved: no zero fields
 
-	// tab is the table; Clear replaces it.
+	// tab is the table; a growth, Clear and SetMaximum replace it
+	// (cache_grow.go).
 	tab atomic.Pointer[cacheTable[K, V]]
 
 	lay     wordLayout // how slots are read: optimistically or under a lock
@@ -36,11 +36,9 @@ type Cache[K comparable, V any] struct {
 	// the counters (counters' padding): sharing a line with a counter
 	// that another core bumps on every call made each of their reads a
 	// cache miss.
-	gh     ghost    // evicted keys' policy words (ghost.go)
-	pol    policy   // the eviction policy's λ and α in use (evict.go)
-	sh     *shadows // the miniature caches that choose them (shadow.go)
+	pol    policy   // the eviction ranking in use (evict.go, ranking.go)
+	sh     *shadows // the miniature caches that choose it (shadow.go)
 	shMask uint64   // a key whose hash >> shadowBit has none of these bits is sampled
-	newGap uint32   // the reuse gap of a key the ghost does not know, in tick units
 	ticks  *ticks
 	slack  uint32      // recency slack of a hit, in tick units (evict.go)
 	tq     uint8       // the policy words' tick unit is 2^tq ticks (evict.go)
@@ -50,15 +48,18 @@ type Cache[K comparable, V any] struct {
 	tot  counters // hits, misses and the writers' counts, striped; padded on both sides
 	mono monotone // the highest figures Stats returned (counters.go)
 
-	mu     sync.Mutex                    // Clear, and the snapshot instant of Save
+	mu     sync.Mutex                    // replacing the table, and the snapshot instant of Save
 	view   atomic.Pointer[cowView[K, V]] // the snapshot being taken, if any (cow.go)
 	saveMu sync.Mutex                    // one Save at a time
+
+	lds atomic.Pointer[loads[K, V]] // loads in flight (cache_load.go), made at the first miss of a load
 }
 
-// NewCache returns an empty cache of at most o.MaxEntries entries, whose
-// table it allocates whole. Options that cannot be used get an error
-// wrapping ErrOptions, never a panic. Keys are hashed as NewMap says.
-func NewCache[K comparable, V any](o CacheOptions) (*Cache[K, V], error) {
+// NewCache returns an empty cache of at most o.MaxEntries entries. Its
+// table grows as entries arrive, up to the bound (see CacheOptions.MaxEntries).
+// Options that cannot be used get an error wrapping ErrOptions, never a
+// panic. Keys are hashed as NewMap says.
+func NewCache[K comparable, V any](o CacheOptions[K, V]) (*Cache[K, V], error) {
 	c, err := o.resolve()
 	if err != nil {
 		return nil, err
@@ -72,10 +73,9 @@ func newCache[K comparable, V any](o config) *Cache[K, V] {
 	s.strKeys = optimisticReads && shapeOf(reflect.TypeFor[K]()) == shapeString
 	s.ticks = newTicks(uint64(recencySlack(o.MaxEntries)))
 	s.tq = tickUnit(o.MaxEntries)
-	s.gh.init(o.MaxEntries, uint64(o.MaxEntries)>>s.tq)
 	s.slack = max(recencySlack(o.MaxEntries)>>s.tq, 1)
-	s.newGap = uint32(min(uint64(newGapCaps)*uint64(o.MaxEntries)>>s.tq, math.MaxUint32))
-	s.pol.set(defaultChoice)
+	s.pol.initRanks(uint64(o.MaxEntries) >> s.tq)
+	s.pol.set(defaultRanking)
 	s.sh = new(shadows)
 	s.sh.init(o.MaxEntries, &s.pol)
 	s.shMask, _ = shadowMask(o.MaxEntries)
@@ -83,13 +83,13 @@ func newCache[K comparable, V any](o config) *Cache[K, V] {
 	if s.clock == nil {
 		s.clock = systemClock{}
 	}
-	s.tab.Store(newCacheTable[K, V](&s.cfg, s.lay))
+	s.tab.Store(s.startTable(&s.cfg))
 	return s
 }
 
 // Options returns the options in use, defaults filled in (the seed drawn
 // when CacheOptions.Seed was 0).
-func (s *Cache[K, V]) Options() CacheOptions { return s.cfg.cacheOptions() }
+func (s *Cache[K, V]) Options() CacheOptions[K, V] { return cacheOptionsOf[K, V](&s.cfg) }
 
 // Seed returns the seed of the cache's hash function.
 func (s *Cache[K, V]) Seed() uint64 { return s.cfg.Seed }
@@ -160,11 +160,12 @@ func (s *Cache[K, V]) getCache(t *cacheTable[K, V], k K, h uint64, tag uint8, hi
 }
 
 // expire removes k from bucket i if it is there and expired: a Get that
-// finds an expired entry removes it, so Len stops counting it.
+// finds an expired entry removes it, so Len stops counting it. In a frozen
+// table it leaves it: the table that replaces it has no expired entries.
 func (s *Cache[K, V]) expire(t *cacheTable[K, V], i uint64, k K, tag uint8) {
 	b := t.bucket(i)
 	b.sync.lock()
-	if j := b.find(k, tag); j >= 0 {
+	if j := b.find(k, tag); j >= 0 && !t.frozen.Load() {
 		if x := t.meta[i].exp[j].Load(); x != 0 && x <= s.nowNanos() {
 			one := [1]uint64{i}
 			s.cowTouchLocked(t, one[:])
@@ -183,7 +184,7 @@ func (s *Cache[K, V]) expire(t *cacheTable[K, V], i uint64, k K, tag uint8) {
 func (s *Cache[K, V]) Set(k K, v V) {
 	t := s.tab.Load()
 	h := t.hash(k)
-	s.setCache(k, v, h, tagOf(h), s.defaultExpiry(), false)
+	s.setCache(k, v, h, tagOf(h), s.defaultExpiry(), nil)
 }
 
 // SetWithTTL stores v for k, replacing any value k had, to expire after
@@ -199,7 +200,7 @@ func (s *Cache[K, V]) SetWithTTL(k K, v V, ttl time.Duration) {
 		exp = expiryAt(s.nowNanos(), ttl)
 	}
 	h := s.hash(k)
-	s.setCache(k, v, h, tagOf(h), exp, false)
+	s.setCache(k, v, h, tagOf(h), exp, nil)
 }
 
 // GetOrSet returns the value stored for k and true if there is one;
@@ -212,7 +213,7 @@ func (s *Cache[K, V]) SetWithTTL(k K, v V, ttl time.Duration) {
 func (s *Cache[K, V]) GetOrSet(k K, v V) (V, bool) {
 	t := s.tab.Load()
 	h := t.hash(k)
-	old, loaded := s.setCache(k, v, h, tagOf(h), s.defaultExpiry(), true)
+	old, loaded := s.setCache(k, v, h, tagOf(h), s.defaultExpiry(), &computeOf[V]{})
 	if !loaded {
 		s.tot.miss(stripeHint())
 	}
@@ -245,6 +246,11 @@ func (s *Cache[K, V]) deleteCache(k K, h uint64, tag uint8) bool {
 	)
 	cs := t.cands(h, &c)
 	lockAll(&lk, t, cs)
+	if t.frozen.Load() {
+		unlockAll(&lk, t)
+		s.awaitTable()
+		return s.deleteCache(k, h, tag)
+	}
 	defer unlockAll(&lk, t)
 	s.cowTouchLocked(t, lk.idx[:lk.n])
 	for _, i := range cs {
@@ -268,10 +274,23 @@ func (s *Cache[K, V]) deleteCache(k K, h uint64, tag uint8) bool {
 // expired entries until they are removed (see SetWithTTL for when).
 func (s *Cache[K, V]) Len() int { return int(s.tab.Load().live.Load()) }
 
-// Clear removes every entry. Counters (Stats) keep counting across a
-// Clear; the eviction policy keeps what it learnt of the workload.
+// Clear removes every entry, and gives back the memory of a table that
+// grew: the cache starts again from its first table. Counters (Stats) keep
+// counting across a Clear; the eviction policy keeps what it learnt of the
+// workload, but for the keys a grown table had evicted (its ghost goes
+// with it).
+//
+// A write that runs concurrently with Clear may land before it, and be
+// cleared, or after it, and stay.
 func (s *Cache[K, V]) Clear() {
 	s.mu.Lock()
-	s.tab.Store(newCacheTable[K, V](&s.cfg, s.lay))
+	t := s.tab.Load()
+	o := s.configOf(t)
+	nt := s.startTable(&o)
+	if nt.final && t.final {
+		nt.gh = t.gh // same size: the evicted keys' history stays
+	}
+	t.frozen.Store(true)
+	s.tab.Store(nt)
 	s.mu.Unlock()
 }

@@ -5,10 +5,9 @@ import "github.com/twochoice/twochoice/hashfn"
 // setCache is Set and SetWithTTL in cache mode; exp is the expiry (0:
 // never).
 //
-// With ifAbsent (GetOrSet) a live entry of k is left as it is: setCache
-// counts a hit, touches the entry as a Get would, and returns its value
-// and true. Otherwise it returns v and false.
-func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsent bool) (V, bool) {
+// With cf (Compute, GetOrSet; nil for Set) the new value is cf's: see
+// computeOf. Otherwise setCache returns v and false.
+func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *computeOf[V]) (V, bool) {
 	hint := stripeHint()
 	st := s.tot.stripe(hint)
 	if exp != 0 && !s.ttl.Load() {
@@ -28,7 +27,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	} else {
 		cs = t.cands(h, &c)
 	}
-	gw, _ := s.gh.spot(h)
+	gw, _ := t.gh.spot(h)
 	// Load, before the first locked instruction (which waits for every
 	// load before it), a word of each cache line a Set needs first: the
 	// candidates' headers, their policy words and their control words
@@ -70,8 +69,18 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 		// second miss in a row (BenchmarkCacheSetRatio).
 		prefetchSlot(&b.slots[slotOf(m)])
 		b.sync.lock()
+		if t.frozen.Load() {
+			t.unlockBucket(i)
+			s.awaitTable()
+			return s.setCache(k, v, h, tag, exp, cf)
+		}
 		if j := b.find(k, tag); j >= 0 {
-			if ifAbsent {
+			if cf != nil {
+				if cf.fn != nil {
+					r, ok := s.computeLocked(t, i, j, cs[x:x+1], cf, exp, hint)
+					t.unlockBucket(i)
+					return r, ok
+				}
 				if old, ok := s.liveLocked(t, i, j, hint); ok {
 					t.unlockBucket(i)
 					return old, true
@@ -89,12 +98,17 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// was evicted before. Asked before taking the locks, to hold them for
 	// less time (if k came in meanwhile, the ghost word is lost, which
 	// costs the key its history, not its entry).
-	ggap, gage, known := s.gh.take(h, s.tickNow(hint))
+	ggap, gage, known := t.gh.take(h, s.tickNow(hint))
 	var lk locked
 	lockAll(&lk, t, cs)
+	if t.frozen.Load() {
+		unlockAll(&lk, t)
+		s.awaitTable()
+		return s.setCache(k, v, h, tag, exp, cf)
+	}
 	s.cowTouchLocked(t, lk.idx[:lk.n])
 	now := s.tickNow(hint)
-	m4, shift := choiceOf(s.pol.choice())
+	r := s.pol.current()
 	// Loaded under the locks: if no entry ever had an expiry when they
 	// were taken, every expiry word of these buckets is 0 (a writer that
 	// stores one sets ttl first and releases its locks after), and this
@@ -104,9 +118,14 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// insert, evicted nothing: counted as a fill for Stats.
 	for _, i := range cs {
 		if j := t.bucket(i).find(k, tag); j >= 0 {
+			if cf != nil && cf.fn != nil {
+				r, ok := s.computeLocked(t, i, j, lk.idx[:lk.n], cf, exp, hint)
+				unlockAll(&lk, t)
+				return r, ok
+			}
 			st.fills.Add(1)
 			s.ticks.tick(hint)
-			if ifAbsent {
+			if cf != nil {
 				if old, ok := s.liveLocked(t, i, j, hint); ok {
 					unlockAll(&lk, t)
 					return old, true
@@ -116,6 +135,21 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 			unlockAll(&lk, t)
 			return v, false
 		}
+	}
+	if cf != nil && cf.fn != nil {
+		// An absent key: the function decides once, and a retry (into a
+		// table that replaced this one) keeps its decision.
+		if !cf.decided {
+			var zero V
+			cf.val, cf.op = cf.fn(zero, false)
+			cf.decided = true
+		}
+		if cf.op != ComputeSet {
+			unlockAll(&lk, t)
+			var zero V
+			return zero, false
+		}
+		v = cf.val
 	}
 	var loads [hashfn.MaxChoices]uint32
 	for x, i := range cs {
@@ -131,16 +165,23 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 		victimAcc uint32
 		victimKey K
 		evicted   bool
+		grow      bool
 	)
 	if e := cw.empty(t.capAt(i)); e != 0 {
 		// The rule picks a least loaded candidate (one choice: the only
 		// one), so if it is full, they all are.
 		j = slotOf(e)
-		t.live.Add(1)
+		grow = t.live.Add(1) > t.growAt
 		st.fills.Add(1)
+	} else if !t.final {
+		// A table on the way to the final one does not evict: it grows,
+		// and the Set writes to the new table (cache_grow.go).
+		unlockAll(&lk, t)
+		s.grow(t)
+		return s.setCache(k, v, h, tag, exp, cf)
 	} else {
 		var expired bool
-		i, j, expired = s.victim(t, cs, now, m4)
+		i, j, expired = s.victim(t, cs, now, r)
 		cb = t.cbucket(i)
 		b = cb.b.ref()
 		cw = ctrl(b.ctrl.Load())
@@ -180,7 +221,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	if ttl {
 		storeRelaxedInt64(&m.exp[j], exp)
 	}
-	storeRelaxed32(&cb.acc[j], newcomer(ggap, gage, known, now, shift, s.newGap))
+	storeRelaxed32(&cb.acc[j], r.newcomer(ggap, gage, known, now))
 	storeRelaxed(&b.ctrl, uint64(cw.withSlot(j, tag)))
 	unlockAll(&lk, t)
 	// Leave the victim's policy word in the ghost, for when its key
@@ -189,7 +230,10 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, ifAbsen
 	// is worked out again: a slot keeps no hash, and one eviction's hash
 	// costs less than writing a hash beside every insert.
 	if evicted {
-		s.gh.put(t.hash(victimKey), victimAcc, now)
+		t.gh.put(t.hash(victimKey), victimAcc, now)
+	}
+	if grow {
+		s.grow(t)
 	}
 	return v, false
 }

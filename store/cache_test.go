@@ -226,7 +226,7 @@ type refEntry struct {
 }
 
 func runCacheOps(t *testing.T, o Options, clk *fakeClock, ops []byte) {
-	s, err := NewCache[string, uint32](o.cacheOptions())
+	s, err := NewCache(cacheOptionsOf[string, uint32](&o))
 	if err != nil {
 		return // too small for the rule: New says so, and that is tested
 	}
@@ -367,7 +367,7 @@ func runCacheOps(t *testing.T, o Options, clk *fakeClock, ops []byte) {
 
 func TestCacheTTL(t *testing.T) {
 	clk := newFakeClock()
-	s := newTestCache[string, int](t, CacheOptions{MaxEntries: 64, Clock: clk, DefaultTTL: time.Minute, Seed: 3})
+	s := newTestCache(t, CacheOptions[string, int]{MaxEntries: 64, Clock: clk, DefaultTTL: time.Minute, Seed: 3})
 	s.Set("default", 1)
 	s.SetWithTTL("short", 2, time.Second)
 	s.SetWithTTL("forever", 3, 0)
@@ -409,7 +409,7 @@ func TestCacheTTL(t *testing.T) {
 func TestCacheExpiredGoFirst(t *testing.T) {
 	clk := newFakeClock()
 	const maxE = 512
-	s := newTestCache[int, int](t, CacheOptions{MaxEntries: maxE, Clock: clk, Seed: 4})
+	s := newTestCache(t, CacheOptions[int, int]{MaxEntries: maxE, Clock: clk, Seed: 4})
 	for k := range 4 * maxE {
 		if k%2 == 0 {
 			s.SetWithTTL(k, k, time.Second)
@@ -438,7 +438,7 @@ func TestCacheExpiredGoFirst(t *testing.T) {
 // in the cache while a stream of one-off keys passes through it.
 func TestCacheKeepsFrequentKeys(t *testing.T) {
 	const maxE = 1000
-	s := newTestCache[int, int](t, CacheOptions{MaxEntries: maxE, Seed: 6})
+	s := newTestCache(t, CacheOptions[int, int]{MaxEntries: maxE, Seed: 6})
 	hot := 200
 	for k := range hot {
 		s.Set(k, k)
@@ -462,7 +462,7 @@ func TestCacheAllocs(t *testing.T) {
 		t.Skip("instrumented build")
 	}
 	keys := keyset.Synthetic(4000, 2)
-	s := newTestCache[string, int64](t, CacheOptions{Seed: 1, MaxEntries: 1000, DefaultTTL: time.Hour})
+	s := newTestCache(t, CacheOptions[string, int64]{Seed: 1, MaxEntries: 1000, DefaultTTL: time.Hour})
 	i := 0
 	if a := testing.AllocsPerRun(4000, func() { s.Set(keys[i%len(keys)], int64(i)); i++ }); a != 0 {
 		t.Errorf("Set into a full cache: %v allocs", a)
@@ -479,7 +479,7 @@ func TestCacheAllocs(t *testing.T) {
 // a restore places them, leaving out what has expired meanwhile.
 func TestExpiryForSnapshots(t *testing.T) {
 	clk := newFakeClock()
-	s := newTestCache[string, int](t, CacheOptions{MaxEntries: 100, Clock: clk, Seed: 8})
+	s := newTestCache(t, CacheOptions[string, int]{MaxEntries: 100, Clock: clk, Seed: 8})
 	s.SetWithTTL("a", 1, time.Minute)
 	s.Set("b", 2)
 	want := map[string]int64{"a": clk.ns.Load() + int64(time.Minute), "b": 0}
@@ -502,7 +502,7 @@ func TestExpiryForSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk.advance(time.Minute)
-	r, err := OpenCache[string, int](path, &CacheOptions{Clock: clk})
+	r, err := OpenCache(path, &CacheOptions[string, int]{Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -516,7 +516,7 @@ func TestExpiryForSnapshots(t *testing.T) {
 // a Get of an expired entry removes it.
 func TestCacheGetWrites(t *testing.T) {
 	clk := newFakeClock()
-	s := newTestCache[int, int](t, CacheOptions{MaxEntries: 64, Seed: 5, Clock: clk})
+	s := newTestCache(t, CacheOptions[int, int]{MaxEntries: 64, Seed: 5, Clock: clk})
 	s.Set(1, 1)
 	s.SetWithTTL(2, 2, time.Second)
 	tb := s.tab.Load()

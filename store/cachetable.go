@@ -7,16 +7,37 @@ import (
 	"github.com/twochoice/twochoice/hashfn"
 )
 
-// cacheTable is a cache's table. It never grows. It has exactly
-// MaxEntries slots: n buckets of BucketSize slots, n the smallest size the
-// rule accepts that is at least MaxEntries / BucketSize, and the first
-// short buckets one slot fewer (and all of them fewer still if the rule
-// rounded n up a lot), so that Len can never pass MaxEntries and no
-// cache-wide count has to be consulted to know it. There is no stash: a
-// key whose candidates are full takes a victim's slot (evict.go).
+// cacheTable is a cache's table. A cache's final table, the one that
+// evicts, has exactly as many slots as the cache's bound: n buckets of
+// BucketSize slots, n the smallest size the rule accepts that is at least
+// MaxEntries / BucketSize, and the first short buckets one slot fewer (and
+// all of them fewer still if the rule rounded n up a lot), so that Len can
+// never pass MaxEntries and no cache-wide count has to be consulted to know
+// it. There is no stash: a key whose candidates are full takes a victim's
+// slot (evict.go). A large cache fills smaller tables first, which never
+// evict: each grows into the next when it passes its threshold
+// (cache_grow.go).
 type cacheTable[K comparable, V any] struct {
 	hasher[K]
 	geometry
+
+	// frozen is set when the table is being replaced (a growth, Clear,
+	// SetMaximum): a writer that finds it set under its bucket locks
+	// changes nothing and writes again to the table that replaces it
+	// (cache_grow.go). Read by every writer, written once: kept with the
+	// fields a Set reads anyway, away from live.
+	frozen atomic.Bool
+	// final: the table holds the cache's bound and evicts; otherwise it
+	// grows when its entries pass growAt or a new key finds its
+	// candidates full.
+	final  bool
+	growAt int64 // math.MaxInt64 for a final table
+	bound  int   // the cache's bound (MaxEntries) when the table was made
+
+	// gh remembers the policy words of the keys this table evicted
+	// (ghost.go), sized for the table: a table that replaces another of
+	// the same size may share its words.
+	gh ghost
 
 	// The buckets with their policy words, in chunks of chunkSize (as a
 	// map's, so that no single allocation is larger than a chunk).
@@ -74,22 +95,25 @@ func cacheSize(o *config) (n uint64, size int, short uint64, err error) {
 }
 
 // histogramLoads is the length of a snapshot's histogram rows for a
-// store of options o: loads 0 to the most slots a bucket has (table.size).
-// That is BucketSize, except in a cache that cacheSize gave fewer, larger
-// buckets.
-func histogramLoads(o *config) int {
+// table of n buckets of a store of options o: loads 0 to the most slots a
+// bucket has (table.size). That is BucketSize, except in the final table
+// of a cache that cacheSize gave fewer, larger buckets.
+func histogramLoads(o *config, n uint64) int {
 	if o.MaxEntries > 0 {
-		if _, size, _, err := cacheSize(o); err == nil {
+		if nf, size, _, err := cacheSize(o); err == nil && n == nf {
 			return size + 1
 		}
 	}
 	return o.BucketSize + 1
 }
 
-// newCacheTable returns the table of a cache of resolved options o,
-// allocated.
-func newCacheTable[K comparable, V any](o *config, lay wordLayout) *cacheTable[K, V] {
-	n, size, short, err := cacheSize(o)
+// newCacheTable returns a table of n buckets for a cache of resolved
+// options o, allocated: its final table if n is the size cacheSize gives
+// for o.MaxEntries, else a table on the way there (cacheLevels), of
+// BucketSize slots a bucket. tq is the cache's policy tick unit (evict.go),
+// for the ghost.
+func newCacheTable[K comparable, V any](o *config, lay wordLayout, n uint64, tq uint8) *cacheTable[K, V] {
+	nf, size, short, err := cacheSize(o)
 	if err != nil {
 		panic("store: " + err.Error()) // the options' resolve checked it
 	}
@@ -97,18 +121,29 @@ func newCacheTable[K comparable, V any](o *config, lay wordLayout) *cacheTable[K
 	if err != nil {
 		panic("store: " + err.Error()) // the options' resolve checked it
 	}
-	t := &cacheTable[K, V]{hasher: hasherOf[K](fn), geometry: newGeometry(o, n), lay: lay}
+	t := &cacheTable[K, V]{hasher: hasherOf[K](fn), geometry: newGeometry(o, n), lay: lay, bound: o.MaxEntries}
 	t.chunks = make([][]cacheBucket[K, V], (n+chunkSize-1)/chunkSize)
 	for c := range t.chunks {
 		t.chunks[c] = make([]cacheBucket[K, V], min(chunkSize, n-uint64(c)*chunkSize))
 	}
-	t.size = size
-	t.capMask = capMaskOf(size)
-	t.short = short
+	slots := o.MaxEntries
+	if t.final = n == nf; t.final {
+		t.size = size
+		t.capMask = capMaskOf(size)
+		t.short = short
+		t.growAt = noGrowth
+	} else {
+		slots = int(n) * o.BucketSize
+		t.growAt, _ = thresholds(o, n)
+	}
+	t.gh.init(slots, uint64(slots)>>tq)
 	t.meta = make([]bucketMeta, n)
 	t.prefetch = bigCacheTable[K, V](n)
 	return t
 }
+
+// slots returns the number of slots of the table.
+func (t *cacheTable[K, V]) slots() int64 { return int64(t.n)*int64(t.size) - int64(t.short) }
 
 // cbucket returns bucket i with its policy words.
 func (t *cacheTable[K, V]) cbucket(i uint64) *cacheBucket[K, V] {
@@ -264,8 +299,7 @@ func (t *cacheTable[K, V]) touch(i uint64, j int, old uint32, now uint64, slack 
 
 // touchStale is touch's write, for a policy word m that fresh found stale.
 func touchStale(m *atomic.Uint32, old uint32, now uint64, pol *policy) {
-	_, shift := choiceOf(pol.choice())
-	if nw := accessed(old, now, shift); nw != old {
+	if nw := pol.current().accessed(old, now); nw != old {
 		m.CompareAndSwap(old, nw)
 	}
 }

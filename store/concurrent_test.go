@@ -158,7 +158,7 @@ func TestCacheConcurrentNewKeys(t *testing.T) {
 		})
 	}
 	t.Run("locked reads", func(t *testing.T) {
-		s := newTestCache[string, bigVal](t, CacheOptions{MaxEntries: 64, Seed: 4})
+		s := newTestCache(t, CacheOptions[string, bigVal]{MaxEntries: 64, Seed: 4})
 		raceNewKeys(t, s, rounds/4, func(g, i int) bigVal { return bigVal{uint64(g<<20 | i)} })
 	})
 }

@@ -43,7 +43,7 @@ type stripe struct {
 	// other cases, and Stats derives the rest:
 	//
 	//	Sets        = updates + inserts (ticks)
-	//	Evictions   = inserts − fills − expiredVictims
+	//	Evictions   = inserts − fills − expiredVictims + evictions
 	//	Expirations = expirations + expiredVictims
 	//
 	// updates: Sets of a key already there; fills: ticked Sets that
@@ -51,11 +51,14 @@ type stripe struct {
 	// came in while the Set took its locks); expiredVictims: new keys that took an expired entry's
 	// slot; expirations: expired entries removed by Get and Delete.
 	//
+	// evictions: entries evicted other than by a Set of a new key into
+	// their slot (a table that SetMaximum shrinks, a weight bound).
+	//
 	// A map counts its Sets here too (updates and fills, new keys), and
 	// its Deletes; inflight is its writers' gate (gate.go).
-	updates, fills, expiredVictims, expirations, deletes atomic.Uint64
-	inflight                                             atomic.Int64
-	_                                                    [2*cacheLine - 64]byte
+	updates, fills, expiredVictims, expirations, deletes, evictions atomic.Uint64
+	inflight                                                        atomic.Int64
+	_                                                               [2*cacheLine - 72]byte
 }
 
 // cacheLine is the size of a cache line on the common 64-bit CPUs.
@@ -95,7 +98,7 @@ func (c *counters) sumMap() (sets, deletes uint64) {
 // those, are never ahead either. Read while writers work, the counts lag
 // by the Sets in flight; Stats makes them monotonic (monotone).
 func (c *counters) sumCache(inserts uint64) (evictions, expirations, sets, deletes uint64) {
-	var updates, fills, expiredVictims uint64
+	var updates, fills, expiredVictims, others uint64
 	for i := range c.stripes {
 		st := &c.stripes[i]
 		updates += st.updates.Load()
@@ -103,10 +106,12 @@ func (c *counters) sumCache(inserts uint64) (evictions, expirations, sets, delet
 		expiredVictims += st.expiredVictims.Load()
 		expirations += st.expirations.Load()
 		deletes += st.deletes.Load()
+		others += st.evictions.Load()
 	}
 	if taken := fills + expiredVictims; inserts > taken {
 		evictions = inserts - taken
 	}
+	evictions += others
 	return evictions, expirations + expiredVictims, updates + inserts, deletes
 }
 

@@ -9,7 +9,7 @@
 //	m.Set("a", 1)
 //	v, ok := m.Get("a")
 //
-//	c, err := store.NewCache[string, []byte](store.CacheOptions{MaxEntries: 10_000})
+//	c, err := store.NewCache(store.CacheOptions[string, []byte]{MaxEntries: 10_000})
 //	c.SetWithTTL("session:42", data, time.Minute)
 //	fmt.Println(c.Stats().HitRatio(), c.Report())
 //

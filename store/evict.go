@@ -10,7 +10,7 @@ import (
 //
 // The candidates' slots (d × BucketSize, 16 by default) are the sample: no
 // list of all entries is kept, and no lock but the candidates' is taken.
-// Among them the policy evicts the entry whose next use it expects last:
+// Among them the cache evicts the entry whose next use it expects last:
 // Belady's rule (evict what is needed farthest in the future), with the
 // future estimated from each entry's past. Each slot has a policy word of
 // 32 bits, kept in the cache's bucket right before its control word
@@ -20,23 +20,23 @@ import (
 //	            of 2^tq ticks (tickUnit); ticks count the keys inserted
 //	            into the store (clock.go)
 //	bits 20–27  g, the entry's reuse gap: how many ticks pass between its
-//	            uses, log-coded (gapCode)
+//	            uses, log-coded (gapCode); noGap while the key has shown
+//	            none (it was inserted and not used since, and the ghost did
+//	            not know it)
 //	bit  31     live: set in every live entry's word (liveBit)
 //
-// g is a running mean of the entry's gaps: each hit moves it a share α of
-// the way to the gap just seen. A key the cache evicted leaves its word in
-// the ghost (ghost.go), so a key that comes back brings its g, moved by the
-// gap since its last use; a key the ghost does not know starts at
-// newGapCaps capacities, longer than any gap a cached key shows, so a
-// one-off key is the first to go if it is not used again (the way
-// W-TinyLFU's window and 2Q's probation queue treat newcomers, without
-// refusing any key: a Set is never dropped).
+// g is a running mean of the entry's gaps: each use moves it a share α of
+// the way to the gap just seen, the first from firstGapCaps capacities
+// (ranking.go). A key the
+// cache evicted leaves its word in the ghost (ghost.go), so a key that
+// comes back brings its g, moved by the gap since its last use.
 //
-// The victim is the slot with the highest
+// A ranking (ranking.go) scores the candidates, and the highest score
+// goes, expired entries before all others, the older of two equal scores
+// first:
 //
-//	max(g, age) − (1−λ) · min(g, age),   age = ticks since its last access,
+//	max(g, age) − (1−λ) · min(g, age),   age = ticks since its last access.
 //
-// expired entries before all others, the older of two equal scores first.
 // While an entry is within its mean gap that is g − (1−λ)·age; an entry
 // unused for longer has shown a gap of at least its age, so it scores as
 // one whose gap is its age and whose mean had come due: without that, a
@@ -54,16 +54,22 @@ import (
 //   - λ = 2.5: an entry unused for longer than its gap is taken to be done
 //     with, as under LRU. Right for workloads with shifting working sets.
 //
-// λ and α are not constants chosen on a few traces: the store picks them
-// while it runs, from miniature caches that replay a sample of its keys
-// under each choice (shadow.go).
+// A key with no gap (noGap) is scored as if its gap were the ranking's
+// newcomer gap, some capacities of ticks: longer than the gap of any key
+// the cache keeps, so that a key used once goes before the keys used
+// again, the way W-TinyLFU's admission and 2Q's probation queue treat
+// newcomers, without refusing any key (a Set is never dropped). A ranking
+// may also keep such a key for a window of ticks first, as W-TinyLFU's
+// window does, and one ranking ignores gaps and scores by age alone, as
+// LRU does. The cache does not settle on one ranking: it runs the one
+// whose miniature cache does best on a sample of its keys (shadow.go).
 //
 // Ages and gaps are taken mod 2^20 units, so an entry left alone for 2^20
 // units (over 1,000 capacities of inserts) would look young again. That
 // does not happen to an entry in a cache that inserts: each of its buckets
 // is a candidate of some 16 inserts per capacity, and an entry unused for
-// a few capacities scores above any entry in use. A cache that inserts
-// nothing does not move its ticks.
+// a few dozen capacities scores above any entry in use. A cache that
+// inserts nothing does not move its ticks.
 
 // liveBit is set in the policy word of every entry, so that no entry's
 // word is 0, the word of an empty slot: a hit that raced the entry's
@@ -79,16 +85,15 @@ const (
 	gapMask  = 0xff
 )
 
-// newGapCaps is the reuse gap of a key the ghost does not know, in
-// capacities of ticks: longer than the gap of any key the cache keeps (a
-// key reused within a capacity of inserts has a gap under one), so that
-// such a key goes before any entry that has been used.
-const newGapCaps = 8
+// noGap is the gap code of a key that has shown no gap yet.
+const noGap = 0xff
 
 // Gap codes: a gap in tick units is kept in 8 bits as a float with a
 // 3-bit mantissa, exact up to 15 and within 12.5% beyond, up to about
 // 2^33: codes 0–15 are the gaps 0–15, and code 16 + 8(e−1) + m, for e ≥ 1
-// and m < 8, the gap (8+m)·2^e.
+// and m < 8, the gap (8+m)·2^e, up to code 254. gapValue[noGap] is the
+// largest value, so that fresh never spares the write of a key's first
+// gap.
 var gapValue = func() (v [256]uint32) {
 	for c := range v {
 		if c < 16 {
@@ -98,6 +103,7 @@ var gapValue = func() (v [256]uint32) {
 		e, m := (c-16)/8+1, (c-16)%8
 		v[c] = uint32(min((8+uint64(m))<<e, math.MaxUint32))
 	}
+	v[noGap] = math.MaxUint32
 	return v
 }()
 
@@ -107,7 +113,7 @@ func gapCode(x uint32) uint8 {
 		return uint8(x)
 	}
 	e := bits.Len32(x) - 4 // x = (8+m)·2^e + rest, 8+m its top 4 bits
-	return uint8(min(16+8*(e-1)+int(x>>e&7), 255))
+	return uint8(min(16+8*(e-1)+int(x>>e&7), noGap-1))
 }
 
 // packAcc builds a policy word from a tick in units (now) and a gap code.
@@ -115,53 +121,64 @@ func packAcc(now uint64, gap uint8) uint32 {
 	return uint32(now)&tickMask | uint32(gap)<<gapShift | liveBit
 }
 
-// gapOf returns the slot's reuse gap in tick units.
-func gapOf(acc uint32) uint32 { return gapValue[acc>>gapShift&gapMask] }
+// gapCodeOf returns the gap code of the policy word acc.
+func gapCodeOf(acc uint32) uint8 { return uint8(acc >> gapShift & gapMask) }
+
+// gapOf returns the slot's reuse gap in tick units (the largest value for
+// noGap).
+func gapOf(acc uint32) uint32 { return gapValue[gapCodeOf(acc)] }
 
 // ageOf returns how many tick units passed between the slot's last access
 // and now.
 func ageOf(acc uint32, now uint64) uint32 { return (uint32(now) - acc) & tickMask }
 
-// policy is the eviction policy's parameters in use, packed in a word that
-// a cache reads on every insert and every hit that writes a policy word
-// (shadow.go changes it): λ as an index into lambdaQuarters, and α as the
-// shift of the share a hit moves the gap (α = 2^-shift).
-type policy struct{ w atomic.Uint32 }
-
-// The candidate values of λ, as (1−λ) in quarters, and of α's shift. The
-// shadows run every pair (shadow.go).
-var (
-	lambdaQuarters = [...]int64{4, 0, -6} // λ = 0, 1, 2.5
-	alphaShifts    = [...]uint8{2, 1}     // α = 1/4, 1/2
-)
-
-// numChoices is the number of (λ, α) pairs.
-const numChoices = len(lambdaQuarters) * len(alphaShifts)
-
-// defaultChoice is the pair a cache starts with: λ = 1, the choice that
-// assumes nothing of gaps but their mean, and α = 1/2.
-const defaultChoice = 1*len(alphaShifts) + 1
-
-// choiceOf returns λ's (1−λ) in quarters and α's shift for choice c.
-func choiceOf(c int) (int64, uint8) {
-	return lambdaQuarters[c/len(alphaShifts)], alphaShifts[c%len(alphaShifts)]
+// policy is the ranking in use, an index into rankings that a cache reads
+// on every insert and every hit that writes a policy word (shadow.go
+// changes it), and every ranking's parameters in the cache's tick units.
+type policy struct {
+	w     atomic.Uint32
+	ranks [numRankings]rank
 }
 
 func (p *policy) set(c int)   { p.w.Store(uint32(c)) }
 func (p *policy) choice() int { return int(p.w.Load()) }
 
+// current returns the parameters of the ranking in use.
+func (p *policy) current() *rank { return &p.ranks[p.w.Load()%uint32(numRankings)] }
+
 // score returns the victim score of a slot whose word is acc, at tick unit
-// now, with (1−λ) of m4 quarters, and its age: the highest score goes,
-// the older of two equal ones.
-func score(acc uint32, now uint64, m4 int64) (int64, uint32) {
-	g, age := gapOf(acc), ageOf(acc, now)
-	return 4*int64(max(g, age)) - m4*int64(min(g, age)), age
+// now, and its age: the highest score goes, the older of two equal ones.
+// Scores are at least 0 (r.m4 is at most 4), but for a key without a gap
+// inside the window, which scores below 0, so that it goes only when all
+// the candidates are in the window (the oldest of them then).
+func (r *rank) score(acc uint32, now uint64) (int64, uint32) {
+	age := ageOf(acc, now)
+	var g uint32
+	if c := gapCodeOf(acc); c != noGap {
+		g = gapValue[c]
+	} else if age < r.window {
+		return int64(age) - int64(r.window), age
+	} else {
+		g = r.newGap
+	}
+	g &= r.gmask
+	return 4*int64(max(g, age)) - r.m4*int64(min(g, age)), age
 }
 
-// accessed returns the policy word after a use at tick unit now: the gap
-// moved a share 2^-shift of the way to the gap since the last use.
-func accessed(acc uint32, now uint64, shift uint8) uint32 {
-	return packAcc(now, gapCode(blendGap(gapOf(acc), ageOf(acc, now), shift)))
+// accessed returns the policy word after a use at tick unit now, under
+// ranking r: the gap moved a share α of the way to the gap since the last
+// use, from firstGap for a key that had none.
+func (r *rank) accessed(acc uint32, now uint64) uint32 {
+	return packAcc(now, gapCode(blendGap(r.gapOf(acc), ageOf(acc, now), r.shift)))
+}
+
+// gapOf returns the gap a use blends from in the policy word acc: its
+// gap, or for noGap firstGap, the same for every ranking (see rank).
+func (r *rank) gapOf(acc uint32) uint32 {
+	if c := gapCodeOf(acc); c != noGap {
+		return gapValue[c]
+	}
+	return r.firstGap
 }
 
 // blendGap moves the mean gap g a share 2^-shift of the way to the gap
@@ -183,9 +200,10 @@ func fresh(acc uint32, now uint64, slack uint32) bool {
 	return ageOf(acc, now) < slack && gapOf(acc) < 2*slack
 }
 
-// victim returns the slot of cs's buckets to evict, and whether its entry
-// had expired. The caller holds the buckets, and they are all full.
-func (s *Cache[K, V]) victim(t *cacheTable[K, V], cs []uint64, now uint64, m4 int64) (vi uint64, vj int, expired bool) {
+// victim returns the slot of cs's buckets to evict under ranking r, and
+// whether its entry had expired. The caller holds the buckets, and they
+// are all full.
+func (s *Cache[K, V]) victim(t *cacheTable[K, V], cs []uint64, now uint64, r *rank) (vi uint64, vj int, expired bool) {
 	var nowNanos int64
 	ttl := s.ttl.Load()
 	if ttl {
@@ -203,7 +221,7 @@ func (s *Cache[K, V]) victim(t *cacheTable[K, V], cs []uint64, now uint64, m4 in
 					return i, j, true
 				}
 			}
-			if sc, age := score(cb.acc[j].Load(), now, m4); sc > best || sc == best && age > oldest {
+			if sc, age := r.score(cb.acc[j].Load(), now); sc > best || sc == best && age > oldest {
 				best, oldest, vi, vj = sc, age, i, j
 			}
 		}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -39,8 +40,10 @@ func withFakeClock(o *Options) *fakeClock {
 }
 
 // TestEvictionTakesTheOldest: keys that are set once and never read have
-// no frequency to tell them apart, so the victim is the candidates' least
-// recently set entry. Of a stream of distinct keys through a cache, the
+// no frequency to tell them apart, so under a ranking that reads age as
+// disuse (frequency, pinned here: the shadows would move a cache that
+// only inserts to a ranking that keeps a stable subset, as for a scan)
+// the victim is the candidates' least recently set entry. Of a stream of distinct keys through a cache, the
 // most recent ones must then all still be there: one set within the last
 // tenth of the cache's capacity is evicted only if it is the oldest of all
 // its candidates' slots, which takes the sketch's false positives giving
@@ -53,6 +56,8 @@ func TestEvictionTakesTheOldest(t *testing.T) {
 	const maxE = 1000
 	forEvictConfigs(t, maxE, seed, func(t *testing.T, o Options) {
 		s := newTestCacheOf[uint64, int](t, o)
+		s.pol.set(rankingFrequency)
+		s.sh.period = math.MaxInt
 		rng := rand.New(rand.NewPCG(seed, 2))
 		keys := make([]uint64, 8*maxE)
 		for i := range keys {
@@ -126,7 +131,7 @@ func (s *Cache[K, V]) holds(k K) bool {
 // TestGhostRemembersEvictedKeys: a key evicted after hits that showed a
 // short reuse gap leaves that gap in the ghost, so that it comes back with
 // a gap far below a one-off's; a key the ghost does not know comes in with
-// newGapCaps capacities.
+// no gap.
 func TestGhostRemembersEvictedKeys(t *testing.T) {
 	seed := seedFor(t)
 	const maxE = 4096
@@ -152,28 +157,27 @@ func TestGhostRemembersEvictedKeys(t *testing.T) {
 				continue
 			}
 			// Evicted once its age passed the one-offs' gap (max(g, age)).
-			w, _ := s.gh.spot(s.hash(hot))
+			w, _ := s.tab.Load().gh.spot(s.hash(hot))
 			word := w.Load()
 			now := s.tickNow(0)
-			g, age, ok := s.gh.take(s.hash(hot), now)
+			g, age, ok := s.tab.Load().gh.take(s.hash(hot), now)
 			if !ok {
 				t.Fatalf("evicted after %d inserts, the hot key left nothing in the ghost", i+1)
 			}
-			if g != g0 || age < 4*maxE>>s.tq {
-				t.Fatalf("the ghost holds gap %d and age %d units; the key had gap %d and was evicted %d inserts in", g, age, g0, i+1)
+			if gapValue[g] != g0 || age < 4*maxE>>s.tq {
+				t.Fatalf("the ghost holds gap %d and age %d units; the key had gap %d and was evicted %d inserts in", gapValue[g], age, g0, i+1)
 			}
 			// Back with its gap moved by the time since its last use.
 			w.Store(word)
-			_, shift := choiceOf(s.pol.choice())
-			want := gapValue[gapCode(blendGap(g0, age, shift))]
+			want := gapValue[gapCode(blendGap(g0, age, s.pol.current().shift))]
 			s.Set(hot, 1)
 			if g := gapOf(s.wordOf(hot)); g != want {
 				t.Fatalf("back from the ghost with gap %d, want %d", g, want)
 			}
 			one := rng.Uint64() >> 1
 			s.Set(one, 2)
-			if g := gapOf(s.wordOf(one)); s.holds(one) && g != gapValue[gapCode(s.newGap)] {
-				t.Fatalf("a key the ghost does not know has gap %d, want %d", g, gapValue[gapCode(s.newGap)])
+			if c := gapCodeOf(s.wordOf(one)); s.holds(one) && c != noGap {
+				t.Fatalf("a key the ghost does not know has gap code %d, want none (%d)", c, noGap)
 			}
 			return
 		}
@@ -259,16 +263,25 @@ func TestPolicyWord(t *testing.T) {
 		}
 	}
 	// A use moves the gap half way (α = 1/2) or a quarter (1/4) to the gap
-	// seen, and stamps the tick.
+	// seen, or all the way (α = 1), and stamps the tick; a key without a
+	// gap moves from firstGap, whatever gap the ranking scores newcomers
+	// with.
+	half, quarter, last := rank{shift: 1, newGap: 1000, firstGap: 400}, rank{shift: 2}, rank{shift: 0}
 	g := packAcc(100, gapCode(96))
-	if a := accessed(g, 100+32, 1); gapOf(a) != 64 || ageOf(a, 132) != 0 {
+	if a := half.accessed(g, 100+32); gapOf(a) != 64 || ageOf(a, 132) != 0 {
 		t.Errorf("accessed(gap 96, seen 32, α 1/2) = gap %d, age %d; want 64, 0", gapOf(a), ageOf(a, 132))
 	}
-	if a := accessed(g, 100+32, 2); gapOf(a) != gapValue[gapCode(80)] {
+	if a := quarter.accessed(g, 100+32); gapOf(a) != gapValue[gapCode(80)] {
 		t.Errorf("accessed(gap 96, seen 32, α 1/4) = gap %d, want %d", gapOf(a), gapValue[gapCode(80)])
 	}
-	if a := accessed(packAcc(0, gapCode(16)), 200, 1); gapOf(a) != gapValue[gapCode(108)] {
+	if a := last.accessed(g, 100+32); gapOf(a) != 32 {
+		t.Errorf("accessed(gap 96, seen 32, α 1) = gap %d, want 32", gapOf(a))
+	}
+	if a := half.accessed(packAcc(0, gapCode(16)), 200); gapOf(a) != gapValue[gapCode(108)] {
 		t.Errorf("accessed(gap 16, seen 200, α 1/2) = gap %d, want %d", gapOf(a), gapValue[gapCode(108)])
+	}
+	if a := half.accessed(packAcc(0, noGap), 200); gapOf(a) != gapValue[gapCode(300)] {
+		t.Errorf("accessed(no gap, seen 200, α 1/2, first gap 400) = gap %d, want %d", gapOf(a), gapValue[gapCode(300)])
 	}
 	// Which of two entries goes, at now = 1000, under each λ. p (gap 512,
 	// used at 500) is due in 12, q (gap 400, used now) in 400: λ = 0
@@ -286,11 +299,11 @@ func TestPolicyWord(t *testing.T) {
 		{word(16, 100), word(512, 999), [3]string{"x", "x", "x"}},
 	} {
 		for l, want := range c.want {
-			m4 := lambdaQuarters[l]
-			sx, _ := score(c.x, 1000, m4)
-			sy, _ := score(c.y, 1000, m4)
+			r := ranking{m4: [3]int64{4, 0, -6}[l]}.in(1000)
+			sx, _ := r.score(c.x, 1000)
+			sy, _ := r.score(c.y, 1000)
 			if got := map[bool]string{true: "x", false: "y"}[sx > sy]; got != want {
-				t.Errorf("(1−λ) = %d/4: x scores %d, y %d: %s goes, want %s", m4, sx, sy, got, want)
+				t.Errorf("(1−λ) = %d/4: x scores %d, y %d: %s goes, want %s", r.m4, sx, sy, got, want)
 			}
 		}
 	}
@@ -337,11 +350,13 @@ func TestCachePrefetch(t *testing.T) {
 		{1 << 20 / 100, false},       // 0.3 MiB
 		{1 << 10, false},
 	} {
-		s, err := NewCache[string, int64](CacheOptions{Seed: 1, MaxEntries: c.max})
+		s, err := NewCache(CacheOptions[string, int64]{Seed: 1, MaxEntries: c.max})
 		if err != nil {
 			t.Fatal(err)
 		}
-		tb := s.tab.Load()
+		// The final table: the one that holds the bound.
+		sizes := cacheSizes(&s.cfg)
+		tb := newCacheTable[string, int64](&s.cfg, s.lay, sizes[len(sizes)-1], s.tq)
 		bytes := tb.n * uint64(unsafe.Sizeof(cacheBucket[string, int64]{}))
 		if tb.prefetch != c.want {
 			t.Errorf("MaxEntries %d (%d bytes of buckets): prefetch %v, want %v", c.max, bytes, tb.prefetch, c.want)

@@ -123,7 +123,7 @@ func ExampleMap_Report() {
 // A Cache never holds more than MaxEntries, every Set lands, and what
 // made room is counted.
 func ExampleNewCache() {
-	s, err := store.NewCache[int, int](store.CacheOptions{MaxEntries: 1000, Seed: 1})
+	s, err := store.NewCache(store.CacheOptions[int, int]{MaxEntries: 1000, Seed: 1})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func (c *fixedClock) Now() time.Time { return c.t }
 // TTLs, with a clock the example controls.
 func ExampleCache_SetWithTTL() {
 	clock := &fixedClock{time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	s, err := store.NewCache[string, string](store.CacheOptions{MaxEntries: 100, Clock: clock})
+	s, err := store.NewCache(store.CacheOptions[string, string]{MaxEntries: 100, Clock: clock})
 	if err != nil {
 		log.Fatal(err)
 	}

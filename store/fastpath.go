@@ -27,17 +27,24 @@ const (
 // k has is left as it is and returned (GetOrSet).
 func (t *table[K, V]) setFast(k K, v V, h uint64, tag uint8, ifAbsent bool) (V, fastResult) {
 	var c [hashfn.MaxChoices]uint64
-	cs := t.cands(h, &c)
+	var cs []uint64
+	if t.d == 2 && t.scheme != hashfn.Double {
+		// cands written out: it does not fit the inlining budget.
+		c[0], c[1] = t.cand2Words(h)
+		cs = c[:2]
+	} else {
+		cs = t.cands(h, &c)
+	}
 	l := t.lay
 	// An update locks only the bucket that holds the key: found by its
 	// tag first, then under the lock (a key only enters a bucket under
 	// the locks of all its candidates, so while this one is held, k
 	// cannot appear in another).
 	for _, i := range cs {
-		if ctrl(t.hdr(i).ctrl.Load()).match(tag) == 0 {
+		b := t.bucket(i)
+		if ctrl(b.ctrl.Load()).match(tag) == 0 {
 			continue
 		}
-		b := t.bucket(i)
 		b.sync.lock()
 		if j := b.find(k, tag); j >= 0 {
 			if ifAbsent {

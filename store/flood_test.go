@@ -86,15 +86,26 @@ func checkFlood[K comparable](t *testing.T, o Options, flood, random []K, want h
 	if testutil.Race {
 		rounds = 1 // times are not compared under the detector
 	}
-	for range rounds {
-		f.run(t, o, flood)
-		r.run(t, o, random)
-		setRatios = append(setRatios, float64(f.set)/float64(r.set))
-		getRatios = append(getRatios, float64(f.get)/float64(r.get))
+	measure := func() {
+		for range rounds {
+			f.run(t, o, flood)
+			r.run(t, o, random)
+			setRatios = append(setRatios, float64(f.set)/float64(r.set))
+			getRatios = append(getRatios, float64(f.get)/float64(r.get))
+		}
+	}
+	measure()
+	setRatio, getRatio := median(setRatios), median(getRatios)
+	if !testutil.Race && (setRatio > 3 || getRatio > 3) {
+		// A machine busy with other work can slow most of seven rounds
+		// on one side; a flood that costs more than O(1) per operation
+		// stays over the bound in twice as many.
+		t.Logf("flood ÷ random over %d rounds: Set %.2f, Get %.2f; measuring %d more", rounds, setRatio, getRatio, rounds)
+		measure()
+		setRatio, getRatio = median(setRatios), median(getRatios)
 	}
 	fs, rs := f.s, r.s
 	fst, rst := fs.Stats(), rs.Stats()
-	setRatio, getRatio := median(setRatios), median(getRatios)
 	t.Logf("flood: %d buckets, stash %d, %d re-keys, %v seed %#x, heap %.1f MB", fst.Buckets, fst.Stash, fst.Rekeys, fs.options().Hash, fs.Seed(), f.heap/1e6)
 	t.Logf("random: %d buckets, stash %d, heap %.1f MB", rst.Buckets, rst.Stash, r.heap/1e6)
 	t.Logf("flood ÷ random, per round: Set %.2f (median of %.2f), Get %.2f (median of %.2f)", setRatio, setRatios, getRatio, getRatios)

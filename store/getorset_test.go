@@ -40,7 +40,7 @@ func TestGetOrSet(t *testing.T) {
 // value, with the default TTL.
 func TestGetOrSetExpired(t *testing.T) {
 	clk := newFakeClock()
-	s := newTestCache[string, int](t, CacheOptions{Seed: 5, MaxEntries: 100, Clock: clk, DefaultTTL: time.Minute})
+	s := newTestCache(t, CacheOptions[string, int]{Seed: 5, MaxEntries: 100, Clock: clk, DefaultTTL: time.Minute})
 	s.SetWithTTL("a", 1, time.Second)
 	if v, loaded := s.GetOrSet("a", 2); !loaded || v != 1 {
 		t.Fatalf("GetOrSet of a live entry = %d, %v; want 1, true", v, loaded)

@@ -16,7 +16,8 @@ import (
 // evicted word's gap code and the tick of its last access:
 //
 //	bits  0–15  the tick of the key's last access, in units of 2^shift
-//	            policy units: enough for 2^16 units to span 16 capacities
+//	            policy units: enough for 2^16 units to span 64 capacities,
+//	            twice the longest newcomer gap (ranking.go)
 //	bits 16–23  its gap code
 //	bits 24–31  fingerprint, 1 to 255; 0 is an empty word
 //
@@ -53,10 +54,10 @@ func (g *ghost) init(capacity int, capUnits uint64) {
 	g.shift = ghostShift(capUnits)
 }
 
-// ghostShift returns the shift that makes 2^16 ghost ticks span 16
+// ghostShift returns the shift that makes 2^16 ghost ticks span 64
 // capacities of capUnits policy units.
 func ghostShift(capUnits uint64) uint8 {
-	return uint8(max(bits.Len64(capUnits)+4-16, 0))
+	return uint8(max(bits.Len64(capUnits)+6-16, 0))
 }
 
 // spot returns the word of the key with hash h and its fingerprint.
@@ -65,17 +66,18 @@ func (g *ghost) spot(h uint64) (*atomic.Uint32, uint32) {
 	return &g.words[x&g.mask], uint32(1 + (x>>32)%255)
 }
 
-// take returns the gap and the age at tick unit now that a key with hash
-// h left when it was evicted, if the ghost still has them, and forgets
-// them.
-func (g *ghost) take(h uint64, now uint64) (gap, age uint32, ok bool) {
+// take returns the gap code and the age at tick unit now that a key with
+// hash h left when it was evicted, if the ghost still has them, and
+// forgets them.
+func (g *ghost) take(h uint64, now uint64) (gap uint8, age uint32, ok bool) {
 	w, fp := g.spot(h)
 	x := w.Load()
 	if x == 0 || x>>24 != fp {
 		return 0, 0, false
 	}
 	storeRelaxed32(w, 0)
-	return ghostRead(x, now, g.shift)
+	gap, age = ghostRead(x, now, g.shift)
+	return gap, age, true
 }
 
 // put remembers the policy word acc of an evicted key with hash h.
@@ -91,18 +93,20 @@ func ghostWord(acc uint32, now uint64, shift uint8, fp uint32) uint32 {
 	return uint32(last)&0xffff | (acc>>gapShift&gapMask)<<16 | fp<<24
 }
 
-// ghostRead unpacks a ghost word at tick unit now: its gap and its age.
-func ghostRead(x uint32, now uint64, shift uint8) (gap, age uint32, ok bool) {
+// ghostRead unpacks a ghost word at tick unit now: its gap code and its
+// age.
+func ghostRead(x uint32, now uint64, shift uint8) (gap uint8, age uint32) {
 	age = (uint32(now>>shift) - x) & 0xffff << shift
-	return gapValue[x>>16&gapMask], age, true
+	return uint8(x >> 16 & gapMask), age
 }
 
-// newcomer returns the policy word of a key inserted at tick unit now:
-// with the gap the ghost gave, moved as a hit would by the time since its
-// last use, or newGap units if the ghost did not know it.
-func newcomer(gap, age uint32, known bool, now uint64, shift uint8, newGap uint32) uint32 {
+// newcomer returns the policy word of a key inserted at tick unit now
+// under ranking r: with the gap the ghost gave (code gap), moved as a hit
+// would by the time since its last use (age), or no gap if the ghost did
+// not know it.
+func (r *rank) newcomer(gap uint8, age uint32, known bool, now uint64) uint32 {
 	if !known {
-		return packAcc(now, gapCode(newGap))
+		return packAcc(now, noGap)
 	}
-	return packAcc(now, gapCode(blendGap(gap, age, shift)))
+	return r.accessed(packAcc(now-uint64(age), gap), now)
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/twochoice/twochoice/hashfn"
@@ -90,8 +91,9 @@ func (s *Map[K, V]) checkInvariants() error {
 
 // checkInvariants verifies the cache's table; call it when no other
 // goroutine uses the cache. It checks what checkBuckets checks, and that
-// Len counts what the table holds, within MaxEntries, and that the table
-// has exactly MaxEntries slots.
+// Len counts what the table holds, within MaxEntries; that the table is
+// one of the sizes of the cache's path, not frozen, and either final with
+// exactly MaxEntries slots or on the way with entries within its threshold.
 func (s *Cache[K, V]) checkInvariants() error {
 	t := s.tab.Load()
 	total, err := checkBuckets[K, V](t, t.capMask, "cache", map[K]string{}, func(i uint64, j int, full bool) error {
@@ -120,8 +122,20 @@ func (s *Cache[K, V]) checkInvariants() error {
 	if total > int64(s.options().MaxEntries) {
 		return fmt.Errorf("cache: %d entries, MaxEntries %d", total, s.options().MaxEntries)
 	}
-	if slots := int64(t.n)*int64(t.size) - int64(t.short); slots != int64(s.options().MaxEntries) {
-		return fmt.Errorf("cache: %d slots, MaxEntries %d", slots, s.options().MaxEntries)
+	o := s.options()
+	if sizes := cacheSizes(&o); !slices.Contains(sizes, t.n) || t.final != (t.n == sizes[len(sizes)-1]) {
+		return fmt.Errorf("cache: a table of %d buckets (final %v); the sizes of its path are %v", t.n, t.final, sizes)
+	}
+	if t.frozen.Load() {
+		return fmt.Errorf("cache: the table in use is frozen")
+	}
+	if t.final {
+		if slots := t.slots(); slots != int64(o.MaxEntries) {
+			return fmt.Errorf("cache: %d slots, MaxEntries %d", slots, o.MaxEntries)
+		}
+	} else if t.size != o.BucketSize || t.short != 0 || total > t.growAt {
+		return fmt.Errorf("cache: a table on the way of %d buckets of %d slots (%d short) holds %d entries, threshold %d",
+			t.n, t.size, t.short, total, t.growAt)
 	}
 	return nil
 }

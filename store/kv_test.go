@@ -42,7 +42,7 @@ var (
 // New returns a cache if o.MaxEntries > 0, else a map.
 func New[K comparable, V any](o Options) (kv[K, V], error) {
 	if o.MaxEntries > 0 {
-		c, err := NewCache[K, V](o.cacheOptions())
+		c, err := NewCache(cacheOptionsOf[K, V](&o))
 		if err != nil {
 			return nil, err
 		}
@@ -62,7 +62,7 @@ func New[K comparable, V any](o Options) (kv[K, V], error) {
 // names a bound or the file holds one.
 func Open[K comparable, V any](path string, o *Options) (kv[K, V], error) {
 	if o != nil && o.MaxEntries > 0 {
-		co := o.cacheOptions()
+		co := cacheOptionsOf[K, V](o)
 		c, err := OpenCache[K, V](path, &co)
 		if err != nil {
 			return nil, err
@@ -78,9 +78,9 @@ func Open[K comparable, V any](path string, o *Options) (kv[K, V], error) {
 	if err == nil {
 		return m, nil
 	}
-	var co *CacheOptions
+	var co *CacheOptions[K, V]
 	if o != nil {
-		x := o.cacheOptions()
+		x := cacheOptionsOf[K, V](o)
 		co = &x
 	}
 	if !errors.Is(err, ErrOptionsMismatch) {
@@ -117,7 +117,7 @@ func newTestMap[K comparable, V any](tb testing.TB, o MapOptions) *Map[K, V] {
 }
 
 // newTestCache is newTestStore for a cache.
-func newTestCache[K comparable, V any](tb testing.TB, o CacheOptions) *Cache[K, V] {
+func newTestCache[K comparable, V any](tb testing.TB, o CacheOptions[K, V]) *Cache[K, V] {
 	tb.Helper()
 	s, err := NewCache[K, V](o)
 	if err != nil {
@@ -138,18 +138,18 @@ func checkAtEnd(tb testing.TB, s interface{ checkInvariants() error }) {
 // resolve resolves test options as the constructor of their type would.
 func (o config) resolve() (config, error) {
 	if o.MaxEntries != 0 {
-		return o.cacheOptions().resolve()
+		return resolveCache(o)
 	}
 	return o.mapOptions().resolve()
 }
 
 func (s *Map[K, V]) options() Options   { return s.configOf(s.tabs.Load().cur) }
-func (s *Cache[K, V]) options() Options { return s.cfg }
+func (s *Cache[K, V]) options() Options { return s.configOf(s.tab.Load()) }
 
 // newTestCacheOf is newTestCache for options in the tests' common form.
 func newTestCacheOf[K comparable, V any](tb testing.TB, o Options) *Cache[K, V] {
 	tb.Helper()
-	return newTestCache[K, V](tb, o.cacheOptions())
+	return newTestCache(tb, cacheOptionsOf[K, V](&o))
 }
 
 // newTestMapOf is newTestMap for options in the tests' common form.

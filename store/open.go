@@ -121,19 +121,18 @@ func OpenMap[K comparable, V any](path string, opts *MapOptions) (*Map[K, V], er
 // The eviction policy's history is not saved: the restored entries start
 // as if each had been used once a capacity ago.
 //
-// A cache's table is allocated whole, as NewCache allocates it, and its
-// size follows from the bound the file records: a nearly empty cache of
-// 2^28 entries is a file of kilobytes, as is a doctored file that claims
-// that bound, and the two cannot be told apart before the table is
-// needed. So a cache saved holding fewer than a quarter of its
-// MaxEntries, whose table takes over 64 MiB, is restored only when
-// opts.MaxEntries names its bound: the caller then asks for that memory as
-// it would ask NewCache. Without it OpenCache fails with ErrOptions, which
-// says so, having allocated nothing.
+// The table is the one the cache had when it was saved (one of the sizes
+// its table grows through, up to the final one), unless that table is
+// more than four times the one its entries need and over 64 MiB: a cache
+// that filled and then lost most of its entries, or a doctored file that
+// claims a bound of 2^28 beside a handful of records. Its entries then go
+// into the table that holds them, placed as Set would place them, as
+// OpenMap restores a sparse map: what OpenCache allocates follows the
+// entries the file holds, and the restored cache grows from there.
 //
 // A snapshot of a map is ErrOptionsMismatch: OpenMap restores it. Other
 // errors are those of OpenMap.
-func OpenCache[K comparable, V any](path string, opts *CacheOptions) (*Cache[K, V], error) {
+func OpenCache[K comparable, V any](path string, opts *CacheOptions[K, V]) (*Cache[K, V], error) {
 	r, m, err := openSnapshot[K, V](path)
 	if err != nil {
 		return nil, err
@@ -154,25 +153,33 @@ func OpenCache[K comparable, V any](path string, opts *CacheOptions) (*Cache[K, 
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
-	if err := checkCacheBound[K, V](&m, o, opts); err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", path, err)
-	}
 	if err := checkFileOptions(&o, &m); err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
 	}
-	s := newCache[K, V](o)
-	t := s.tab.Load()
-	// A cache's table size follows from its options alone, and newCache
-	// has made the table (empty): the records go into it.
-	if t.n != m.Buckets {
-		return nil, fmt.Errorf("snapshot %s: %w: a cache of %d entries has %d buckets, the file says %d",
-			path, ErrCorrupt, s.cfg.MaxEntries, t.n, m.Buckets)
+	// A cache's table sizes follow from its options alone: the file's
+	// must be one of them.
+	if sizes := cacheSizes(&o); !slices.Contains(sizes, m.Buckets) {
+		return nil, fmt.Errorf("snapshot %s: %w: a cache of %d entries has tables of %d to %d buckets, the file says %d",
+			path, ErrCorrupt, o.MaxEntries, sizes[0], sizes[len(sizes)-1], m.Buckets)
 	}
 	if m.Stash != 0 {
 		return nil, fmt.Errorf("snapshot %s: %w: a cache has no stash, the file has %d entries in one", path, ErrCorrupt, m.Stash)
 	}
-	if err := restoreInPlace[K, V](r, &m, cacheRestore[K, V]{t, s}, s.nowNanos()); err != nil {
-		return nil, err
+	s := newCache[K, V](o)
+	var t *cacheTable[K, V]
+	if isSparseCache[K, V](&s.cfg, &m) {
+		if t, err = restoreCacheSparse(s, r, &m); err != nil {
+			return nil, err
+		}
+	} else {
+		t = newCacheTable[K, V](&s.cfg, s.lay, m.Buckets, s.tq)
+		if err := restoreInPlace[K, V](r, &m, cacheRestore[K, V]{t, s}, s.nowNanos()); err != nil {
+			return nil, err
+		}
+	}
+	s.tab.Store(t)
+	if t.live.Load() > t.growAt {
+		s.grow(t) // saved by a Set about to grow it
 	}
 	return s, nil
 }
@@ -197,7 +204,7 @@ func openSnapshot[K comparable, V any](path string) (*snapshot.Reader, snapshot.
 func checkFileOptions(o *config, m *snapshot.Meta) error {
 	var err error
 	if o.MaxEntries > 0 {
-		_, err = o.cacheOptions().resolve()
+		_, err = resolveCache(*o)
 	} else {
 		_, err = o.mapOptions().resolve()
 	}
@@ -327,7 +334,7 @@ func checkShape(m *snapshot.Meta, o *config) error {
 		return fmt.Errorf("%w: histogram of %d parts", ErrCorrupt, len(m.Histogram))
 	}
 	for _, part := range m.Histogram {
-		if len(part) != histogramLoads(o) {
+		if len(part) != histogramLoads(o, m.Buckets) {
 			return fmt.Errorf("%w: histogram row of %d loads", ErrCorrupt, len(part))
 		}
 	}

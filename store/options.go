@@ -55,9 +55,13 @@ type MapOptions struct {
 	Seed uint64
 }
 
-// CacheOptions configures a [Cache]. MaxEntries is required; every other
-// zero field means its default, as for [MapOptions].
-type CacheOptions struct {
+// CacheOptions configures a [Cache] of keys K and values V. MaxEntries is
+// required; every other zero field means its default, as for [MapOptions].
+// It has the cache's types as parameters for the functions it may carry
+// (see below), so a literal names them, and NewCache infers them from it:
+//
+//	c, err := store.NewCache(store.CacheOptions[string, []byte]{MaxEntries: 10_000})
+type CacheOptions[K comparable, V any] struct {
 	// MaxEntries bounds the cache: it never holds more, and a new key
 	// that finds its candidate buckets full evicts one of their entries
 	// (see "Eviction" in the package documentation). It must be at least
@@ -146,7 +150,7 @@ func (o MapOptions) config() config {
 		BucketSize: o.BucketSize, Hash: o.Hash, Seed: o.Seed}
 }
 
-func (o CacheOptions) config() config {
+func (o CacheOptions[K, V]) config() config {
 	return config{MaxEntries: o.MaxEntries, DefaultTTL: o.DefaultTTL, Clock: o.Clock, Placement: o.Placement,
 		Choices: o.Choices, BucketSize: o.BucketSize, Hash: o.Hash, Seed: o.Seed}
 }
@@ -156,8 +160,10 @@ func (o *config) mapOptions() MapOptions {
 		BucketSize: o.BucketSize, Hash: o.Hash, Seed: o.Seed}
 }
 
-func (o *config) cacheOptions() CacheOptions {
-	return CacheOptions{MaxEntries: o.MaxEntries, DefaultTTL: o.DefaultTTL, Clock: o.Clock, Placement: o.Placement,
+// cacheOptionsOf returns the options of o in a cache's form; the fields
+// that are functions of K and V, which config does not hold, are nil.
+func cacheOptionsOf[K comparable, V any](o *config) CacheOptions[K, V] {
+	return CacheOptions[K, V]{MaxEntries: o.MaxEntries, DefaultTTL: o.DefaultTTL, Clock: o.Clock, Placement: o.Placement,
 		Choices: o.Choices, BucketSize: o.BucketSize, Hash: o.Hash, Seed: o.Seed}
 }
 
@@ -182,8 +188,11 @@ func (o MapOptions) resolve() (config, error) {
 
 // resolve returns o with the defaults filled in, or an error that wraps
 // ErrOptions and says what is wrong.
-func (o CacheOptions) resolve() (config, error) {
-	c := o.config()
+func (o CacheOptions[K, V]) resolve() (config, error) { return resolveCache(o.config()) }
+
+// resolveCache is CacheOptions.resolve on the options' scalar fields.
+func resolveCache(o config) (config, error) {
+	c := o
 	switch {
 	case o.MaxEntries <= 0:
 		return c, fmt.Errorf("%w: MaxEntries %d (a cache needs a bound of at least 1; for no bound, use a Map)", ErrOptions, o.MaxEntries)

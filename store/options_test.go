@@ -71,7 +71,7 @@ func TestMaxCacheEntries(t *testing.T) {
 	for _, maxE := range []int{MaxCacheEntries + 1, 1 << 35} {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		s, err := NewCache[uint64, uint64](CacheOptions{MaxEntries: maxE, BucketSize: 8})
+		s, err := NewCache(CacheOptions[uint64, uint64]{MaxEntries: maxE, BucketSize: 8})
 		runtime.ReadMemStats(&after)
 		if !errors.Is(err, ErrOptions) || s != nil {
 			t.Fatalf("New with MaxEntries %d: %v, %v; want ErrOptions", maxE, s, err)

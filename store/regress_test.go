@@ -18,7 +18,7 @@ import (
 // slot's policy word (which must stay 0), nor a replacing key's: touch
 // swaps only the word the lookup read with the entry.
 func TestTouchAfterRemovalWritesNothing(t *testing.T) {
-	s, err := NewCache[int, int](CacheOptions{MaxEntries: 64, Seed: 5})
+	s, err := NewCache(CacheOptions[int, int]{MaxEntries: 64, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestTouchAfterRemovalWritesNothing(t *testing.T) {
 // its expiry must not wrap around to a time long past.
 func TestLongTTLKeepsTheEntry(t *testing.T) {
 	clk := newFakeClock()
-	s, err := NewCache[string, int](CacheOptions{MaxEntries: 1000, Clock: clk, DefaultTTL: math.MaxInt64})
+	s, err := NewCache(CacheOptions[string, int]{MaxEntries: 1000, Clock: clk, DefaultTTL: math.MaxInt64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestLongTTLKeepsTheEntry(t *testing.T) {
 func TestExpiryAtZeroStillExpires(t *testing.T) {
 	clk := new(fakeClock)
 	clk.ns.Store(-int64(time.Second))
-	s, err := NewCache[int, int](CacheOptions{MaxEntries: 100, Clock: clk})
+	s, err := NewCache(CacheOptions[int, int]{MaxEntries: 100, Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestGrowthKeepsStashedKeysVisibleBesideNaN(t *testing.T) {
 // ErrCorrupt for them, and a program that rebuilds a corrupt snapshot (the
 // README's example) would have thrown a good file away.
 func TestOpenBadTTLIsNotCorrupt(t *testing.T) {
-	cache := newTestCache[string, int](t, CacheOptions{Seed: 5, MaxEntries: 100})
+	cache := newTestCache(t, CacheOptions[string, int]{Seed: 5, MaxEntries: 100})
 	cache.Set("a", 1)
 	_, cpath := saveOpen(t, cache, nil)
 	for _, tc := range []struct {

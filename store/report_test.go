@@ -148,7 +148,7 @@ func TestReportFields(t *testing.T) {
 // A cache's report has no fluid limit (it does not model evictions), and
 // String says so with "-" instead of printing zeros as the limit.
 func TestCacheLoadHasNoFluid(t *testing.T) {
-	s, err := NewCache[int, int](CacheOptions{MaxEntries: 1000, Seed: 3})
+	s, err := NewCache(CacheOptions[int, int]{MaxEntries: 1000, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestReportFigures(t *testing.T) {
 		}
 	}
 
-	c := newTestCache[int, int](t, CacheOptions{MaxEntries: 1001, BucketSize: 5, Seed: 9})
+	c := newTestCache(t, CacheOptions[int, int]{MaxEntries: 1001, BucketSize: 5, Seed: 9})
 	for i := range 700 {
 		c.Set(i, i)
 	}
@@ -288,7 +288,7 @@ func TestCacheReportWithLargerBuckets(t *testing.T) {
 // A cache's load report: no fluid columns (a full cache is not balls that
 // arrive and stay), utilization against the bound.
 func TestCacheLoadReport(t *testing.T) {
-	s := newTestCache[int, int](t, CacheOptions{MaxEntries: 5000, Seed: 3})
+	s := newTestCache(t, CacheOptions[int, int]{MaxEntries: 5000, Seed: 3})
 	for i := range 20000 {
 		s.Set(i, i)
 	}
@@ -303,7 +303,7 @@ func TestCacheLoadReport(t *testing.T) {
 
 // A cache's load report counts its deletes, as Stats does.
 func TestCacheLoadCountsDeletes(t *testing.T) {
-	s, err := NewCache[int, int](CacheOptions{MaxEntries: 1000, Seed: 11})
+	s, err := NewCache(CacheOptions[int, int]{MaxEntries: 1000, Seed: 11})
 	if err != nil {
 		t.Fatal(err)
 	}

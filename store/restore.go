@@ -249,7 +249,7 @@ func checkNew[K comparable, V any](k K, tag uint8, cs []uint64, bucket func(uint
 // table of n buckets and one of the key's candidates cs there.
 func checkRecordBucket[K comparable](k K, bi int64, n uint64, cs []uint64) error {
 	if bi < 0 || uint64(bi) >= n || !slices.Contains(cs, uint64(bi)) {
-		return fmt.Errorf("%w: key %v recorded in bucket %d, not one of its candidates %v (a different hash or seed?)", ErrCorrupt, k, bi, cs)
+		return fmt.Errorf("%w: key %v recorded in bucket %d, not one of its candidates %v (a different hash or seed?)", ErrCorrupt, k, bi, slices.Clone(cs))
 	}
 	return nil
 }

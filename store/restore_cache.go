@@ -2,63 +2,112 @@ package store
 
 import (
 	"fmt"
-	"math/bits"
 	"reflect"
+	"slices"
 
+	"github.com/twochoice/twochoice/hashfn"
 	"github.com/twochoice/twochoice/internal/snapshot"
 )
 
 // Caches far larger than their entries.
 //
-// A cache's table is allocated whole, by New and so by Open, and its size
-// follows from MaxEntries alone: a snapshot of a cache of 2^28 entries
-// that holds a handful is a file of kilobytes, and so is a doctored file
-// that claims such a bound. Nothing in the file tells the two apart
-// before its records are read, and the table must exist before they are
-// placed into it, so Open does not take the bound from the file alone
-// when the file does not account for it: a cache whose table takes more
-// than sparseFloor bytes and whose bound is more than sparseFactor times
-// the entries the file records (which its size bounds: Meta's checks) is
-// restored only when the caller names that bound in CacheOptions.MaxEntries,
-// as it would to New. Otherwise Open fails with ErrOptions, saying so,
-// before it allocates anything. What Open allocates for a cache before it
-// reads the records thus grows with the entries the file claims, or is
-// what the caller asked for.
+// A cache's table grows as entries arrive (cache_grow.go), so a snapshot
+// of a cache records the table it had: one of the sizes on its path
+// (cacheSizes), up to the final one. A cache that filled and then lost
+// most of its entries keeps its final table, and a doctored file may claim
+// any size on the path with a handful of records. So OpenCache restores
+// a cache as OpenMap restores a map (restore_sparse.go): in place while
+// the table is at most sparseFactor times the one its entries need
+// (sizesFor) or takes at most sparseFloor bytes, and otherwise sparsely,
+// into the table on the path that holds its entries, as Set would place
+// them. What Open allocates for a cache thus follows the entries the file
+// claims, which its size bounds, and not the bound it records.
 
-// checkCacheBound returns an error wrapping ErrOptions if the cache that
-// the snapshot m describes, under options o (from snapshotOptions), is
-// too large for the entries m records and given does not name its bound
-// (see above). It returns nil for options NewCache will refuse: NewCache
-// says why.
-func checkCacheBound[K comparable, V any](m *snapshot.Meta, o config, given *CacheOptions) error {
-	if given != nil && given.MaxEntries != 0 {
-		return nil // snapshotOptions has checked that given's bound is the file's
-	}
-	o, err := o.cacheOptions().resolve()
-	if err != nil {
-		return nil
-	}
-	bytes, err := cacheBytes[K, V](&o)
-	if err != nil {
-		return nil
-	}
-	if uint64(o.MaxEntries) <= sparseFactor*m.Entries || bytes <= sparseFloor {
-		return nil
-	}
-	return fmt.Errorf("%w: the file holds a cache of %d entries with %d saved; OpenCache allocates a cache's table whole (%d MiB here), which so few entries do not account for: "+
-		"to restore it, pass CacheOptions{MaxEntries: %d} to OpenCache", ErrOptions, o.MaxEntries, m.Entries, bytes>>20, o.MaxEntries)
+// isSparseCache reports whether the cache table that m describes is to be
+// restored sparsely, under the cache's options o (see above).
+func isSparseCache[K comparable, V any](o *config, m *snapshot.Meta) bool {
+	bucketBytes := uint64(reflect.TypeFor[cacheBucket[K, V]]().Size() + reflect.TypeFor[bucketMeta]().Size())
+	need := sizesFor(o, int64(m.Entries))[0]
+	return m.Buckets > sparseFactor*need && m.Buckets > sparseFloor/bucketBytes
 }
 
-// cacheBytes returns the bytes New allocates for the table of a cache of
-// options o: its buckets, their expiries and the ghost.
-func cacheBytes[K comparable, V any](o *config) (uint64, error) {
-	n, _, _, err := cacheSize(o)
+// restoreCacheSparse reads every record of r, checks it against the table
+// m describes, and places it afresh into the table on the cache's path
+// that holds m.Entries entries (a larger one if a key finds its candidates
+// full there), which it returns. Errors name the file.
+func restoreCacheSparse[K comparable, V any](s *Cache[K, V], r *snapshot.Reader, m *snapshot.Meta) (*cacheTable[K, V], error) {
+	path := r.Path()
+	o := &s.cfg
+	gen, err := o.Placement.Generator(m.Buckets, o.Choices)
 	if err != nil {
-		return 0, err
+		return nil, fmt.Errorf("snapshot %s: %w: table size %d: %v", path, ErrCorrupt, m.Buckets, err)
 	}
-	perBucket := uint64(reflect.TypeFor[cacheBucket[K, V]]().Size() + reflect.TypeFor[bucketMeta]().Size())
-	// ghost.init: ghostPerEntry 32-bit words per entry, rounded up to a
-	// power of two.
-	ghostWords := uint64(1) << bits.Len64(uint64(max(ghostPerEntry*o.MaxEntries, 64))-1)
-	return n*perBucket + 4*ghostWords, nil
+	// The file's bucket sizes: the final table's first short buckets have
+	// one slot fewer; a table on the way has BucketSize slots in each.
+	nf, size, short, _ := cacheSize(o)
+	if m.Buckets != nf {
+		size, short = o.BucketSize, 0
+	}
+	sizes := sizesFor(o, int64(m.Entries))
+	t := newCacheTable[K, V](o, s.lay, sizes[0], s.tq)
+	dec := snapshot.NewDecoder[K, V]()
+	now := nowOf(o)
+	tick := s.tickNow(0)
+	acc := packAcc(tick, gapCode(uint32(o.MaxEntries>>s.tq)))
+	rk := s.pol.current()
+	loads := make(map[uint64]uint8) // the loads of the file's buckets that records name
+	n := 0
+	err = r.ForEach(func(rec []byte) error {
+		k, v, expiry, bi, err := dec.DecodeRecord(rec)
+		if err != nil {
+			return fmt.Errorf("snapshot %s: record %d: %w", path, n, err)
+		}
+		n++
+		h := t.hash(k)
+		var c [hashfn.MaxChoices]uint64
+		gen.Fill(h, c[:])
+		if bi == stashIndex {
+			return fmt.Errorf("snapshot %s: record %d: %w: key %v recorded in the stash of a cache, which has none", path, n-1, ErrCorrupt, k)
+		}
+		if err := checkRecordBucket(k, bi, m.Buckets, c[:o.Choices]); err != nil {
+			return fmt.Errorf("snapshot %s: record %d: %w", path, n-1, err)
+		}
+		room := size
+		if uint64(bi) < short {
+			room--
+		}
+		if int(loads[uint64(bi)]) >= room {
+			return fmt.Errorf("snapshot %s: record %d: %w: bucket %d holds more than %d records", path, n-1, ErrCorrupt, bi, room)
+		}
+		loads[uint64(bi)]++
+		if expiry != 0 && expiry <= now {
+			return nil // left out, as Open leaves out expired entries
+		}
+		cs := t.cands(h, &c)
+		if err := checkNew(k, tagOf(h), cs, t.bucket); err != nil {
+			return fmt.Errorf("snapshot %s: record %d: %w", path, n-1, err)
+		}
+		if expiry != 0 && !s.ttl.Load() {
+			s.ttl.Store(true)
+		}
+		for !s.place(t, cs, k, v, h, expiry, acc, t.final, tick, rk) && !t.final {
+			// Candidates full in a table on the way: the next size.
+			t = s.rebuild(t, o, sizesAfter(sizes, t.n), nil)
+			cs = t.cands(h, &c)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	got := snapshot.SparseHistogram(&gen, len(m.Histogram), histogramLoads(o, m.Buckets)-1, loads)
+	for p := range got {
+		if !slices.Equal(got[p], m.Histogram[p]) {
+			return nil, fmt.Errorf("snapshot %s: %w: part %d: the records give loads %v, the metadata %v", path, ErrCorrupt, p, got[p], m.Histogram[p])
+		}
+	}
+	if m.Stash != 0 {
+		return nil, fmt.Errorf("snapshot %s: %w: a cache has no stash, the file has %d entries in one", path, ErrCorrupt, m.Stash)
+	}
+	return t, nil
 }

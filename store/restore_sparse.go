@@ -106,7 +106,7 @@ func restoreSparse[K comparable, V any](s *Map[K, V], r *snapshot.Reader, m *sna
 	}
 	// The histogram of the file's table: every bucket no record names is
 	// empty.
-	got := snapshot.SparseHistogram(&gen, len(m.Histogram), histogramLoads(o)-1, loads)
+	got := snapshot.SparseHistogram(&gen, len(m.Histogram), histogramLoads(o, m.Buckets)-1, loads)
 	for p := range got {
 		if !slices.Equal(got[p], m.Histogram[p]) {
 			return nil, fmt.Errorf("snapshot %s: %w: part %d: the records give loads %v, the metadata %v", path, ErrCorrupt, p, got[p], m.Histogram[p])

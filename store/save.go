@@ -140,8 +140,10 @@ type viewOwner[K comparable, V any] interface {
 
 func (s *Map[K, V]) viewConfig(v *cowView[K, V]) config { return s.configOf(v.t.(*table[K, V])) }
 func (s *Map[K, V]) saveLock() *sync.Mutex              { return &s.saveMu }
-func (s *Cache[K, V]) viewConfig(*cowView[K, V]) config { return s.cfg }
-func (s *Cache[K, V]) saveLock() *sync.Mutex            { return &s.saveMu }
+func (s *Cache[K, V]) viewConfig(v *cowView[K, V]) config {
+	return s.configOf(v.t.(*cacheTable[K, V]))
+}
+func (s *Cache[K, V]) saveLock() *sync.Mutex { return &s.saveMu }
 
 // saveTo is SaveContext for either type.
 func saveTo[K comparable, V any](ctx context.Context, path string, progress func(done, total uint64), s viewOwner[K, V]) error {
@@ -294,7 +296,7 @@ func writeView[K comparable, V any](ctx context.Context, v *cowView[K, V], progr
 		for k, x := range c {
 			counts[p][k] += x
 		}
-		m.Histogram[p] = counts[p][:histogramLoads(&o)]
+		m.Histogram[p] = counts[p][:histogramLoads(&o, v.n)]
 	}
 	v.mu.Unlock()
 	return m, nil

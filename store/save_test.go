@@ -33,7 +33,7 @@ func TestSaveAbandonedWhileWritersAssist(t *testing.T) {
 	pendingBound = 0 // writers write every bucket they copy
 	const keys = 40_000
 	dir := t.TempDir()
-	s := newTestCache[string, int](t, CacheOptions{Seed: 57, MaxEntries: 2 * keys})
+	s := newTestCache(t, CacheOptions[string, int]{Seed: 57, MaxEntries: 2 * keys})
 	for i := range keys {
 		s.Set(fmt.Sprint(i), i)
 	}

@@ -54,6 +54,14 @@ func loadSlot[K comparable, V any](dst, src *slot[K, V], l wordLayout) {
 func storeSlot[K comparable, V any](dst, src *slot[K, V], from int, l wordLayout) {
 	d, s := unsafe.Pointer(dst), unsafe.Pointer(src)
 	ptrs := l.ptrs >> from
+	if from == l.words-1 && ptrs&1 == 0 {
+		// One word and no pointer, an update of a value such as an
+		// int64: without the loop's set-up, an update's store costs a
+		// third of the instructions.
+		off := uintptr(from) * wordSize
+		atomic.StoreUintptr((*uintptr)(unsafe.Add(d, off)), *(*uintptr)(unsafe.Add(s, off)))
+		return
+	}
 	for off := uintptr(from) * wordSize; off < uintptr(l.words)*wordSize; off += wordSize {
 		if ptrs&1 != 0 {
 			atomic.StorePointer((*unsafe.Pointer)(unsafe.Add(d, off)), *(*unsafe.Pointer)(unsafe.Add(s, off)))

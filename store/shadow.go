@@ -8,45 +8,68 @@ import (
 	"github.com/twochoice/twochoice/hashfn"
 )
 
-// Shadows choose the eviction policy's λ and α (evict.go) while the cache
-// runs, by miniature simulation (Waldspurger, Saemundsson, Ahmad and Park,
+// Shadows choose the ranking a cache evicts by (ranking.go) while it runs,
+// by miniature simulation (Waldspurger, Saemundsson, Ahmad and Park,
 // "Cache Modeling and Optimization using Miniature Simulations", USENIX
 // ATC 2017): the keys whose hash has sampleBits zero bits at shadowBit
 // form a sample, 1 in rate of the keys, and their Gets are replayed, as
-// they come, on one miniature cache per (λ, α) pair, each of
-// capacity/rate entries, a Get that misses inserting its key as a cache in
-// front of a slower store does (a hit ratio is about Gets; Sets, whose
-// keys a Get that missed usually brings, are not replayed, so they cost
-// nothing here). A sample of the keys (not of the requests) keeps
-// every sampled key's whole history, so each miniature sees the reuse
-// pattern of the workload at a scale where its hit ratio tracks the full
-// cache's (the SHARDS property). Every period sampled Gets, the hits of
-// each miniature are decayed by shadowDecay and the cache moves to the pair
-// whose miniature has the most, if that beats the pair in use: the choice
-// follows the workload as it changes, over the last twenty periods or so.
+// they come, on one miniature cache per ranking, each of capacity/rate
+// entries, a Get that misses inserting its key as a cache in front of a
+// slower store does (a hit ratio is about Gets; Sets, whose keys a Get
+// that missed usually brings, are not replayed, so they cost nothing
+// here). A sample of the keys (not of the requests) keeps every sampled
+// key's whole history, so each miniature sees the reuse pattern of the
+// workload at a scale where its hit ratio tracks the full cache's (the
+// SHARDS property).
+//
+// The miniatures see the same requests, so they are compared pairwise on
+// the requests where they differ: wins[i][j] counts the sampled Gets that
+// ranking i's miniature hit and j's missed. Every period sampled Gets, the
+// counts are decayed by shadowDecay (a memory of some 75 periods), and
+// the cache moves from ranking c to the ranking i with the largest
+//
+//	z = (wins[i][c] − wins[c][i]) / √(wins[i][c] + wins[c][i]),
+//
+// if z > zSwitch: McNemar's test, the lead of i over c on the requests
+// where they differ in standard deviations of a fair coin's. A move is
+// not free: the cache's entries were chosen by the ranking it leaves, and
+// the one it takes has to undo what it disagrees with, so two rankings
+// about as good as each other are not swapped back and forth on the
+// miniatures' noise, while one that does clearly better takes over within
+// a few periods (a loop over twice the cache moves it in under a capacity
+// of inserts: adapt_test.go). Until a ranking clears the bar the cache
+// keeps the one it starts with (defaultRanking).
 //
 // The rate is the largest power of two that leaves the miniatures at
 // least minShadow entries, so a cache of fewer than 2 × minShadow entries
 // replays every Get on its miniatures, which costs it about as much as the
-// Gets themselves (numChoices small caches). A larger one pays for the
-// replay on 1 in rate of its Gets. Miniatures of 128 entries chose as well
-// as ones of 512 on the trace corpus, in a model of this cache that ran
-// both (a mean margin of +0.06 points over the best peer against +0.07). A sampled call takes the shadows'
-// mutex with TryLock and skips the replay when another call holds it, so
-// no call waits for the shadows: under contention a miniature misses a
-// request now and then, which skews it no more than sampling does.
+// Gets themselves (numRankings small caches). A larger one pays for the
+// replay on 1 in rate of its Gets. Smaller miniatures are not only noisier
+// but biased: a gap measured in a miniature's own inserts is a count of
+// sampled keys, rate times noisier than the cache's, which handicaps the
+// rankings that use gaps against the one that does not (on OLTP at 10%,
+// miniatures of 300 entries preferred LRU, which does 1 point worse there
+// than the ranking that miniatures of the cache's whole size chose). A
+// sampled call takes the shadows' mutex with TryLock and skips the replay
+// when another call holds it, so no call waits for the shadows: under
+// contention a miniature misses a request now and then, which skews it no
+// more than sampling does.
 //
 // A miniature is the cache's policy on a table of its own: buckets of 8
 // slots holding 32-bit fingerprints of the sampled keys' hashes and their
 // policy words, two candidates chosen as the cache's are (go-left over two
-// halves), a ghost of its own, and a tick of its own inserts.
+// halves), a ghost of its own, and a tick of its own inserts. Its memory is
+// bounded: under 2 × minShadow entries of 8 bytes and a ghost of 4 words
+// an entry rounded up to a power of two (16 to 32 bytes an entry), so the
+// numRankings miniatures of a cache take at most 7 × 512 × 40 bytes, under
+// 150 KB, whatever its capacity.
 type shadows struct {
 	mu    sync.Mutex
-	minis [numChoices]mini
-	hits  [numChoices]float64
+	minis [numRankings]mini
+	wins  [numRankings][numRankings]float64
 	gets  int // sampled Gets in this period
-	// period is the sampled Gets between two choices: half a
-	// miniature's capacity, at least 32.
+	// period is the sampled Gets between two choices: an eighth of a
+	// miniature's capacity, at least 16.
 	period int
 	pol    *policy
 }
@@ -57,8 +80,9 @@ type shadows struct {
 // sample is independent of both.
 const (
 	shadowBit   = 8
-	minShadow   = 128
+	minShadow   = 256
 	shadowDecay = 0.987
+	zSwitch     = 4
 )
 
 // shadowMask returns the mask of the hash bits (after shifting by
@@ -93,9 +117,18 @@ func (sh *shadows) get(h uint64) {
 	fp := fingerprint(h)
 	b0 := uint64(uint32(h)) * m.half >> 32
 	b1 := m.half + (h>>32)*m.half>>32
+	var hit [numRankings]bool
 	for c := range sh.minis {
-		if sh.minis[c].get(fp, b0, b1) {
-			sh.hits[c]++
+		hit[c] = sh.minis[c].get(fp, b0, b1)
+	}
+	for i := range hit {
+		if !hit[i] {
+			continue
+		}
+		for j := range hit {
+			if !hit[j] {
+				sh.wins[i][j]++
+			}
 		}
 	}
 	if sh.gets++; sh.gets >= sh.period {
@@ -104,26 +137,33 @@ func (sh *shadows) get(h uint64) {
 	sh.mu.Unlock()
 }
 
-// choose ends a period: the cache takes the best miniature's pair if it
-// did better than the pair in use. The caller holds sh.mu.
+// choose ends a period: the cache takes the ranking whose miniature beat
+// the one in use by more than zSwitch (see shadows), the one that beat it
+// by most if several did. The caller holds sh.mu.
 func (sh *shadows) choose() {
 	sh.gets = 0
 	cur := sh.pol.choice()
-	best := cur
-	for c := range sh.hits {
-		if sh.hits[c] > sh.hits[best] {
-			best = c
+	best, bestZ := cur, float64(zSwitch)
+	for c := range sh.wins {
+		w, l := sh.wins[c][cur], sh.wins[cur][c]
+		if w <= l {
+			continue
+		}
+		if z := (w - l) / math.Sqrt(w+l); z > bestZ {
+			best, bestZ = c, z
 		}
 	}
 	if best != cur {
 		sh.pol.set(best)
 	}
-	for c := range sh.hits {
-		sh.hits[c] *= shadowDecay
+	for i := range sh.wins {
+		for j := range sh.wins[i] {
+			sh.wins[i][j] *= shadowDecay
+		}
 	}
 }
 
-// mini is a miniature cache under one (λ, α) pair: see shadows.
+// mini is a miniature cache under one ranking: see shadows.
 type mini struct {
 	half   uint64   // buckets in each half of the table
 	keys   []uint32 // slot fingerprints, 0 for empty; 8 per bucket
@@ -131,13 +171,11 @@ type mini struct {
 	loads  []uint8  // entries per bucket
 	ghost  []uint32 // as the cache's ghost (ghost.go), indexed by fingerprint
 	tick   uint64
-	m4     int64 // (1−λ) in quarters
-	shift  uint8 // α's shift
-	newGap uint32
+	r      rank  // the ranking, in the miniature's ticks
 	gshift uint8 // the ghost's tick unit
 }
 
-func (m *mini) init(capacity, choice int) {
+func (m *mini) init(capacity, ranking int) {
 	n := max((uint64(capacity)+slotsPerBucket-1)/slotsPerBucket, 2)
 	n = (n + 1) / 2 * 2
 	m.half = n / 2
@@ -146,8 +184,7 @@ func (m *mini) init(capacity, choice int) {
 	m.loads = make([]uint8, n)
 	g := uint64(1) << bits.Len64(uint64(ghostPerEntry*capacity)-1)
 	m.ghost = make([]uint32, g)
-	m.m4, m.shift = choiceOf(choice)
-	m.newGap = uint32(min(uint64(newGapCaps)*uint64(capacity), math.MaxUint32))
+	m.r = rankings[ranking].in(uint64(capacity))
 	m.gshift = ghostShift(uint64(capacity))
 }
 
@@ -157,12 +194,12 @@ func fingerprint(h uint64) uint32 { return uint32(hashfn.Mix(h)) | 1 }
 // get looks up the key of fingerprint fp, whose candidates are b0 and b1,
 // and reports whether it was there: a use if it is, else an insert into
 // the less loaded candidate (the left on a tie, as go-left places),
-// evicting the policy's victim among both when both are full.
+// evicting the ranking's victim among both when both are full.
 func (m *mini) get(fp uint32, b0, b1 uint64) bool {
 	for _, b := range [2]uint64{b0, b1} {
 		for j := b * slotsPerBucket; j < (b+1)*slotsPerBucket; j++ {
 			if m.keys[j] == fp {
-				m.accs[j] = accessed(m.accs[j], m.tick, m.shift)
+				m.accs[j] = m.r.accessed(m.accs[j], m.tick)
 				return true
 			}
 		}
@@ -191,7 +228,7 @@ func (m *mini) insert(fp uint32, b0, b1 uint64) {
 		best, oldest := int64(math.MinInt64), uint32(0)
 		for _, c := range [2]uint64{b0, b1} {
 			for x := c * slotsPerBucket; x < (c+1)*slotsPerBucket; x++ {
-				if sc, age := score(m.accs[x], m.tick, m.m4); sc > best || sc == best && age > oldest {
+				if sc, age := m.r.score(m.accs[x], m.tick); sc > best || sc == best && age > oldest {
 					best, oldest, j = sc, age, int(x)
 				}
 			}
@@ -200,12 +237,15 @@ func (m *mini) insert(fp uint32, b0, b1 uint64) {
 		m.ghost[uint64(v>>8)&uint64(len(m.ghost)-1)] = ghostWord(m.accs[j], m.tick, m.gshift, v>>24|1)
 	}
 	gw := &m.ghost[uint64(fp>>8)&uint64(len(m.ghost)-1)]
-	var gap, age uint32
+	var (
+		gap uint8
+		age uint32
+	)
 	known := *gw != 0 && *gw>>24 == fp>>24|1
 	if known {
-		gap, age, _ = ghostRead(*gw, m.tick, m.gshift)
+		gap, age = ghostRead(*gw, m.tick, m.gshift)
 		*gw = 0
 	}
 	m.keys[j] = fp
-	m.accs[j] = newcomer(gap, age, known, m.tick, m.shift, m.newGap)
+	m.accs[j] = m.r.newcomer(gap, age, known, m.tick)
 }

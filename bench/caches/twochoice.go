@@ -60,7 +60,7 @@ func NewTwochoice[K Key, V any](rule bucket.Placement, o Options) (Cache[K, V], 
 		}
 		return &twochoiceCache[K, V]{kv: m, name: MapName}, nil
 	}
-	s, err := store.NewCache[K, V](store.CacheOptions{
+	s, err := store.NewCache(store.CacheOptions[K, V]{
 		MaxEntries: o.Capacity,
 		Placement:  rule,
 		Choices:    d,

@@ -104,7 +104,7 @@ func TestGenerateNeedsTraces(t *testing.T) {
 // report has none for a cache; an unbounded store's shows its limit.
 func TestLoadLinesFluid(t *testing.T) {
 	res := &measure.Result{Capacities: []int{100}}
-	for _, o := range []store.CacheOptions{{MaxEntries: 100, Seed: 1}, {}} {
+	for _, o := range []store.CacheOptions[int, int]{{MaxEntries: 100, Seed: 1}, {}} {
 		var s interface {
 			Set(int, int)
 			Report() *store.Report

@@ -1,7 +1,6 @@
 package storebench
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -130,101 +129,6 @@ func getWorkload(b *testing.B) workload {
 	return wl
 }
 
-// BenchmarkGet: Get of present keys, 2^20 keys (1M), Zipf 1.0, on 1 and 2
-// goroutines. ns/op is wall time per Get over all goroutines, so lower is
-// better and a perfect 2-goroutine scaling halves it.
-//
-//	go test -c -o /tmp/storebench.test ./bench/storebench
-//	for i in $(seq 10); do flock /tmp/twochoice-bench.lock \
-//	  /tmp/storebench.test -test.run '^$' -test.bench 'Get' -test.count 1 >> get.txt; done
-func BenchmarkGet(b *testing.B) {
-	w := getWorkload(b)
-	for _, p := range peers {
-		// Built by the first sub-benchmark that needs it (see
-		// BenchmarkGetRatio).
-		build := sync.OnceValue(func() cache {
-			c := p.make(len(w.keys))
-			for i, k := range w.keys {
-				c.Set(k, int64(i))
-			}
-			return c
-		})
-		for _, g := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%s/goroutines=%d", p.name, g), func(b *testing.B) {
-				c := build()
-				b.ReportAllocs()
-				runGoroutines(b, g, func(from, to int) {
-					mask := len(w.seq) - 1
-					var sum int64
-					for i := from; i < to; i++ {
-						k := w.seq[i&mask]
-						v, ok := c.Get(k)
-						if !ok {
-							panic("missing key " + k)
-						}
-						sum += v
-					}
-					sink.Add(sum)
-				})
-			})
-		}
-	}
-}
-
-// BenchmarkGetRatio measures Get as BenchmarkGet does, but pairs the
-// contender with one peer in one loop: rounds alternate a chunk of Gets on
-// twochoice with the same chunk on the peer, each timed on the wall clock
-// over all goroutines, the order flipping every round so that neither
-// side always finds the keys' bytes in cache. A noisy neighbour on the
-// shared machine then slows both sides alike, and the ratio (x-peer, the
-// contender's time over the peer's; below 1 is faster) is far steadier
-// than two separate benchmarks' ns/op. ns/op is twochoice's, peer-ns/op
-// the peer's.
-//
-//	/tmp/storebench.test -test.run '^$' -test.bench 'GetRatio' -test.count 1
-func BenchmarkGetRatio(b *testing.B) {
-	w := getWorkload(b)
-	// Each cache is built, full, by the first sub-benchmark that needs
-	// it, not all up front: a run that -test.bench narrows to one peer
-	// does not build the other (3 s for otter, 1.7 s for rwmap, of 7 s).
-	// This function runs once per process whatever -count is (the
-	// testing package repeats the sub-benchmarks, not their parent), so
-	// the caches are built once per process either way, and are dropped
-	// when it returns rather than held by a package variable through the
-	// benchmarks after it (SetGrowing, Memory).
-	built := make([]func() cache, len(peers))
-	for j, p := range peers {
-		built[j] = sync.OnceValue(func() cache {
-			c := p.make(len(w.keys))
-			for i, k := range w.keys {
-				c.Set(k, int64(i))
-			}
-			return c
-		})
-	}
-	for j := 1; j < len(peers); j++ {
-		for _, g := range []int{1, 2} {
-			b.Run(fmt.Sprintf("vs=%s/goroutines=%d", peers[j].name, g), func(b *testing.B) {
-				b.ReportAllocs()
-				pairedGoroutines(b, g, built[0](), built[j](), w)
-			})
-		}
-	}
-}
-
-// pairedGoroutines runs b.N Gets of present keys on each of c and peer,
-// on g goroutines, in alternating rounds (pairedOps), and reports the
-// times.
-func pairedGoroutines(b *testing.B, g int, c, peer cache, w workload) {
-	pairedOps(b, g, c, peer, w, func(c cache, k string, _ int) int64 {
-		v, ok := c.Get(k)
-		if !ok {
-			panic("missing key")
-		}
-		return v
-	})
-}
-
 var sink syncInt
 
 type syncInt struct {
@@ -233,36 +137,6 @@ type syncInt struct {
 }
 
 func (s *syncInt) Add(v int64) { s.mu.Lock(); s.v += v; s.mu.Unlock() }
-
-// runGoroutines splits b.N operations over g goroutines, each starting at
-// a different place in the access sequence, and times them together.
-func runGoroutines(b *testing.B, g int, work func(from, to int)) {
-	// Collect the garbage of the set-up first, so no peer is timed while
-	// the collector finishes another's.
-	runtime.GC()
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	per := b.N / g
-	for j := range g {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			from := j * 1234567
-			work(from, from+per+boolInt(j == 0)*(b.N-per*g))
-		}()
-	}
-	b.ResetTimer()
-	close(start)
-	wg.Wait()
-}
-
-func boolInt(x bool) int {
-	if x {
-		return 1
-	}
-	return 0
-}
 
 // setKeys returns the keys of the Set benchmarks: 10M, or 100K with -short.
 var (

@@ -315,7 +315,7 @@ func TestInspectHugeTable(t *testing.T) {
 // buckets of 2 slots): it checked records against BucketSize and called
 // the file corrupt at its second record.
 func TestInspectCacheWithLargerBuckets(t *testing.T) {
-	o := store.CacheOptions{MaxEntries: 10, BucketSize: 1, Placement: bucket.DoubleHash, Seed: 3}
+	o := store.CacheOptions[string, uint64]{MaxEntries: 10, BucketSize: 1, Placement: bucket.DoubleHash, Seed: 3}
 	s, err := store.NewCache[string, uint64](o)
 	if err != nil {
 		t.Fatal(err)

@@ -84,8 +84,10 @@ const minRecordBytes = 16 + 8
 //     MaxBucketSize+1 loads, which counts Buckets buckets holding
 //     Entries - Stash entries;
 //   - no more entries than the file has room for (minRecordBytes each);
-//   - for a cache (MaxEntries > 0): at most MaxEntries entries, and
-//     MaxEntries between one slot per bucket and MaxBucketSize.
+//   - for a cache (MaxEntries > 0): at most MaxEntries entries, and at
+//     least one slot of the bound per bucket (a cache's table has up to
+//     MaxBucketSize slots a bucket, and fewer slots than its bound while it
+//     grows towards it: store.CacheOptions.MaxEntries).
 //
 // A table can still be far larger than its entries: a store's table never
 // shrinks as keys are deleted, so a store that grew and then lost most of
@@ -109,7 +111,7 @@ func (m *Meta) check(fileSize int64) error {
 		return fmt.Errorf("max entries %d", m.MaxEntries)
 	case m.DefaultTTL < 0 || m.DefaultTTL > 0 && m.MaxEntries == 0:
 		return fmt.Errorf("default TTL %d ns with max entries %d", m.DefaultTTL, m.MaxEntries)
-	case m.MaxEntries > 0 && (m.Entries > uint64(m.MaxEntries) || m.Buckets > uint64(m.MaxEntries) || uint64(m.MaxEntries) > m.Buckets*MaxBucketSize):
+	case m.MaxEntries > 0 && (m.Entries > uint64(m.MaxEntries) || m.Buckets > uint64(m.MaxEntries)):
 		return fmt.Errorf("a cache of %d entries with %d entries in %d buckets", m.MaxEntries, m.Entries, m.Buckets)
 	}
 	// Every count is at most Buckets ≤ 2^32 and every load at most 8, so

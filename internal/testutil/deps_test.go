@@ -131,7 +131,7 @@ import (
 func main() {
 	m, _ := store.NewMap[string, int](store.MapOptions{Placement: bucket.GoLeft, Hash: hashfn.XXHash})
 	m.Set("a", 1)
-	c, _ := store.NewCache[string, int](store.CacheOptions{MaxEntries: 100})
+	c, _ := store.NewCache(store.CacheOptions[string, int]{MaxEntries: 100})
 	c.Set("b", 2)
 	fmt.Println(m.Len(), c.Len())
 }

@@ -15,6 +15,7 @@ import (
 // importing them: the program built around an example imports them all
 // and references each, so an example that uses none of them still builds.
 var readmeImports = map[string]string{
+	"context":                 "context.Background",
 	"fmt":                     "fmt.Sprint",
 	"log":                     "log.Fatal",
 	"net/http":                "http.StripPrefix",
@@ -24,11 +25,18 @@ var readmeImports = map[string]string{
 }
 
 // readmeGiven declares, at package level, what the README's examples
-// take as the program's own: a store to show and the mux to show it on.
+// take as the program's own: a store to show and the mux to show it on,
+// a context, and a database for a cache's loader to read.
 const readmeGiven = `var (
 	sessions *store.Cache[string, []byte]
 	mux      = http.NewServeMux()
+	ctx      = context.Background()
+	db       database
 )
+
+type database struct{}
+
+func (database) Lookup(ctx context.Context, k string) ([]byte, error) { return []byte(k), nil }
 `
 
 // goBlock matches a fenced Go code block of a Markdown file.

@@ -153,7 +153,7 @@ func newFuzzFixture(tb testing.TB) *fuzzFixture {
 			tb.Fatal(err)
 		}
 		// A cache (bounded, evicting), which can.
-		if err := h.Add("cache", newCache(tb, store.CacheOptions{Seed: 2, MaxEntries: 64}, 200)); err != nil {
+		if err := h.Add("cache", newCache(tb, store.CacheOptions[string, int]{Seed: 2, MaxEntries: 64}, 200)); err != nil {
 			tb.Fatal(err)
 		}
 		// Every class of character a name may have; four parts; empty,

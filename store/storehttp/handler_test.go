@@ -38,7 +38,7 @@ func newStore(t testing.TB, o store.MapOptions, n int) *store.Map[string, int] {
 
 // newCache returns a cache of n string keys (of which it keeps at most
 // its bound), with a few hits and misses counted.
-func newCache(t testing.TB, o store.CacheOptions, n int) *store.Cache[string, int] {
+func newCache(t testing.TB, o store.CacheOptions[string, int], n int) *store.Cache[string, int] {
 	t.Helper()
 	s, err := store.NewCache[string, int](o)
 	if err != nil {

@@ -1,0 +1,274 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/twochoice/twochoice/hashfn"
+)
+
+// Loading through the cache: GetOrLoad and GetOrLoadAll.
+//
+// A miss registers the key in the cache's table of loads in flight (one
+// mutex and a Go map, made at the first miss of a loading call, so a cache
+// that never loads pays nothing for it); a caller that misses a key already
+// in the table waits for that load instead of starting one. The loader runs
+// in the caller that registered the key, its result is stored (Set) before
+// the key leaves the table, and the key leaves the table under the same
+// mutex that a newcomer holds while it checks the cache again: so a
+// newcomer either finds the load in flight or finds its value stored, and
+// one load serves every caller that missed the key while it ran.
+
+var (
+	// ErrLoadPanicked is returned to the callers that waited for a load
+	// whose loader panicked; the caller that ran the loader gets the
+	// panic itself.
+	ErrLoadPanicked = errors.New("store: the loader panicked")
+	// ErrNotLoaded is returned for a key that a bulk loader was asked
+	// for and returned no value of, to the callers that waited for it.
+	ErrNotLoaded = errors.New("store: the loader returned no value for the key")
+)
+
+// loadCall is a load in flight: done is closed once val and err are set.
+type loadCall[V any] struct {
+	done chan struct{}
+	val  V
+	err  error
+}
+
+// loads is a cache's table of loads in flight, by key.
+type loads[K comparable, V any] struct {
+	mu    sync.Mutex
+	calls map[K]*loadCall[V]
+}
+
+// loadTable returns the cache's table of loads in flight, made at first use.
+func (s *Cache[K, V]) loadTable() *loads[K, V] {
+	if l := s.lds.Load(); l != nil {
+		return l
+	}
+	s.lds.CompareAndSwap(nil, &loads[K, V]{calls: make(map[K]*loadCall[V])})
+	return s.lds.Load()
+}
+
+// GetOrLoad returns the value stored for k; on a miss it calls load(ctx, k),
+// stores the value it returns (as Set does, with CacheOptions.DefaultTTL)
+// and returns it. Concurrent callers that miss the same key share one call
+// of a loader: the first runs its load, the others wait for its result and
+// do not call theirs. So the loader runs once for any number of goroutines
+// that miss k at the same time.
+//
+// An error from load is returned to the caller that ran it and to every
+// caller that waited for it, and nothing is stored: the next miss loads
+// again. A panic in load propagates to the caller that ran it, unchanged;
+// the callers that waited for it get an error wrapping ErrLoadPanicked. A
+// waiter whose ctx ends stops waiting and returns ctx's error; the load
+// goes on for the others. The loader gets the ctx of the caller that runs
+// it, so a load that honours its ctx fails for all the waiters when that
+// caller's ctx ends.
+//
+// Every call counts as a Get, hit or miss, and a stored value as a Set.
+// load must not call the cache's writing methods for k (Set,
+// Compute, ...): they do not wait for the load, and the load's result
+// replaces what they stored.
+func (s *Cache[K, V]) GetOrLoad(ctx context.Context, k K, load func(ctx context.Context, k K) (V, error)) (V, error) {
+	if v, ok := s.Get(k); ok {
+		return v, nil
+	}
+	l := s.loadTable()
+	l.mu.Lock()
+	if c, ok := l.calls[k]; ok {
+		l.mu.Unlock()
+		if testHookWait != nil {
+			testHookWait()
+		}
+		return c.wait(ctx)
+	}
+	// Stored while this caller looked it up, by a load that has ended.
+	if v, ok := s.peek(k); ok {
+		l.mu.Unlock()
+		return v, nil
+	}
+	c := &loadCall[V]{done: make(chan struct{})}
+	l.calls[k] = c
+	l.mu.Unlock()
+
+	// A panic in load goes on up to this caller unrecovered; on its way
+	// it releases the waiters.
+	finished := false
+	defer func() {
+		if !finished {
+			c.err = fmt.Errorf("%w: key %v", ErrLoadPanicked, k)
+			l.end(k, c)
+		}
+	}()
+	c.val, c.err = load(ctx, k)
+	finished = true
+	if c.err == nil {
+		s.Set(k, c.val)
+	}
+	l.end(k, c)
+	return c.val, c.err
+}
+
+// GetOrLoadAll returns the values stored for keys, loading the missing
+// ones with one call of load: the keys that are neither stored nor being
+// loaded by another caller, each once, in the order of keys. It waits, as
+// GetOrLoad does, for the keys that other callers are loading, and those
+// callers wait for the keys this one loads. The values load returns for
+// the keys it was asked are stored (as Set does) and returned; a key it
+// leaves out is absent from the result, and a caller waiting for it gets
+// an error wrapping ErrNotLoaded. Keys it returns that it was not asked
+// for are ignored.
+//
+// An error from load, or from a load that this call waited for, is
+// returned with a nil map; nothing load returned is stored then. A panic
+// in load propagates as GetOrLoad's does, the waiters for its keys getting
+// ErrLoadPanicked; ctx's end stops the waiting, with ctx's error.
+func (s *Cache[K, V]) GetOrLoadAll(ctx context.Context, keys []K, load func(ctx context.Context, keys []K) (map[K]V, error)) (map[K]V, error) {
+	out := make(map[K]V, len(keys))
+	var missed []K
+	for _, k := range keys {
+		if _, dup := out[k]; dup {
+			continue
+		}
+		if v, ok := s.Get(k); ok {
+			out[k] = v
+		} else {
+			missed = append(missed, k)
+		}
+	}
+	if len(missed) == 0 {
+		return out, nil
+	}
+	l := s.loadTable()
+	var (
+		own     []K
+		ownC    []*loadCall[V]
+		waitK   []K
+		waitC   []*loadCall[V]
+		claimed = make(map[K]bool, len(missed))
+	)
+	l.mu.Lock()
+	for _, k := range missed {
+		if claimed[k] {
+			continue // a duplicate in keys
+		}
+		claimed[k] = true
+		if c, ok := l.calls[k]; ok {
+			waitK, waitC = append(waitK, k), append(waitC, c)
+		} else if v, ok := s.peek(k); ok {
+			out[k] = v
+		} else {
+			c := &loadCall[V]{done: make(chan struct{})}
+			l.calls[k] = c
+			own, ownC = append(own, k), append(ownC, c)
+		}
+	}
+	l.mu.Unlock()
+
+	var loadErr error
+	if len(own) > 0 {
+		loadErr = s.loadAll(ctx, l, own, ownC, load, out)
+	}
+	if testHookWait != nil && len(waitC) > 0 {
+		testHookWait()
+	}
+	for x, c := range waitC {
+		v, err := c.wait(ctx)
+		if errors.Is(err, ErrNotLoaded) {
+			continue
+		}
+		if err != nil && loadErr == nil {
+			loadErr = err
+		}
+		if err == nil {
+			out[waitK[x]] = v
+		}
+	}
+	if loadErr != nil {
+		return nil, loadErr
+	}
+	return out, nil
+}
+
+// loadAll runs a bulk load of keys, registered as the loads calls, stores
+// what it returns into out and the cache, and releases the waiters.
+func (s *Cache[K, V]) loadAll(ctx context.Context, l *loads[K, V], keys []K, calls []*loadCall[V], load func(context.Context, []K) (map[K]V, error), out map[K]V) error {
+	finished := false
+	defer func() {
+		if !finished {
+			for x, c := range calls {
+				c.err = fmt.Errorf("%w: key %v", ErrLoadPanicked, keys[x])
+				l.end(keys[x], c)
+			}
+		}
+	}()
+	got, err := load(ctx, keys)
+	finished = true
+	for x, k := range keys {
+		c := calls[x]
+		if err != nil {
+			c.err = err
+		} else if v, ok := got[k]; ok {
+			s.Set(k, v)
+			c.val = v
+			out[k] = v
+		} else {
+			c.err = fmt.Errorf("%w: key %v", ErrNotLoaded, k)
+		}
+		l.end(k, c)
+	}
+	return err
+}
+
+// testHookWait, if set (by tests), is called by a load's caller that is
+// about to wait for another's load.
+var testHookWait func()
+
+// end removes c, now complete, from the loads in flight, and releases its
+// waiters.
+func (l *loads[K, V]) end(k K, c *loadCall[V]) {
+	l.mu.Lock()
+	if l.calls[k] == c {
+		delete(l.calls, k)
+	}
+	l.mu.Unlock()
+	close(c.done)
+}
+
+// wait waits for c's result or for ctx to end.
+func (c *loadCall[V]) wait(ctx context.Context) (V, error) {
+	select {
+	case <-c.done:
+		return c.val, c.err
+	case <-ctx.Done():
+		var zero V
+		return zero, ctx.Err()
+	}
+}
+
+// peek returns the value stored for k, if any and not expired, without
+// counting a hit or a miss and without marking the entry used.
+func (s *Cache[K, V]) peek(k K) (V, bool) {
+	t := s.tab.Load()
+	h := t.hash(k)
+	tag := tagOf(h)
+	ttl := s.ttl.Load()
+	var c [hashfn.MaxChoices]uint64
+	for _, i := range t.cands(h, &c) {
+		if ctrl(t.cbucket(i).b.ctrl.Load()).match(tag) == 0 {
+			continue
+		}
+		if f, ok := t.lookup(i, k, tag, ttl); ok {
+			if f.exp != 0 && f.exp <= s.nowNanos() {
+				break
+			}
+			return f.val, true
+		}
+	}
+	var zero V
+	return zero, false
+}

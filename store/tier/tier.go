@@ -1,0 +1,96 @@
+package tier
+
+import (
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/twochoice/twochoice/store/tier/internal/near"
+)
+
+// Options bounds a near-cache; the zero value means DefaultMaxBytes.
+type Options = near.Options
+
+// Stats are a near-cache's counters, for all the connections it serves.
+type Stats = near.Stats
+
+// DefaultMaxBytes bounds a near-cache whose Options set no bound.
+const DefaultMaxBytes = near.DefaultMaxBytes
+
+// ErrOptions is returned by New for options it cannot use.
+var ErrOptions = near.ErrOptions
+
+// Tier is a near-cache for rueidis clients: pass its NewCacheStore as
+// rueidis.ClientOption.NewCacheStoreFn. One Tier may serve several
+// clients; its bound holds for all of them together.
+type Tier struct {
+	c *near.Cache[rueidis.RedisMessage]
+}
+
+// New returns a near-cache bounded by o. It allocates the cache's whole
+// table now (see Options.MaxBytes).
+func New(o Options) (*Tier, error) {
+	c, err := near.New(o, pxat.Ops())
+	if err != nil {
+		return nil, err
+	}
+	return &Tier{c: c}, nil
+}
+
+// Capacity returns the bound in entries (keys) that o comes to.
+func Capacity(o Options) (int, error) { return near.Capacity[rueidis.RedisMessage](o) }
+
+// NewCacheStore returns the cache store of one connection, as rueidis asks
+// for each connection it opens. The option's CacheSizeEachConn is not
+// used: the Tier's Options bound all connections together.
+func (t *Tier) NewCacheStore(rueidis.CacheStoreOption) rueidis.CacheStore {
+	return &cacheStore{c: t.c.NewConn()}
+}
+
+// Stats returns the near-cache's counters.
+func (t *Tier) Stats() Stats { return t.c.Stats() }
+
+// cacheStore is one connection's rueidis.CacheStore.
+type cacheStore struct {
+	c *near.Conn[rueidis.RedisMessage]
+}
+
+var _ rueidis.CacheStore = (*cacheStore)(nil)
+
+// Flight implements rueidis.CacheStore.
+func (s *cacheStore) Flight(key, cmd string, ttl time.Duration, now time.Time) (rueidis.RedisMessage, rueidis.CacheEntry) {
+	v, f := s.c.Flight(key, cmd, ttl, now)
+	if f == nil {
+		return v, nil
+	}
+	return v, f
+}
+
+// Update implements rueidis.CacheStore.
+func (s *cacheStore) Update(key, cmd string, val rueidis.RedisMessage) int64 {
+	return s.c.Update(key, cmd, val)
+}
+
+// Cancel implements rueidis.CacheStore.
+func (s *cacheStore) Cancel(key, cmd string, err error) { s.c.Cancel(key, cmd, err) }
+
+// Delete implements rueidis.CacheStore: nil keys invalidate all the
+// connection's keys; a key that is not a string does too, rather than
+// leave a stale reply behind.
+func (s *cacheStore) Delete(keys []rueidis.RedisMessage) {
+	if keys == nil {
+		s.c.Flush()
+		return
+	}
+	for i := range keys {
+		k, err := keys[i].ToString()
+		if err != nil {
+			s.c.Flush()
+			return
+		}
+		s.c.Invalidate(k)
+	}
+}
+
+// Close implements rueidis.CacheStore.
+func (s *cacheStore) Close(err error) { s.c.Close(err) }
