@@ -214,13 +214,17 @@ func TestConcurrentInvalidation(t *testing.T) {
 		k  int
 	}
 	var (
-		floor   [nkeys]atomic.Int64 // the version every later read must see
-		conn    atomic.Pointer[Conn[msg]]
-		stale   atomic.Int64
-		reads   atomic.Int64
-		reqs    = make(chan request, 64)
-		stop    = make(chan struct{})
-		readers sync.WaitGroup
+		floor [nkeys]atomic.Int64 // the version every later read must see
+		conn  atomic.Pointer[Conn[msg]]
+		stale atomic.Int64
+		reads atomic.Int64
+		reqs  = make(chan request, 64)
+		stop  = make(chan struct{})
+		// waitCtx ends the readers' waits when the test stops: a flight
+		// whose owner stopped before sending its request is never
+		// answered, and a reader waiting on it would wait forever.
+		waitCtx, cancel = context.WithCancel(context.Background())
+		readers         sync.WaitGroup
 	)
 	conn.Store(c.NewConn())
 	for g := range 4 {
@@ -248,7 +252,7 @@ func TestConcurrentInvalidation(t *testing.T) {
 						continue
 					}
 					var err error
-					if v, err = f.Wait(context.Background()); err != nil {
+					if v, err = f.Wait(waitCtx); err != nil {
 						continue
 					}
 				}
@@ -312,6 +316,7 @@ func TestConcurrentInvalidation(t *testing.T) {
 		}
 	}
 	close(stop)
+	cancel()
 	done := make(chan struct{})
 	go func() { readers.Wait(); close(done) }()
 	for finished := false; !finished; {
