@@ -68,11 +68,11 @@ type CacheOptions[K comparable, V any] struct {
 	// the number of buckets the rule needs (in practice, bounds below
 	// Choices or just above are refused) and at most MaxCacheEntries.
 	//
-	// NewCache allocates the whole table at once: about 30 bytes an entry
-	// plus the size of K and V (the header and policy word of its slot,
-	// 6; its expiry, 8; its share of the ghost of evicted keys, 16), and
-	// some 150 KiB for the miniature caches that tune the eviction
-	// policy.
+	// The table grows as entries arrive, up to its final size: about 30
+	// bytes an entry of the bound plus the size of K and V (the header and
+	// policy word of its slot, 6; its expiry, 8; its share of the ghost of
+	// evicted keys, 16), and some 150 KiB for the miniature caches that
+	// tune the eviction policy.
 	MaxEntries int
 
 	// DefaultTTL is the time to live of an entry stored by Set: 0 means
