@@ -40,10 +40,11 @@ type Cache[K comparable, V any] struct {
 	sh     *shadows // the miniature caches that choose it (shadow.go)
 	shMask uint64   // a key whose hash >> shadowBit has none of these bits is sampled
 	ticks  *ticks
-	slack  uint32      // recency slack of a hit, in tick units (evict.go)
-	tq     uint8       // the policy words' tick unit is 2^tq ticks (evict.go)
-	clock  Clock       // for TTLs
-	ttl    atomic.Bool // some entry has or had an expiry
+	slack  uint32                    // recency slack of a hit, in tick units (evict.go)
+	tq     uint8                     // the policy words' tick unit is 2^tq ticks (evict.go)
+	onDel  func(DeletionEvent[K, V]) // CacheOptions.OnDeletion
+	clock  Clock                     // for TTLs
+	ttl    atomic.Bool               // some entry has or had an expiry
 
 	tot  counters // hits, misses and the writers' counts, striped; padded on both sides
 	mono monotone // the highest figures Stats returned (counters.go)
@@ -51,6 +52,8 @@ type Cache[K comparable, V any] struct {
 	mu     sync.Mutex                    // replacing the table, and the snapshot instant of Save
 	view   atomic.Pointer[cowView[K, V]] // the snapshot being taken, if any (cow.go)
 	saveMu sync.Mutex                    // one Save at a time
+
+	pending []DeletionEvent[K, V] // removed by a replacement of the table, to report (cache_grow.go); under mu
 
 	lds atomic.Pointer[loads[K, V]] // loads in flight (cache_load.go), made at the first miss of a load
 }
@@ -64,7 +67,9 @@ func NewCache[K comparable, V any](o CacheOptions[K, V]) (*Cache[K, V], error) {
 	if err != nil {
 		return nil, err
 	}
-	return newCache[K, V](c), nil
+	s := newCache[K, V](c)
+	s.onDel = o.OnDeletion
+	return s, nil
 }
 
 // newCache returns an empty cache of resolved options o.
@@ -89,7 +94,11 @@ func newCache[K comparable, V any](o config) *Cache[K, V] {
 
 // Options returns the options in use, defaults filled in (the seed drawn
 // when CacheOptions.Seed was 0).
-func (s *Cache[K, V]) Options() CacheOptions[K, V] { return cacheOptionsOf[K, V](&s.cfg) }
+func (s *Cache[K, V]) Options() CacheOptions[K, V] {
+	o := cacheOptionsOf[K, V](&s.cfg)
+	o.OnDeletion = s.onDel
+	return o
+}
 
 // Seed returns the seed of the cache's hash function.
 func (s *Cache[K, V]) Seed() uint64 { return s.cfg.Seed }
@@ -165,15 +174,20 @@ func (s *Cache[K, V]) getCache(t *cacheTable[K, V], k K, h uint64, tag uint8, hi
 func (s *Cache[K, V]) expire(t *cacheTable[K, V], i uint64, k K, tag uint8) {
 	b := t.bucket(i)
 	b.sync.lock()
+	var ev DeletionEvent[K, V]
 	if j := b.find(k, tag); j >= 0 && !t.frozen.Load() {
 		if x := t.meta[i].exp[j].Load(); x != 0 && x <= s.nowNanos() {
 			one := [1]uint64{i}
 			s.cowTouchLocked(t, one[:])
+			ev = DeletionEvent[K, V]{Key: k, Value: b.slots[j].val, Cause: DeletionExpired}
 			t.clearSlot(i, j)
 			s.tot.stripe(stripeHint()).expirations.Add(1)
 		}
 	}
 	b.sync.unlock()
+	if ev.Cause != 0 && s.onDel != nil {
+		s.onDel(ev)
+	}
 }
 
 // Set stores v for k, replacing any value k had, to expire after
@@ -251,22 +265,27 @@ func (s *Cache[K, V]) deleteCache(k K, h uint64, tag uint8) bool {
 		s.awaitTable()
 		return s.deleteCache(k, h, tag)
 	}
-	defer unlockAll(&lk, t)
 	s.cowTouchLocked(t, lk.idx[:lk.n])
 	for _, i := range cs {
 		if j := t.bucket(i).find(k, tag); j >= 0 {
 			// An expired entry goes too, but was not there to delete.
 			st := s.tot.stripe(stripeHint())
+			ev := DeletionEvent[K, V]{Key: k, Value: t.bucket(i).slots[j].val, Cause: DeletionDeleted}
 			if x := t.meta[i].exp[j].Load(); x != 0 && x <= s.nowNanos() {
-				t.clearSlot(i, j)
+				ev.Cause = DeletionExpired
 				st.expirations.Add(1)
-				return false
+			} else {
+				st.deletes.Add(1)
 			}
 			t.clearSlot(i, j)
-			st.deletes.Add(1)
-			return true
+			unlockAll(&lk, t)
+			if s.onDel != nil {
+				s.onDel(ev)
+			}
+			return ev.Cause == DeletionDeleted
 		}
 	}
+	unlockAll(&lk, t)
 	return false
 }
 

@@ -102,9 +102,11 @@ func (s *Cache[K, V]) ComputeIfPresent(k K, fn func(old V) (V, bool)) (V, bool) 
 // computeLocked applies cf to k's entry in slot j of bucket i; the caller
 // holds held, the locked buckets among k's candidates (bucket i at least:
 // no other writer of k can run). It returns k's value after and whether k
-// has one.
-func (s *Cache[K, V]) computeLocked(t *cacheTable[K, V], i uint64, j int, held []uint64, cf *computeOf[V], exp int64, hint uint64) (V, bool) {
-	old := t.cbucket(i).b.slots[j].val
+// has one, and the event of the entry it replaced or removed, if any
+// (Cause 0: none), for the caller to report after it releases the locks.
+func (s *Cache[K, V]) computeLocked(t *cacheTable[K, V], i uint64, j int, held []uint64, cf *computeOf[V], exp int64, hint uint64) (V, bool, DeletionEvent[K, V]) {
+	e := &t.cbucket(i).b.slots[j]
+	old := e.val
 	found := true
 	if s.ttl.Load() {
 		if x := t.meta[i].exp[j].Load(); x != 0 && x <= s.nowNanos() {
@@ -115,26 +117,36 @@ func (s *Cache[K, V]) computeLocked(t *cacheTable[K, V], i uint64, j int, held [
 	v, op := cf.fn(old, found)
 	cf.decided = false // a decision for an absent key no longer holds
 	st := s.tot.stripe(hint)
+	var ev DeletionEvent[K, V]
+	if op != ComputeKeep && s.onDel != nil {
+		ev = DeletionEvent[K, V]{Key: e.key, Value: e.val, Cause: DeletionExpired}
+	}
 	switch op {
 	case ComputeSet:
 		s.cowTouchLocked(t, held)
-		t.update(i, j, t.cbucket(i).b.slots[j].key, v, exp, s.ttl.Load(), s.tickNow(hint), s.slack, &s.pol)
+		t.update(i, j, e.key, v, exp, s.ttl.Load(), s.tickNow(hint), s.slack, &s.pol)
 		st.updates.Add(1)
-		return v, true
+		if found && ev.Cause != 0 {
+			ev.Cause = DeletionReplaced
+		}
+		return v, true, ev
 	case ComputeDelete:
 		s.cowTouchLocked(t, held)
 		t.clearSlot(i, j)
 		if found {
 			st.deletes.Add(1)
+			if ev.Cause != 0 {
+				ev.Cause = DeletionDeleted
+			}
 		} else {
 			st.expirations.Add(1)
 		}
 		var zero V
-		return zero, false
+		return zero, false, ev
 	}
 	if !found {
 		var zero V
-		return zero, false
+		return zero, false, ev
 	}
-	return old, true
+	return old, true, ev
 }

@@ -161,6 +161,31 @@ func (s *Cache[K, V]) grow(t *cacheTable[K, V]) {
 	nt := s.rebuild(t, &o, sizes, first)
 	s.tab.Store(nt)
 	s.mu.Unlock()
+	s.flushReports()
+}
+
+// report records, if the cache has a deletion listener, an entry that a
+// replacement of the table removed; the caller holds s.mu, and reports
+// them with flushReports once it has released it.
+func (s *Cache[K, V]) report(k K, v V, cause DeletionCause) {
+	if s.onDel != nil {
+		s.pending = append(s.pending, DeletionEvent[K, V]{Key: k, Value: v, Cause: cause})
+	}
+}
+
+// flushReports calls the deletion listener for the entries that
+// replacements of the table removed, if any.
+func (s *Cache[K, V]) flushReports() {
+	if s.onDel == nil {
+		return
+	}
+	s.mu.Lock()
+	evs := s.pending
+	s.pending = nil
+	s.mu.Unlock()
+	for _, ev := range evs {
+		s.onDel(ev)
+	}
 }
 
 // rebuild copies the entries of t, frozen, into the first table of the
@@ -194,6 +219,7 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 	now := s.tickNow(0)
 	r := s.pol.current()
 	st := s.tot.stripe(stripeHint())
+	reported := len(s.pending) // a copy that gives up reports nothing
 	var c [8]uint64
 	for pass := range uint64(8) {
 		for i := range t.n {
@@ -204,19 +230,22 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 					continue
 				}
 				exp := t.meta[i].exp[j].Load()
+				e := &cb.b.slots[j]
 				if ttl && exp != 0 && exp <= nowNanos {
 					st.expirations.Add(1)
+					s.report(e.key, e.val, DeletionExpired)
 					continue
 				}
-				e := &cb.b.slots[j]
 				acc := cb.acc[j].Load()
 				h := nt.hash(e.key)
 				cs := nt.cands(h, &c)
 				if !s.place(nt, cs, e.key, e.val, h, exp, acc, evict, now, r) {
 					if !evict {
+						s.pending = s.pending[:reported]
 						return false
 					}
 					st.evictions.Add(1)
+					s.report(e.key, e.val, DeletionEvicted)
 				}
 			}
 		}
@@ -253,8 +282,10 @@ func (s *Cache[K, V]) place(nt *cacheTable[K, V], cs []uint64, k K, v V, h uint6
 			}
 			nt.gh.put(nt.hash(vb.b.slots[vj].key), vb.acc[vj].Load(), now)
 			s.tot.stripe(stripeHint()).evictions.Add(1)
+			s.report(vb.b.slots[vj].key, vb.b.slots[vj].val, DeletionEvicted)
 		} else {
 			s.tot.stripe(stripeHint()).expirations.Add(1)
+			s.report(vb.b.slots[vj].key, vb.b.slots[vj].val, DeletionExpired)
 		}
 		nt.clearSlot(vi, vj)
 		i, cb = vi, vb

@@ -77,8 +77,11 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 		if j := b.find(k, tag); j >= 0 {
 			if cf != nil {
 				if cf.fn != nil {
-					r, ok := s.computeLocked(t, i, j, cs[x:x+1], cf, exp, hint)
+					r, ok, ev := s.computeLocked(t, i, j, cs[x:x+1], cf, exp, hint)
 					t.unlockBucket(i)
+					if ev.Cause != 0 {
+						s.onDel(ev)
+					}
 					return r, ok
 				}
 				if old, ok := s.liveLocked(t, i, j, hint); ok {
@@ -87,6 +90,14 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 				}
 			}
 			s.cowTouchLocked(t, cs[x:x+1])
+			if s.onDel != nil {
+				ev := s.leaving(t, i, j, DeletionReplaced)
+				t.update(i, j, k, v, exp, s.ttl.Load(), s.tickNow(hint), s.slack, &s.pol)
+				t.unlockBucket(i)
+				st.updates.Add(1)
+				s.onDel(ev)
+				return v, false
+			}
 			t.update(i, j, k, v, exp, s.ttl.Load(), s.tickNow(hint), s.slack, &s.pol)
 			t.unlockBucket(i)
 			st.updates.Add(1)
@@ -119,8 +130,11 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 	for _, i := range cs {
 		if j := t.bucket(i).find(k, tag); j >= 0 {
 			if cf != nil && cf.fn != nil {
-				r, ok := s.computeLocked(t, i, j, lk.idx[:lk.n], cf, exp, hint)
+				r, ok, ev := s.computeLocked(t, i, j, lk.idx[:lk.n], cf, exp, hint)
 				unlockAll(&lk, t)
+				if ev.Cause != 0 {
+					s.onDel(ev)
+				}
 				return r, ok
 			}
 			st.fills.Add(1)
@@ -131,8 +145,15 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 					return old, true
 				}
 			}
+			var ev DeletionEvent[K, V]
+			if s.onDel != nil {
+				ev = s.leaving(t, i, j, DeletionReplaced)
+			}
 			t.update(i, j, k, v, exp, ttl, now, s.slack, &s.pol)
 			unlockAll(&lk, t)
+			if s.onDel != nil {
+				s.onDel(ev)
+			}
 			return v, false
 		}
 	}
@@ -166,6 +187,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 		victimKey K
 		evicted   bool
 		grow      bool
+		victimEv  DeletionEvent[K, V]
 	)
 	if e := cw.empty(t.capAt(i)); e != 0 {
 		// The rule picks a least loaded candidate (one choice: the only
@@ -186,6 +208,13 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 		b = cb.b.ref()
 		cw = ctrl(b.ctrl.Load())
 		// An eviction is counted by the tick below (counters.go).
+		if s.onDel != nil {
+			cause := DeletionEvicted
+			if expired {
+				cause = DeletionExpired
+			}
+			victimEv = DeletionEvent[K, V]{Key: b.slots[j].key, Value: b.slots[j].val, Cause: cause}
+		}
 		if expired {
 			st.expiredVictims.Add(1)
 		} else {
@@ -232,6 +261,9 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 	if evicted {
 		t.gh.put(t.hash(victimKey), victimAcc, now)
 	}
+	if victimEv.Cause != 0 {
+		s.onDel(victimEv)
+	}
 	if grow {
 		s.grow(t)
 	}
@@ -252,4 +284,17 @@ func (s *Cache[K, V]) liveLocked(t *cacheTable[K, V], i uint64, j int, hint uint
 	t.touch(i, j, t.cbucket(i).acc[j].Load(), s.tickNow(hint), s.slack, &s.pol)
 	s.tot.hit(hint)
 	return t.cbucket(i).b.slots[j].val, true
+}
+
+// leaving returns the event of the entry in slot j of bucket i, which the
+// caller holds and is about to replace or remove for cause: expired
+// instead if its time to live has passed.
+func (s *Cache[K, V]) leaving(t *cacheTable[K, V], i uint64, j int, cause DeletionCause) DeletionEvent[K, V] {
+	e := &t.cbucket(i).b.slots[j]
+	if s.ttl.Load() {
+		if x := t.meta[i].exp[j].Load(); x != 0 && x <= s.nowNanos() {
+			cause = DeletionExpired
+		}
+	}
+	return DeletionEvent[K, V]{Key: e.key, Value: e.val, Cause: cause}
 }

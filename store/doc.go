@@ -169,9 +169,11 @@
 // (counters.go), and the bucket-at-a-time visits of snapshots, iteration
 // and the load report (visit.go, cow.go, iter.go, report.go). What differs
 // is in their own files: a map's table grows and has a stash (map.go,
-// table.go, grow.go, chunk.go, stash.go, flood.go); a cache's is allocated
-// whole, locks buckets for its writers and evicts (cache.go, cache_set.go,
-// cachetable.go, evict.go, ghost.go, shadow.go, clock.go).
+// table.go, grow.go, chunk.go, stash.go, flood.go); a cache's grows without
+// evicting up to its bound, then evicts, and locks buckets for its writers
+// (cache.go, cache_set.go, cache_grow.go, cachetable.go, evict.go,
+// ghost.go, shadow.go, clock.go), and loads, computes and reports
+// deletions on top of that (cache_load.go, cache_compute.go, deletion.go).
 //
 // # Invariant
 //

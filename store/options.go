@@ -68,11 +68,12 @@ type CacheOptions[K comparable, V any] struct {
 	// the number of buckets the rule needs (in practice, bounds below
 	// Choices or just above are refused) and at most MaxCacheEntries.
 	//
-	// The table grows as entries arrive, up to its final size: about 30
-	// bytes an entry of the bound plus the size of K and V (the header and
-	// policy word of its slot, 6; its expiry, 8; its share of the ghost of
-	// evicted keys, 16), and some 150 KiB for the miniature caches that
-	// tune the eviction policy.
+	// The table grows as entries arrive, up to the bound: an empty
+	// cache holds a table of 1,024 slots, and a full one about 30 bytes
+	// an entry plus the size of K and V (the header and policy word of
+	// its slot, 6; its expiry, 8; its share of the ghost of evicted keys,
+	// 16), and some 150 KiB for the miniature caches that tune the
+	// eviction policy.
 	MaxEntries int
 
 	// DefaultTTL is the time to live of an entry stored by Set: 0 means
@@ -82,6 +83,18 @@ type CacheOptions[K comparable, V any] struct {
 	// Clock tells the cache the time, for TTLs; nil means the system
 	// clock. Tests inject one to control expiry.
 	Clock Clock
+
+	// OnDeletion, if not nil, is called once for every entry that leaves
+	// the cache, with the entry and the cause: replaced by a Set or
+	// Compute of its key, deleted (Delete, Compute), evicted to make room,
+	// or expired (when its removal is noticed: see Cache.SetWithTTL). It
+	// is called by the goroutine whose operation removed the entry, after
+	// that operation released its locks and before it returns; an entry
+	// expired or evicted while the table grows is reported by the
+	// goroutine that grew it. Calls from different goroutines may run
+	// concurrently and in any order, even for one key. Clear reports
+	// none of the entries it drops. The function may use the cache.
+	OnDeletion func(DeletionEvent[K, V])
 
 	// Placement, Choices, BucketSize, Hash and Seed shape the table, as
 	// in MapOptions.
