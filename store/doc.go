@@ -30,19 +30,24 @@
 // buckets of 8 slots, seeded xxHash64 under a random seed);
 // MapOptions.SizeHint sizes the table up front, as make's size hint does.
 //
-// A [Cache] holds at most CacheOptions.MaxEntries entries, in a table it
-// allocates once. A Set of a new key whose candidate buckets are full
-// evicts one of their entries, and is never refused. Entries may expire:
+// A [Cache] holds at most CacheOptions.MaxEntries entries, in a table that
+// grows as entries arrive up to one of MaxEntries slots. A Set of a new key
+// whose candidate buckets are full in that final table evicts one of their
+// entries, and is never refused. Entries may expire:
 // SetWithTTL, or CacheOptions.DefaultTTL for Set. Stats gives the hit
 // ratio.
 //
 // Both have Get, Set, GetOrSet (sync.Map's LoadOrStore), Delete, Len,
 // Clear, All and Keys for range loops, Stats, Report (the load report)
-// and Save; [OpenMap] and [OpenCache] restore what Save wrote. Options
+// and Save; [OpenMap] and [OpenCache] restore what Save wrote. A Cache
+// adds [Cache.GetOrLoad] and [Cache.GetOrLoadAll], which load a missing
+// key once for all the callers that miss it at the same time, and
+// [Cache.Compute] with its forms (SetIfAbsent, ComputeIfAbsent,
+// ComputeIfPresent), which change a key's entry atomically. Options
 // they cannot use are an error wrapping [ErrOptions], never a panic. Keys
 // of a string kind, of an integer kind or arrays of bytes are hashed
-// without allocating, and a Get or Set of them allocates nothing (a map's
-// growth aside); other comparable key types go through hash/maphash and
+// without allocating, and a Get or Set of them allocates nothing (a
+// table's growth aside); other comparable key types go through hash/maphash and
 // cannot be saved (see [NewMap]).
 //
 // # Concurrency
@@ -53,8 +58,9 @@
 // memory-safe for the slot types it allows), or under the bucket's read
 // lock for other slot types, and count hits and misses in striped
 // counters. A cache's writers lock only their key's candidate buckets
-// (see Eviction). So do a map's while no growth, re-key or Save is under
-// way: an update locks the bucket that holds its key, an insert its key's
+// (see Eviction), and wait only while a growing table's entries are
+// copied to the next (cache_grow.go). A map's writers lock only their
+// key's buckets too while no growth, re-key or Save is under way: an update locks the bucket that holds its key, an insert its key's
 // candidates, and writes on different keys run in parallel. What changes
 // more than a key's buckets (a growth step, a re-key, the stash, Clear, a
 // snapshot's view) closes a gate, and writers then take the map's mutex
@@ -234,19 +240,22 @@
 // and the load report give the function in use (flood.go). The seed is
 // what an attacker needs: print it only where the map's owner reads it
 // (snapshots keep it; the debug page and JSON reports hide it unless told
-// to show it). A cache needs none of this: its table never grows, and
-// colliding keys only evict one another.
+// to show it). A cache needs none of this: its table grows only with its
+// entries, up to its bound, and colliding keys only evict one another.
 //
 // # Eviction
 //
 // A [Cache] holds at most CacheOptions.MaxEntries entries (cache.go,
-// evict.go, ghost.go, shadow.go, clock.go). Its table never grows and has
-// exactly MaxEntries slots (buckets of BucketSize slots and a few of one
-// fewer, when the rule's table size allows; a small bound or a rule that
-// rounds the table up gives smaller buckets, and buckets of one or two
-// slots may be made larger instead), so Len can never pass the bound. A
-// new key goes to its least loaded candidate, as in a map; when all its candidates are full it takes the slot of a
-// victim among their entries (d × BucketSize of them, 16 by default):
+// evict.go, ghost.go, shadow.go, clock.go). Its final table has exactly
+// MaxEntries slots (buckets of BucketSize slots and a few of one fewer,
+// when the rule's table size allows; a small bound or a rule that rounds
+// the table up gives smaller buckets, and buckets of one or two slots may
+// be made larger instead), so Len can never pass the bound. A large cache
+// starts smaller and doubles, as a map does, through tables that never
+// evict, until the next doubling would come within a quarter of the final
+// size (cache_grow.go). A new key goes to its least loaded candidate, as
+// in a map; when all its candidates in the final table are full it takes
+// the slot of a victim among their entries (d × BucketSize of them, 16 by default):
 // the candidates are the eviction sample, and no list of all entries, no
 // global lock and no background goroutine is needed. Every Set lands:
 // after Set(k, v) returns, Get(k) returns v until k is set again, deleted,
@@ -257,16 +266,18 @@
 // past. Each slot keeps the tick of its last use (ticks count inserts)
 // and g, a running mean of the gaps between its uses; a key the cache
 // evicted leaves both in a ghost table, so that it comes back with its
-// history, and a key seen for the first time starts with a gap of 8
-// capacities, the first to go if it is not used again. The victim has the
-// highest max(g, age) − (1−λ)·min(g, age): with λ = 1 the largest gap
-// goes (least frequently used), with λ = 0 the entry due last (which
-// keeps a stable subset of a loop too large for the cache, where LRU
-// keeps nothing), with λ = 2.5 the one longest unused for its gap (close
-// to LRU). λ, and the share α by which a use moves g, are chosen while
-// the cache runs: miniature caches replay a sample of its keys under each
-// choice, and the cache takes the one that hits most (shadow.go). Expired
-// entries go before any other.
+// history, and a key seen for the first time is scored with a newcomer
+// gap of several capacities, the first to go if it is not used again. The
+// victim has the highest max(g, age) − (1−λ)·min(g, age): with λ = 1 the
+// largest gap goes (least frequently used), with λ = 0 the entry due last
+// (which keeps a stable subset of a loop too large for the cache, where
+// LRU keeps nothing), with λ = 2.5 the one longest unused for its gap
+// (close to LRU). λ, the share α by which a use moves g and the newcomer
+// gap make a ranking; the cache has seven (ranking.go), runs each on a
+// miniature cache that replays a sample of its keys, and moves from the
+// ranking in use to another only when that one's miniature clearly beats
+// it on the requests where they differ (shadow.go). Expired entries go
+// before any other.
 //
 // Writers lock only their key's candidate buckets (an update only the
 // bucket that holds the key), in increasing order, so writes on different

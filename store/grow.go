@@ -304,13 +304,13 @@ func (s *Map[K, V]) startMove(t, nt *table[K, V]) {
 // they share a candidate region of the new table too; moved together, they
 // reach it in one burst, and the greedy rule packs them differently than
 // keys that arrive one at a time. Measured at 1M keys under go-left, moving
-// whole buckets left 20% of the buckets at load ≥ 6 against the theory's
+// whole buckets leaves 20% of the buckets at load ≥ 6 against the theory's
 // 15.5%, 60 standard deviations off, with more keys overflowing (and
-// visiting the buckets in a scattered order instead did not help). Split
+// visiting the buckets in a scattered order instead does not help). Split
 // over 8 passes by tag, the bursts are gone and the grown table matches
 // the fluid limit as a freshly filled one does, within 3 standard
 // deviations at every load (TestGrownTableFollowsFluidLimit); 4 passes
-// still left 10. The tag is in the control word, so choosing a pass's keys
+// still leave 10. The tag is in the control word, so choosing a pass's keys
 // costs no hashing; the price is 8 reads of each old control word, in
 // order, where the prefetcher hides them.
 const (

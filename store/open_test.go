@@ -93,8 +93,8 @@ func allocatedBy(f func()) uint64 {
 // few records opens with little memory: a doctored table size is refused
 // with ErrCorrupt naming the file, and a table that the records agree
 // with (as a store that grew and then lost its keys would save) opens
-// into a store holding those keys in a table sized for them. Open used to
-// allocate the whole table first.
+// into a store holding those keys in a table sized for them, never
+// allocating the whole table first.
 func TestOpenHugeTable(t *testing.T) {
 	const limit = 64 << 20
 	dir := t.TempDir()
@@ -909,9 +909,9 @@ func crossOpen[K1 comparable, V1 any, K2 comparable, V2 any](t *testing.T, kv ma
 // same name and another shape.
 type shapeCase struct {
 	name string
-	// onMain is what Open did before snapshots recorded their types'
-	// shapes: the entries it restored, or the start of its error (not
-	// checked any more; kept as the record of the defect).
+	// onMain is what an Open that does not check shapes gives: the
+	// entries it restores, or the start of its error (not checked; it
+	// shows what the check prevents).
 	onMain string
 	// diff is what the error must say differs.
 	diff string
@@ -1091,9 +1091,9 @@ func shapeCases() []shapeCase {
 
 // A snapshot opened as types of the same names and other shapes is
 // ErrTypeMismatch, naming the file, the type and what differs, and the
-// file is left as it was. Before shapes were recorded, Open restored
-// some of these with zero, truncated or converted values, and called
-// others corrupt (onMain).
+// file is left as it was. Without the shapes, Open would restore some of
+// these with zero, truncated or converted values, and call others
+// corrupt (onMain).
 func TestOpenShapeMismatch(t *testing.T) {
 	for _, tc := range shapeCases() {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1481,9 +1481,9 @@ func TestOpenDamagedMetaPage(t *testing.T) {
 			}
 		}
 	}
-	// The audit's three: the root's sequence, the high-water mark and
-	// the checksum of the first page, which holds the snapshot's only
-	// complete state.
+	// Three fields a flipped bit must not slip past: the root's sequence,
+	// the high-water mark and the checksum of the first page, which holds
+	// the snapshot's only complete state.
 	for _, off := range []int{40, 60, 72} {
 		b := bytes.Clone(raw)
 		b[off] ^= 1

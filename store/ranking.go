@@ -38,11 +38,11 @@ import "math"
 // The rankings read one policy word: a key's first gap is blended from
 // the same 8 capacities (firstGapCaps) under every ranking, whatever gap
 // the ranking scores a newcomer with, so that the words one ranking
-// leaves mean the same to the ranking the cache moves to. Blending from
-// the ranking's own newcomer gap left "patient"'s keys with gaps of some
-// 16 capacities after their first hit, which "due" then evicted first:
-// on lirs/multi3 at 25% one move from "patient" to "due" cost 3.7 points
-// against either ranking run alone.
+// leaves mean the same to the ranking the cache moves to. Blended from
+// the ranking's own newcomer gap, "patient"'s keys would have gaps of
+// some 16 capacities after their first hit, which "due" would then evict
+// first: on lirs/multi3 at 25% one move from "patient" to "due" would
+// cost 3.7 points against either ranking run alone.
 type ranking struct {
 	m4       int64  // 4·(1−λ)
 	shift    uint8  // α = 2^-shift; 0 keeps the last gap

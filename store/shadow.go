@@ -48,8 +48,8 @@ import (
 // but biased: a gap measured in a miniature's own inserts is a count of
 // sampled keys, rate times noisier than the cache's, which handicaps the
 // rankings that use gaps against the one that does not (on OLTP at 10%,
-// miniatures of 300 entries preferred LRU, which does 1 point worse there
-// than the ranking that miniatures of the cache's whole size chose). A
+// miniatures of 300 entries prefer LRU, which does 1 point worse there
+// than the ranking that miniatures of the cache's whole size choose). A
 // sampled call takes the shadows' mutex with TryLock and skips the replay
 // when another call holds it, so no call waits for the shadows: under
 // contention a miniature misses a request now and then, which skews it no
