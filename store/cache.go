@@ -43,8 +43,12 @@ type Cache[K comparable, V any] struct {
 	slack  uint32                    // recency slack of a hit, in tick units (evict.go)
 	tq     uint8                     // the policy words' tick unit is 2^tq ticks (evict.go)
 	onDel  func(DeletionEvent[K, V]) // CacheOptions.OnDeletion
-	clock  Clock                     // for TTLs
-	ttl    atomic.Bool               // some entry has or had an expiry
+	// The weight bound (weight.go): nil, and never loaded, without
+	// CacheOptions.MaxWeight.
+	weigher func(K, V) uint32
+	wsum    *weightSum
+	clock   Clock       // for TTLs
+	ttl     atomic.Bool // some entry has or had an expiry
 
 	tot  counters // hits, misses and the writers' counts, striped; padded on both sides
 	mono monotone // the highest figures Stats returned (counters.go)
@@ -67,14 +71,18 @@ func NewCache[K comparable, V any](o CacheOptions[K, V]) (*Cache[K, V], error) {
 	if err != nil {
 		return nil, err
 	}
-	s := newCache[K, V](c)
+	s := newCache[K, V](c, o.Weigher)
 	s.onDel = o.OnDeletion
 	return s, nil
 }
 
-// newCache returns an empty cache of resolved options o.
-func newCache[K comparable, V any](o config) *Cache[K, V] {
+// newCache returns an empty cache of resolved options o, weighing its
+// entries with weigher if o has a weight bound.
+func newCache[K comparable, V any](o config, weigher func(K, V) uint32) *Cache[K, V] {
 	s := &Cache[K, V]{cfg: o, lay: slotLayout[K, V]()}
+	if o.MaxWeight > 0 {
+		s.weigher, s.wsum = weigher, new(weightSum)
+	}
 	s.strKeys = optimisticReads && shapeOf(reflect.TypeFor[K]()) == shapeString
 	s.ticks = newTicks(uint64(recencySlack(o.MaxEntries)))
 	s.tq = tickUnit(o.MaxEntries)
@@ -97,6 +105,7 @@ func newCache[K comparable, V any](o config) *Cache[K, V] {
 func (s *Cache[K, V]) Options() CacheOptions[K, V] {
 	o := cacheOptionsOf[K, V](&s.cfg)
 	o.OnDeletion = s.onDel
+	o.Weigher = s.weigher
 	return o
 }
 
@@ -198,7 +207,11 @@ func (s *Cache[K, V]) expire(t *cacheTable[K, V], i uint64, k K, tag uint8) {
 func (s *Cache[K, V]) Set(k K, v V) {
 	t := s.tab.Load()
 	h := t.hash(k)
-	s.setCache(k, v, h, tagOf(h), s.defaultExpiry(), nil)
+	if s.wsum != nil {
+		s.setWeighted(k, v, h, tagOf(h), s.defaultExpiry(), nil)
+		return
+	}
+	s.setCache(k, v, h, tagOf(h), s.defaultExpiry(), nil, nil)
 }
 
 // SetWithTTL stores v for k, replacing any value k had, to expire after
@@ -214,7 +227,11 @@ func (s *Cache[K, V]) SetWithTTL(k K, v V, ttl time.Duration) {
 		exp = expiryAt(s.nowNanos(), ttl)
 	}
 	h := s.hash(k)
-	s.setCache(k, v, h, tagOf(h), exp, nil)
+	if s.wsum != nil {
+		s.setWeighted(k, v, h, tagOf(h), exp, nil)
+		return
+	}
+	s.setCache(k, v, h, tagOf(h), exp, nil, nil)
 }
 
 // GetOrSet returns the value stored for k and true if there is one;
@@ -227,7 +244,15 @@ func (s *Cache[K, V]) SetWithTTL(k K, v V, ttl time.Duration) {
 func (s *Cache[K, V]) GetOrSet(k K, v V) (V, bool) {
 	t := s.tab.Load()
 	h := t.hash(k)
-	old, loaded := s.setCache(k, v, h, tagOf(h), s.defaultExpiry(), &computeOf[V]{})
+	var (
+		old    V
+		loaded bool
+	)
+	if s.wsum != nil {
+		old, loaded = s.setWeighted(k, v, h, tagOf(h), s.defaultExpiry(), &computeOf[V]{})
+	} else {
+		old, loaded = s.setCache(k, v, h, tagOf(h), s.defaultExpiry(), &computeOf[V]{}, nil)
+	}
 	if !loaded {
 		s.tot.miss(stripeHint())
 	}
@@ -309,7 +334,20 @@ func (s *Cache[K, V]) Clear() {
 	if nt.final && t.final {
 		nt.gh = t.gh // same size: the evicted keys' history stays
 	}
-	t.frozen.Store(true)
+	if t.wts != nil {
+		// The entries' weights leave with them: after the sweep no
+		// writer stores into t, so the sum is final.
+		s.freeze(t)
+		var w int64
+		for i := range t.wts {
+			for _, x := range t.wts[i] {
+				w += int64(x)
+			}
+		}
+		s.wsum.sum.Add(-w)
+	} else {
+		t.frozen.Store(true)
+	}
 	s.tab.Store(nt)
 	s.mu.Unlock()
 }

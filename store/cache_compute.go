@@ -37,7 +37,9 @@ type computeOf[V any] struct {
 // the cache's writing methods for a key of these buckets: Compute is not
 // re-entrant, and such a call deadlocks. fn is called once, or, if k
 // appears or goes while Compute waits for its locks, again with the new
-// state.
+// state; in a cache bounded by weight, also again when the value it
+// returned for a present k needs room that Compute must first make (which
+// it cannot do under k's locks).
 //
 // A stored value counts as a Set, a deletion as a Delete; Compute does
 // not count as a Get.
@@ -46,7 +48,15 @@ func (s *Cache[K, V]) Compute(k K, fn func(old V, found bool) (V, ComputeOp)) (V
 	h := t.hash(k)
 	cf := computeOf[V]{fn: fn}
 	var zero V
-	v, ok := s.setCache(k, zero, h, tagOf(h), s.defaultExpiry(), &cf)
+	var (
+		v  V
+		ok bool
+	)
+	if s.wsum != nil {
+		v, ok = s.setWeighted(k, zero, h, tagOf(h), s.defaultExpiry(), &cf)
+	} else {
+		v, ok = s.setCache(k, zero, h, tagOf(h), s.defaultExpiry(), &cf, nil)
+	}
 	if cf.decided && cf.op == ComputeSet {
 		return v, true // inserted: setCache returns a Set's v and false
 	}
@@ -104,7 +114,12 @@ func (s *Cache[K, V]) ComputeIfPresent(k K, fn func(old V) (V, bool)) (V, bool) 
 // no other writer of k can run). It returns k's value after and whether k
 // has one, and the event of the entry it replaced or removed, if any
 // (Cause 0: none), for the caller to report after it releases the locks.
-func (s *Cache[K, V]) computeLocked(t *cacheTable[K, V], i uint64, j int, held []uint64, cf *computeOf[V], exp int64, hint uint64) (V, bool, DeletionEvent[K, V]) {
+//
+// In a cache bounded by weight, rv is the writer's reservation: a value to
+// store that needs more than rv holds leaves everything as it was, with
+// rv.need set (see setCache), and one heavier than MaxWeight removes k's
+// entry, with rv.refused set for the caller to report the value evicted.
+func (s *Cache[K, V]) computeLocked(t *cacheTable[K, V], i uint64, j int, held []uint64, cf *computeOf[V], exp int64, hint uint64, rv *reservation[V]) (V, bool, DeletionEvent[K, V]) {
 	e := &t.cbucket(i).b.slots[j]
 	old := e.val
 	found := true
@@ -117,6 +132,25 @@ func (s *Cache[K, V]) computeLocked(t *cacheTable[K, V], i uint64, j int, held [
 	v, op := cf.fn(old, found)
 	cf.decided = false // a decision for an absent key no longer holds
 	st := s.tot.stripe(hint)
+	if op == ComputeSet && rv != nil {
+		switch s.weighComputed(e.key, v, rv) {
+		case weightMore:
+			var zero V
+			return zero, false, DeletionEvent[K, V]{}
+		case weightRefused:
+			// Stored and evicted at once: the entry it replaces goes.
+			var ev DeletionEvent[K, V]
+			if s.onDel != nil {
+				ev = s.leaving(t, i, j, DeletionReplaced)
+			}
+			s.cowTouchLocked(t, held)
+			t.clearSlot(i, j)
+			st.updates.Add(1)
+			st.evictions.Add(1)
+			var zero V
+			return zero, false, ev
+		}
+	}
 	var ev DeletionEvent[K, V]
 	if op != ComputeKeep && s.onDel != nil {
 		ev = DeletionEvent[K, V]{Key: e.key, Value: e.val, Cause: DeletionExpired}
@@ -125,6 +159,7 @@ func (s *Cache[K, V]) computeLocked(t *cacheTable[K, V], i uint64, j int, held [
 	case ComputeSet:
 		s.cowTouchLocked(t, held)
 		t.update(i, j, e.key, v, exp, s.ttl.Load(), s.tickNow(hint), s.slack, &s.pol)
+		t.reweigh(i, j, rv)
 		st.updates.Add(1)
 		if found && ev.Cause != 0 {
 			ev.Cause = DeletionReplaced

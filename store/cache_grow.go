@@ -120,7 +120,18 @@ func (s *Cache[K, V]) configOf(t *cacheTable[K, V]) config {
 
 // startTable returns the first table of a cache of options o.
 func (s *Cache[K, V]) startTable(o *config) *cacheTable[K, V] {
-	return newCacheTable[K, V](o, s.lay, cacheSizes(o)[0], s.tq)
+	return s.newTable(o, cacheSizes(o)[0])
+}
+
+// newTable returns an empty table of n buckets for the cache, of options
+// o, with the weights' slots if the cache has a weight bound.
+func (s *Cache[K, V]) newTable(o *config, n uint64) *cacheTable[K, V] {
+	t := newCacheTable[K, V](o, s.lay, n, s.tq)
+	if s.wsum != nil {
+		t.wts = make([]slotWeights, n)
+		t.wsum = s.wsum
+	}
+	return t
 }
 
 // awaitTable waits for the table that replaces a frozen one: a writer that
@@ -156,7 +167,7 @@ func (s *Cache[K, V]) grow(t *cacheTable[K, V]) {
 	sizes := sizesAfter(cacheSizes(&o), t.n)
 	// Allocated before the freeze, while writers go on: zeroing the new
 	// table is the larger part of the work.
-	first := newCacheTable[K, V](&o, s.lay, sizes[0], s.tq)
+	first := s.newTable(&o, sizes[0])
 	s.freeze(t)
 	nt := s.rebuild(t, &o, sizes, first)
 	s.tab.Store(nt)
@@ -196,7 +207,7 @@ func (s *Cache[K, V]) rebuild(t *cacheTable[K, V], o *config, sizes []uint64, fi
 	for x, n := range sizes {
 		nt := first
 		if x > 0 || nt == nil {
-			nt = newCacheTable[K, V](o, s.lay, n, s.tq)
+			nt = s.newTable(o, n)
 		}
 		if s.copyInto(nt, t, x == len(sizes)-1) {
 			return nt
@@ -220,6 +231,9 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 	r := s.pol.current()
 	st := s.tot.stripe(stripeHint())
 	reported := len(s.pending) // a copy that gives up reports nothing
+	// The weight of the entries the copy drops, taken off the cache's
+	// total only if the copy is kept.
+	var dropped int64
 	var c [8]uint64
 	for pass := range uint64(8) {
 		for i := range t.n {
@@ -231,24 +245,33 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 				}
 				exp := t.meta[i].exp[j].Load()
 				e := &cb.b.slots[j]
+				var w uint32
+				if t.wts != nil {
+					w = t.wts[i][j]
+				}
 				if ttl && exp != 0 && exp <= nowNanos {
 					st.expirations.Add(1)
 					s.report(e.key, e.val, DeletionExpired)
+					dropped += int64(w)
 					continue
 				}
 				acc := cb.acc[j].Load()
 				h := nt.hash(e.key)
 				cs := nt.cands(h, &c)
-				if !s.place(nt, cs, e.key, e.val, h, exp, acc, evict, now, r) {
+				if !s.place(nt, cs, e.key, e.val, h, exp, acc, w, evict, now, r) {
 					if !evict {
 						s.pending = s.pending[:reported]
 						return false
 					}
 					st.evictions.Add(1)
 					s.report(e.key, e.val, DeletionEvicted)
+					dropped += int64(w)
 				}
 			}
 		}
+	}
+	if dropped != 0 {
+		nt.wsum.sum.Add(-dropped)
 	}
 	return true
 }
@@ -259,7 +282,11 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 // room: then the policy's victim among the candidates' entries and the
 // newcomer goes (into nt's ghost), and place reports false if that is the
 // newcomer.
-func (s *Cache[K, V]) place(nt *cacheTable[K, V], cs []uint64, k K, v V, h uint64, exp int64, acc uint32, evict bool, now uint64, r *rank) bool {
+//
+// w is the entry's weight in a cache bounded by weight; a victim's weight
+// comes off the cache's total as it goes, the newcomer's is the caller's
+// to take off if place refuses it.
+func (s *Cache[K, V]) place(nt *cacheTable[K, V], cs []uint64, k K, v V, h uint64, exp int64, acc, w uint32, evict bool, now uint64, r *rank) bool {
 	var loads [8]uint32
 	for x, i := range cs {
 		loads[x] = uint32(ctrl(nt.cbucket(i).b.ctrl.Load()).load() + nt.size - slotsOf(nt.capAt(i)))
@@ -295,6 +322,9 @@ func (s *Cache[K, V]) place(nt *cacheTable[K, V], cs []uint64, k K, v V, h uint6
 	cb.b.ref().put(j, k, v, tagOf(h), nt.lay)
 	cb.acc[j].Store(acc)
 	nt.meta[i].exp[j].Store(exp)
+	if nt.wts != nil {
+		nt.wts[i][j] = w
+	}
 	nt.live.Add(1)
 	return true
 }

@@ -7,7 +7,13 @@ import "github.com/twochoice/twochoice/hashfn"
 //
 // With cf (Compute, GetOrSet; nil for Set) the new value is cf's: see
 // computeOf. Otherwise setCache returns v and false.
-func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *computeOf[V]) (V, bool) {
+//
+// rv is nil but in a cache bounded by weight, where it is the writer's
+// reservation (weight.go): the entry setCache stores takes it, and what it
+// does not use setCache gives back. A Compute's value, weighed under the
+// locks, may need more than rv holds: then setCache changes nothing and
+// returns with rv.need set, for the caller to reserve it and call again.
+func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *computeOf[V], rv *reservation[V]) (V, bool) {
 	hint := stripeHint()
 	st := s.tot.stripe(hint)
 	if exp != 0 && !s.ttl.Load() {
@@ -72,20 +78,19 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 		if t.frozen.Load() {
 			t.unlockBucket(i)
 			s.awaitTable()
-			return s.setCache(k, v, h, tag, exp, cf)
+			return s.setCache(k, v, h, tag, exp, cf, rv)
 		}
 		if j := b.find(k, tag); j >= 0 {
 			if cf != nil {
 				if cf.fn != nil {
-					r, ok, ev := s.computeLocked(t, i, j, cs[x:x+1], cf, exp, hint)
+					r, ok, ev := s.computeLocked(t, i, j, cs[x:x+1], cf, exp, hint, rv)
 					t.unlockBucket(i)
-					if ev.Cause != 0 {
-						s.onDel(ev)
-					}
+					s.reportComputed(k, ev, rv)
 					return r, ok
 				}
 				if old, ok := s.liveLocked(t, i, j, hint); ok {
 					t.unlockBucket(i)
+					s.unreserve(rv)
 					return old, true
 				}
 			}
@@ -93,12 +98,14 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 			if s.onDel != nil {
 				ev := s.leaving(t, i, j, DeletionReplaced)
 				t.update(i, j, k, v, exp, s.ttl.Load(), s.tickNow(hint), s.slack, &s.pol)
+				t.reweigh(i, j, rv)
 				t.unlockBucket(i)
 				st.updates.Add(1)
 				s.onDel(ev)
 				return v, false
 			}
 			t.update(i, j, k, v, exp, s.ttl.Load(), s.tickNow(hint), s.slack, &s.pol)
+			t.reweigh(i, j, rv)
 			t.unlockBucket(i)
 			st.updates.Add(1)
 			return v, false
@@ -115,7 +122,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 	if t.frozen.Load() {
 		unlockAll(&lk, t)
 		s.awaitTable()
-		return s.setCache(k, v, h, tag, exp, cf)
+		return s.setCache(k, v, h, tag, exp, cf, rv)
 	}
 	s.cowTouchLocked(t, lk.idx[:lk.n])
 	now := s.tickNow(hint)
@@ -130,11 +137,9 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 	for _, i := range cs {
 		if j := t.bucket(i).find(k, tag); j >= 0 {
 			if cf != nil && cf.fn != nil {
-				r, ok, ev := s.computeLocked(t, i, j, lk.idx[:lk.n], cf, exp, hint)
+				r, ok, ev := s.computeLocked(t, i, j, lk.idx[:lk.n], cf, exp, hint, rv)
 				unlockAll(&lk, t)
-				if ev.Cause != 0 {
-					s.onDel(ev)
-				}
+				s.reportComputed(k, ev, rv)
 				return r, ok
 			}
 			st.fills.Add(1)
@@ -142,6 +147,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 			if cf != nil {
 				if old, ok := s.liveLocked(t, i, j, hint); ok {
 					unlockAll(&lk, t)
+					s.unreserve(rv)
 					return old, true
 				}
 			}
@@ -150,6 +156,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 				ev = s.leaving(t, i, j, DeletionReplaced)
 			}
 			t.update(i, j, k, v, exp, ttl, now, s.slack, &s.pol)
+			t.reweigh(i, j, rv)
 			unlockAll(&lk, t)
 			if s.onDel != nil {
 				s.onDel(ev)
@@ -167,10 +174,27 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 		}
 		if cf.op != ComputeSet {
 			unlockAll(&lk, t)
+			s.unreserve(rv)
 			var zero V
 			return zero, false
 		}
 		v = cf.val
+		if rv != nil {
+			switch s.weighComputed(k, v, rv) {
+			case weightMore:
+				unlockAll(&lk, t)
+				return v, false
+			case weightRefused:
+				// Stored and evicted at once: Compute reports k absent.
+				cf.op = ComputeKeep
+				st.updates.Add(1)
+				st.evictions.Add(1)
+				unlockAll(&lk, t)
+				s.reportComputed(k, DeletionEvent[K, V]{}, rv)
+				var zero V
+				return zero, false
+			}
+		}
 	}
 	var loads [hashfn.MaxChoices]uint32
 	for x, i := range cs {
@@ -200,7 +224,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 		// and the Set writes to the new table (cache_grow.go).
 		unlockAll(&lk, t)
 		s.grow(t)
-		return s.setCache(k, v, h, tag, exp, cf)
+		return s.setCache(k, v, h, tag, exp, cf, rv)
 	} else {
 		var expired bool
 		i, j, expired = s.victim(t, cs, now, r)
@@ -238,6 +262,8 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 	// them (the victim's slot, a cache miss) to reach the cache, which the
 	// unlock itself does not (relaxed_amd64.go).
 	s.ticks.tick(hint)
+	// The victim's weight goes, the newcomer's comes.
+	t.reweigh(i, j, rv)
 	// Plain stores where the build allows (relaxed_amd64.go): the bucket
 	// is ours, and the unlock publishes them.
 	e := slot[K, V]{key: k, val: v}

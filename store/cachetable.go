@@ -44,6 +44,11 @@ type cacheTable[K comparable, V any] struct {
 	chunks [][]cacheBucket[K, V]
 	// meta holds the slots' expiries, bucket by bucket.
 	meta []bucketMeta
+	// wts holds the slots' weights, bucket by bucket, and wsum is the
+	// cache's total, in a cache bounded by weight (weight.go); nil in
+	// others.
+	wts  []slotWeights
+	wsum *weightSum
 
 	short uint64 // the buckets below short have one slot fewer than size
 	lay   wordLayout
@@ -279,6 +284,7 @@ func (t *cacheTable[K, V]) clearSlot(i uint64, j int) {
 	}
 	cb.acc[j].Store(0)
 	t.meta[i].exp[j].Store(0)
+	t.release(i, j)
 	t.live.Add(-1)
 }
 

@@ -34,8 +34,11 @@
 // grows as entries arrive up to one of MaxEntries slots. A Set of a new key
 // whose candidate buckets are full in that final table evicts one of their
 // entries, and is never refused. Entries may expire:
-// SetWithTTL, or CacheOptions.DefaultTTL for Set. Stats gives the hit
-// ratio.
+// SetWithTTL, or CacheOptions.DefaultTTL for Set. A cache may be bounded
+// in weight as well (CacheOptions.MaxWeight and Weigher: bytes, say): a
+// writer then makes room for its value's weight before it stores it,
+// evicting the entries the policy ranks lowest among a sample, so the
+// total never passes the bound. Stats gives the hit ratio.
 //
 // Both have Get, Set, GetOrSet (sync.Map's LoadOrStore), Delete, Len,
 // Clear, All and Keys for range loops, Stats, Report (the load report)

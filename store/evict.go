@@ -204,6 +204,13 @@ func fresh(acc uint32, now uint64, slack uint32) bool {
 // whether its entry had expired. The caller holds the buckets, and they
 // are all full.
 func (s *Cache[K, V]) victim(t *cacheTable[K, V], cs []uint64, now uint64, r *rank) (vi uint64, vj int, expired bool) {
+	vi, vj, expired, _ = s.victimOf(t, cs, now, r)
+	return vi, vj, expired
+}
+
+// victimOf is victim for buckets that may have empty slots: ok is false
+// if they hold no entry.
+func (s *Cache[K, V]) victimOf(t *cacheTable[K, V], cs []uint64, now uint64, r *rank) (vi uint64, vj int, expired, ok bool) {
 	var nowNanos int64
 	ttl := s.ttl.Load()
 	if ttl {
@@ -218,15 +225,15 @@ func (s *Cache[K, V]) victim(t *cacheTable[K, V], cs []uint64, now uint64, r *ra
 			j := slotOf(m)
 			if ttl {
 				if e := me.exp[j].Load(); e != 0 && e <= nowNanos {
-					return i, j, true
+					return i, j, true, true
 				}
 			}
-			if sc, age := r.score(cb.acc[j].Load(), now); sc > best || sc == best && age > oldest {
-				best, oldest, vi, vj = sc, age, i, j
+			if sc, age := r.score(cb.acc[j].Load(), now); !ok || sc > best || sc == best && age > oldest {
+				best, oldest, vi, vj, ok = sc, age, i, j, true
 			}
 		}
 	}
-	return vi, vj, false
+	return vi, vj, false, ok
 }
 
 // recencySlack returns the slack of fresh for a cache of max entries, in

@@ -96,9 +96,20 @@ func (s *Map[K, V]) checkInvariants() error {
 // exactly MaxEntries slots or on the way with entries within its threshold.
 func (s *Cache[K, V]) checkInvariants() error {
 	t := s.tab.Load()
+	if (t.wts != nil) != (s.wsum != nil) || t.wts != nil && (uint64(len(t.wts)) != t.n || t.wsum != s.wsum) {
+		return fmt.Errorf("cache: table weights %v for a cache with weight bound %v", t.wts != nil, s.wsum != nil)
+	}
+	var weight int64
 	total, err := checkBuckets[K, V](t, t.capMask, "cache", map[K]string{}, func(i uint64, j int, full bool) error {
 		m := &t.meta[i]
 		acc, exp := t.cbucket(i).acc[j].Load(), m.exp[j].Load()
+		if t.wts != nil {
+			if w := t.wts[i][j]; !full && w != 0 {
+				return fmt.Errorf("cache bucket %d slot %d: empty but weighs %d", i, j, w)
+			} else {
+				weight += int64(w)
+			}
+		}
 		switch {
 		case !full && (acc != 0 || exp != 0):
 			return fmt.Errorf("cache bucket %d slot %d: empty but its metadata is not zeroed", i, j)
@@ -118,6 +129,13 @@ func (s *Cache[K, V]) checkInvariants() error {
 	}
 	if got := t.live.Load(); got != total {
 		return fmt.Errorf("cache: Len counts %d entries, the table holds %d", got, total)
+	}
+	if s.wsum != nil {
+		// At idle no writer holds a reservation: the total is the
+		// entries' weights.
+		if got := s.wsum.sum.Load(); got != weight || weight > s.cfg.MaxWeight {
+			return fmt.Errorf("cache: total weight %d, the entries weigh %d, MaxWeight %d", got, weight, s.cfg.MaxWeight)
+		}
 	}
 	if total > int64(s.options().MaxEntries) {
 		return fmt.Errorf("cache: %d entries, MaxEntries %d", total, s.options().MaxEntries)

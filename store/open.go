@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -116,8 +117,13 @@ func OpenMap[K comparable, V any](path string, opts *MapOptions) (*Map[K, V], er
 // Cache.Save, as OpenMap restores a map: every entry goes back into the
 // bucket that held it, with its expiry, and the entries whose expiry has
 // passed (by opts's Clock, or the system clock) are left out. The cache's
-// bound and DefaultTTL come from the file; a non-zero opts.MaxEntries must
-// equal the file's, and a non-zero opts.DefaultTTL replaces the file's.
+// bound, weight bound and DefaultTTL come from the file; a non-zero
+// opts.MaxEntries must equal the file's, and a non-zero opts.DefaultTTL or
+// opts.MaxWeight replaces the file's. A cache bounded by weight needs its
+// Weigher in opts (a function is not saved): OpenCache weighs every
+// restored entry with it and, if they weigh more than MaxWeight, evicts
+// by the policy until they fit (unreported: OnDeletion is the cache's
+// once OpenCache returns).
 // The eviction policy's history is not saved: the restored entries start
 // as if each had been used once a capacity ago.
 //
@@ -141,17 +147,30 @@ func OpenCache[K comparable, V any](path string, opts *CacheOptions[K, V]) (*Cac
 	if m.MaxEntries == 0 {
 		return nil, fmt.Errorf("snapshot %s: %w: the file holds a map (unbounded): open it with OpenMap", path, ErrOptionsMismatch)
 	}
-	var given *config
+	var (
+		given   *config
+		weigher func(K, V) uint32
+	)
 	if opts != nil {
 		if opts.DefaultTTL < 0 {
 			return nil, fmt.Errorf("snapshot %s: %w: DefaultTTL %v is negative", path, ErrOptions, opts.DefaultTTL)
 		}
+		if opts.MaxWeight > math.MaxInt64 {
+			return nil, fmt.Errorf("snapshot %s: %w: MaxWeight %d is above %d", path, ErrOptions, opts.MaxWeight, int64(math.MaxInt64))
+		}
 		c := opts.config()
 		given = &c
+		weigher = opts.Weigher
 	}
 	o, err := snapshotOptions(&m, given)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	switch {
+	case o.MaxWeight > 0 && weigher == nil:
+		return nil, fmt.Errorf("snapshot %s: %w: the cache is bounded by weight (MaxWeight %d): give its Weigher in the options", path, ErrOptions, o.MaxWeight)
+	case o.MaxWeight == 0 && weigher != nil:
+		return nil, fmt.Errorf("snapshot %s: %w: a Weigher without MaxWeight bounds nothing", path, ErrOptions)
 	}
 	if err := checkFileOptions(&o, &m); err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", path, err)
@@ -165,19 +184,22 @@ func OpenCache[K comparable, V any](path string, opts *CacheOptions[K, V]) (*Cac
 	if m.Stash != 0 {
 		return nil, fmt.Errorf("snapshot %s: %w: a cache has no stash, the file has %d entries in one", path, ErrCorrupt, m.Stash)
 	}
-	s := newCache[K, V](o)
+	s := newCache[K, V](o, weigher)
 	var t *cacheTable[K, V]
 	if isSparseCache[K, V](&s.cfg, &m) {
 		if t, err = restoreCacheSparse(s, r, &m); err != nil {
 			return nil, err
 		}
 	} else {
-		t = newCacheTable[K, V](&s.cfg, s.lay, m.Buckets, s.tq)
+		t = s.newTable(&s.cfg, m.Buckets)
 		if err := restoreInPlace[K, V](r, &m, cacheRestore[K, V]{t, s}, s.nowNanos()); err != nil {
 			return nil, err
 		}
 	}
 	s.tab.Store(t)
+	if s.wsum != nil {
+		s.weighAll(t)
+	}
 	if opts != nil {
 		s.onDel = opts.OnDeletion
 	}
@@ -292,7 +314,7 @@ func snapshotOptions(m *snapshot.Meta, given *config) (config, error) {
 	if m.Seed == 0 || m.Choices < 1 || m.BucketSize < 1 || rule == bucket.Default {
 		return config{}, fmt.Errorf("%w: placement %s, seed %d, choices %d, bucket size %d", ErrCorrupt, m.Placement, m.Seed, m.Choices, m.BucketSize)
 	}
-	o := config{MaxEntries: m.MaxEntries, DefaultTTL: time.Duration(m.DefaultTTL), Placement: rule, Choices: m.Choices,
+	o := config{MaxEntries: m.MaxEntries, MaxWeight: m.MaxWeight, DefaultTTL: time.Duration(m.DefaultTTL), Placement: rule, Choices: m.Choices,
 		BucketSize: m.BucketSize, Hash: kind, Seed: m.Seed}
 	if given == nil {
 		return o, nil
@@ -302,6 +324,9 @@ func snapshotOptions(m *snapshot.Meta, given *config) (config, error) {
 	o.Clock, o.SizeHint, o.Growth = given.Clock, given.SizeHint, given.Growth
 	if given.DefaultTTL != 0 {
 		o.DefaultTTL = given.DefaultTTL
+	}
+	if given.MaxWeight != 0 {
+		o.MaxWeight = given.MaxWeight
 	}
 	var diff []string
 	check := func(name string, set bool, g, f any) {

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -76,6 +77,28 @@ type CacheOptions[K comparable, V any] struct {
 	// eviction policy.
 	MaxEntries int
 
+	// MaxWeight, if not 0, bounds the cache in weight as well: the
+	// weights of its entries, as Weigher weighs them, never add up to more
+	// (see Cache.Weight), and to store a value a writer first evicts
+	// entries until its weight fits. With bytes as the weight, it bounds
+	// the cache's memory. Weigher is then required. MaxEntries still
+	// bounds the number of entries and sizes the eviction policy's clock,
+	// so set it near the number of entries the weight bound allows (the
+	// bound in bytes over a typical entry's size): the table grows to it
+	// as entries arrive, so a generous MaxEntries costs memory only if the
+	// entries come. A value heavier than MaxWeight is not stored: its Set
+	// removes the key's older value and counts, and reports to OnDeletion,
+	// the new one as evicted at once.
+	MaxWeight uint64
+
+	// Weigher returns the weight of an entry, in the unit of MaxWeight
+	// (bytes, say): called once per value stored, by the goroutine that
+	// stores it, before it takes any lock. The cache keeps the weight
+	// beside the entry, so a Weigher need not give the same answer twice.
+	// A weight of 0 is allowed (the entry counts against MaxEntries
+	// alone). Required with MaxWeight, refused without it.
+	Weigher func(K, V) uint32
+
 	// DefaultTTL is the time to live of an entry stored by Set: 0 means
 	// entries do not expire unless set with SetWithTTL.
 	DefaultTTL time.Duration
@@ -147,6 +170,7 @@ const MaxSizeHint = 1 << 28
 // share: sizes, thresholds, snapshots. MaxEntries > 0 marks a cache's.
 type config struct {
 	MaxEntries int
+	MaxWeight  int64 // a cache's weight bound; 0: none
 	SizeHint   int
 	Growth     float64
 	DefaultTTL time.Duration
@@ -164,8 +188,8 @@ func (o MapOptions) config() config {
 }
 
 func (o CacheOptions[K, V]) config() config {
-	return config{MaxEntries: o.MaxEntries, DefaultTTL: o.DefaultTTL, Clock: o.Clock, Placement: o.Placement,
-		Choices: o.Choices, BucketSize: o.BucketSize, Hash: o.Hash, Seed: o.Seed}
+	return config{MaxEntries: o.MaxEntries, MaxWeight: int64(min(o.MaxWeight, math.MaxInt64)), DefaultTTL: o.DefaultTTL,
+		Clock: o.Clock, Placement: o.Placement, Choices: o.Choices, BucketSize: o.BucketSize, Hash: o.Hash, Seed: o.Seed}
 }
 
 func (o *config) mapOptions() MapOptions {
@@ -176,8 +200,8 @@ func (o *config) mapOptions() MapOptions {
 // cacheOptionsOf returns the options of o in a cache's form; the fields
 // that are functions of K and V, which config does not hold, are nil.
 func cacheOptionsOf[K comparable, V any](o *config) CacheOptions[K, V] {
-	return CacheOptions[K, V]{MaxEntries: o.MaxEntries, DefaultTTL: o.DefaultTTL, Clock: o.Clock, Placement: o.Placement,
-		Choices: o.Choices, BucketSize: o.BucketSize, Hash: o.Hash, Seed: o.Seed}
+	return CacheOptions[K, V]{MaxEntries: o.MaxEntries, MaxWeight: uint64(o.MaxWeight), DefaultTTL: o.DefaultTTL,
+		Clock: o.Clock, Placement: o.Placement, Choices: o.Choices, BucketSize: o.BucketSize, Hash: o.Hash, Seed: o.Seed}
 }
 
 // resolve returns o with the defaults filled in, or an error that
@@ -201,7 +225,17 @@ func (o MapOptions) resolve() (config, error) {
 
 // resolve returns o with the defaults filled in, or an error that wraps
 // ErrOptions and says what is wrong.
-func (o CacheOptions[K, V]) resolve() (config, error) { return resolveCache(o.config()) }
+func (o CacheOptions[K, V]) resolve() (config, error) {
+	switch {
+	case o.MaxWeight > math.MaxInt64:
+		return o.config(), fmt.Errorf("%w: MaxWeight %d is above %d", ErrOptions, o.MaxWeight, int64(math.MaxInt64))
+	case o.MaxWeight > 0 && o.Weigher == nil:
+		return o.config(), fmt.Errorf("%w: MaxWeight %d needs a Weigher to weigh the entries", ErrOptions, o.MaxWeight)
+	case o.MaxWeight == 0 && o.Weigher != nil:
+		return o.config(), fmt.Errorf("%w: a Weigher without MaxWeight bounds nothing", ErrOptions)
+	}
+	return resolveCache(o.config())
+}
 
 // resolveCache is CacheOptions.resolve on the options' scalar fields.
 func resolveCache(o config) (config, error) {

@@ -49,7 +49,7 @@ func restoreCacheSparse[K comparable, V any](s *Cache[K, V], r *snapshot.Reader,
 		size, short = o.BucketSize, 0
 	}
 	sizes := sizesFor(o, int64(m.Entries))
-	t := newCacheTable[K, V](o, s.lay, sizes[0], s.tq)
+	t := s.newTable(o, sizes[0])
 	dec := snapshot.NewDecoder[K, V]()
 	now := nowOf(o)
 	tick := s.tickNow(0)
@@ -90,7 +90,7 @@ func restoreCacheSparse[K comparable, V any](s *Cache[K, V], r *snapshot.Reader,
 		if expiry != 0 && !s.ttl.Load() {
 			s.ttl.Store(true)
 		}
-		for !s.place(t, cs, k, v, h, expiry, acc, t.final, tick, rk) && !t.final {
+		for !s.place(t, cs, k, v, h, expiry, acc, 0, t.final, tick, rk) && !t.final { // weighed once restored (weighAll)
 			// Candidates full in a table on the way: the next size.
 			t = s.rebuild(t, o, sizesAfter(sizes, t.n), nil)
 			cs = t.cands(h, &c)

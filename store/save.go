@@ -289,6 +289,8 @@ func writeView[K comparable, V any](ctx context.Context, v *cowView[K, V], progr
 		Buckets:    v.n,
 		Stash:      uint64(len(v.stash)),
 		MaxEntries: o.MaxEntries,
+		DefaultTTL: int64(o.DefaultTTL),
+		MaxWeight:  o.MaxWeight,
 		Histogram:  make([][]uint64, len(v.counts)),
 	}
 	v.mu.Lock() // every bucket is copied: no writer touches counts now

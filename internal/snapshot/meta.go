@@ -43,6 +43,8 @@ type Meta struct {
 	// DefaultTTL is a cache's default time to live in nanoseconds (0:
 	// none). Files written before it was recorded have none.
 	DefaultTTL int64 `codec:"default_ttl,omitempty" json:"default_ttl,omitempty"`
+	// MaxWeight is a cache's bound in weight (0: none).
+	MaxWeight int64 `codec:"max_weight,omitempty" json:"max_weight,omitempty"`
 	// Created is when the snapshot's view was taken, in Unix nanoseconds.
 	Created int64 `codec:"created" json:"created"`
 	// Histogram[j][k] is the number of buckets of part j holding k entries.
@@ -111,6 +113,8 @@ func (m *Meta) check(fileSize int64) error {
 		return fmt.Errorf("max entries %d", m.MaxEntries)
 	case m.DefaultTTL < 0 || m.DefaultTTL > 0 && m.MaxEntries == 0:
 		return fmt.Errorf("default TTL %d ns with max entries %d", m.DefaultTTL, m.MaxEntries)
+	case m.MaxWeight < 0 || m.MaxWeight > 0 && m.MaxEntries == 0:
+		return fmt.Errorf("max weight %d with max entries %d", m.MaxWeight, m.MaxEntries)
 	case m.MaxEntries > 0 && (m.Entries > uint64(m.MaxEntries) || m.Buckets > uint64(m.MaxEntries)):
 		return fmt.Errorf("a cache of %d entries with %d entries in %d buckets", m.MaxEntries, m.Entries, m.Buckets)
 	}
