@@ -48,13 +48,14 @@
 //
 // # Memory
 //
-// Options bound the near-cache by entries (keys) or bytes. The cache
-// allocates its table for the whole bound when New is called. It does not
-// weigh entries yet: a bound in bytes is converted to a bound in entries
-// assuming each entry's key and reply take about 128 bytes, on top of the
-// cache's own per-entry cost (Capacity says how many entries a bound comes
-// to). Replies much larger than that make the near-cache hold more than
-// MaxBytes; bound such workloads by entries.
+// Options bound the near-cache by entries (keys), bytes, or both. A bound
+// in bytes is the cache's bound in weight: each entry weighs its slot in
+// the cache's table, its key, and each of its replies (the reply's
+// struct, its command, and the message's size as the client's CacheSize
+// reports it), and the entries never weigh more than MaxBytes; a reply
+// larger than the whole bound is not cached. The table grows as entries
+// arrive, so an idle near-cache holds little; Stats reports what the
+// entries weigh.
 //
 // docs/near-cache.md in the repository says when to use the tier and how
 // it compares with rueidis's own near-cache (cmd/tierbench measures it).

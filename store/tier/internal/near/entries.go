@@ -17,10 +17,15 @@ type entries[K comparable, V any] struct {
 	s *store.Cache[K, V]
 }
 
-// newEntries returns a cache of at most max entries, its whole table
-// allocated now, that tells the time for expiries by clock.
-func newEntries[K comparable, V any](max int, clock *clock) (*entries[K, V], error) {
-	s, err := store.NewCache[K, V](store.CacheOptions[K, V]{MaxEntries: max, Clock: clock})
+// newEntries returns a cache of at most max entries and, if maxWeight is
+// not 0, of entries weighing at most maxWeight by weigh, that tells the
+// time for expiries by clock.
+func newEntries[K comparable, V any](max int, maxWeight uint64, weigh func(K, V) uint32, clock *clock) (*entries[K, V], error) {
+	o := store.CacheOptions[K, V]{MaxEntries: max, Clock: clock}
+	if maxWeight > 0 {
+		o.MaxWeight, o.Weigher = maxWeight, weigh
+	}
+	s, err := store.NewCache[K, V](o)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
@@ -39,6 +44,10 @@ func (e *entries[K, V]) delete(k K) { e.s.Delete(k) }
 // len returns the number of entries held, expired ones included until the
 // cache removes them.
 func (e *entries[K, V]) len() int { return e.s.Len() }
+
+// weight returns the total weight of the entries held (0 without a bound
+// in bytes).
+func (e *entries[K, V]) weight() uint64 { return e.s.Weight() }
 
 // counts returns the cache's own counters: the gets that found an entry,
 // and the entries evicted to make room.
@@ -59,20 +68,24 @@ func slotBytes[K comparable, V any]() int64 {
 	return int64(unsafe.Sizeof(k)+unsafe.Sizeof(v)) + 30
 }
 
-// assumedPayloadBytes is what entriesForBytes counts for the memory an
-// entry reaches beyond its slot and its fixed allocations: the key's
-// bytes and the reply's (a key of a few dozen bytes and a reply of about
-// a hundred).
+// assumedPayloadBytes is what an entry's reply is counted for when the
+// client's message type cannot say its size (Ops.Size is nil), and the
+// smallest entry entriesForBytes counts on: a key of a few dozen bytes and
+// a reply of about a hundred.
 const assumedPayloadBytes = 128
 
-// entriesForBytes converts a bound in bytes into the bound in entries
-// that the cache enforces, counting each entry as its slot, fixed bytes
-// of its own (what the value points to, whatever the reply) and
-// assumedPayloadBytes. The cache does not weigh its entries, so the
-// conversion is only as good as that assumption: replies much larger than
-// it make the near-cache hold more bytes than maxBytes, and much smaller
-// ones fewer. At least minEntries.
+// minPayloadBytes is the key and reply bytes of the smallest entry the
+// bound in entries allows for: the bound in bytes weighs every entry, so
+// the bound in entries that goes with it only sizes the table, which grows
+// as entries arrive; it is set where entries of a short key and a short
+// reply would fill the bytes.
+const minPayloadBytes = 32
+
+// entriesForBytes returns the bound in entries that goes with a bound in
+// bytes: as many entries of their slot, fixed bytes of their own (what
+// the value points to) and minPayloadBytes as maxBytes holds, at least
+// minEntries.
 func entriesForBytes[K comparable, V any](maxBytes, fixed int64) int {
-	n := maxBytes / (slotBytes[K, V]() + fixed + assumedPayloadBytes)
+	n := maxBytes / (slotBytes[K, V]() + fixed + minPayloadBytes)
 	return int(min(max(n, minEntries), maxEntries))
 }

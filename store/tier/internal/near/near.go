@@ -60,6 +60,9 @@ type Ops[M any] struct {
 	// WithPXAT returns a copy of m that reports pxat as its expiry, or m
 	// if the message type cannot carry it.
 	WithPXAT func(m M, pxat int64) M
+	// Size returns the bytes a reply holds beyond its struct, for the
+	// bound in bytes; nil counts assumedPayloadBytes for every reply.
+	Size func(*M) int
 }
 
 // reply is a cached reply of a key to one command, read on a connection
@@ -107,7 +110,7 @@ func New[M any](o Options, ops Ops[M]) (*Cache[M], error) {
 		return nil, err
 	}
 	clock := newClock()
-	es, err := newEntries[string, *reply[M]](n, clock)
+	es, err := newEntries[string, *reply[M]](n, maxWeight(o), weigher(ops.Size), clock)
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +146,9 @@ type Stats struct {
 	// flushed connections until the cache evicts them or a change of
 	// their key drops them.
 	Entries int `json:"entries"`
+	// Bytes is what the entries weigh against Options.MaxBytes (0 without
+	// a bound in bytes).
+	Bytes uint64 `json:"bytes"`
 }
 
 // HitRatio returns Hits / (Hits + Misses + Waits), or 0 before any read.
@@ -169,6 +175,7 @@ func (c *Cache[M]) Stats() Stats {
 		Closes:        c.closes.Load(),
 		Evictions:     ev,
 		Entries:       c.es.len(),
+		Bytes:         c.es.weight(),
 	}
 }
 

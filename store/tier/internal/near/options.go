@@ -12,12 +12,12 @@ type Options struct {
 	// 0 means no bound in entries.
 	MaxEntries int
 
-	// MaxBytes bounds the memory held, the cache's table included. The
-	// cache does not weigh entries yet, so MaxBytes is converted to a
-	// bound in entries assuming each entry's key and reply take about 128
-	// bytes (see "Memory" in package tier): much larger replies make
-	// the near-cache hold more than MaxBytes. 0 means no bound in bytes.
-	// With both bounds set, the tighter one holds.
+	// MaxBytes bounds the memory held: every entry is weighed as its
+	// slot in the cache's table, its key, and each of its replies (the
+	// reply's struct, its command and the message's size as the client
+	// reports it), and the entries never weigh more than MaxBytes (see
+	// "Memory" in package tier). 0 means no bound in bytes. With both
+	// bounds set, both hold.
 	MaxBytes int64
 }
 

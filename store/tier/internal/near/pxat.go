@@ -19,6 +19,7 @@ type Marshaler[M any] interface {
 	CacheMarshal(buf []byte) []byte
 	CacheUnmarshalView(buf []byte) error
 	CachePXAT() int64
+	CacheSize() int
 }
 
 // pxatBytes is the length of the expiry at the start of CacheMarshal's
@@ -32,7 +33,13 @@ type PXATWriter[M any, P Marshaler[M]] struct {
 
 // Ops returns the near-cache's Ops for M, writing expiries with w.
 func (w *PXATWriter[M, P]) Ops() Ops[M] {
-	return Ops[M]{PXAT: func(m *M) int64 { return P(m).CachePXAT() }, WithPXAT: w.WithPXAT}
+	return Ops[M]{
+		PXAT:     func(m *M) int64 { return P(m).CachePXAT() },
+		WithPXAT: w.WithPXAT,
+		// The bytes of the message's serialized form: about what its
+		// strings and arrays hold, the payload a bound in bytes weighs.
+		Size: func(m *M) int { return P(m).CacheSize() },
+	}
 }
 
 // Broken reports whether w has found that it cannot rewrite expiries.
