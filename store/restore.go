@@ -253,3 +253,106 @@ func checkRecordBucket[K comparable](k K, bi int64, n uint64, cs []uint64) error
 	}
 	return nil
 }
+
+// sparseRecords walks the records of a snapshot restored sparsely
+// (restore_sparse.go, restore_cache.go): it checks each record against the
+// table the file describes, which it never allocates, computing
+// candidates from the table size alone and counting the loads of the
+// buckets records name, and hands the records to the table they go into.
+type sparseRecords[K comparable, V any] struct {
+	path  string
+	o     *config
+	m     *snapshot.Meta
+	gen   hashfn.Generator
+	now   int64
+	loads map[uint64]uint8 // the loads of the file's buckets that records name
+}
+
+// sparseTarget is what a sparse restore does with the records it walks.
+type sparseTarget[K comparable, V any] struct {
+	hash func(K) uint64
+	// room is the most records bucket bi of the file's table holds.
+	room func(bi uint64) int
+	// stash judges a record in the stash.
+	stash func(K) error
+	// place puts a record that has not expired into the new table.
+	place func(k K, v V, expiry int64, h uint64) error
+}
+
+// newSparseRecords returns the walk of the records of r, whose metadata is
+// m, for a store with options o.
+func newSparseRecords[K comparable, V any](r *snapshot.Reader, o *config, m *snapshot.Meta) (*sparseRecords[K, V], error) {
+	// checkShape has checked that the rule accepts the size.
+	gen, err := o.Placement.Generator(m.Buckets, o.Choices)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w: table size %d: %v", r.Path(), ErrCorrupt, m.Buckets, err)
+	}
+	return &sparseRecords[K, V]{path: r.Path(), o: o, m: m, gen: gen, now: nowOf(o), loads: make(map[uint64]uint8)}, nil
+}
+
+// forEach decodes every record of r, in the file's order, and hands it
+// to t. A record in a bucket must name one of its key's candidates in the
+// file's table, with room for it there; t.stash judges a record in the
+// stash. A record whose expiry has passed is then left out, as Open
+// leaves out expired entries; t.place gets the others. Errors name the
+// file and the record.
+func (w *sparseRecords[K, V]) forEach(r *snapshot.Reader, t sparseTarget[K, V]) error {
+	dec := snapshot.NewDecoder[K, V]()
+	n := 0
+	return r.ForEach(func(rec []byte) error {
+		n++
+		if err := w.record(dec, rec, t); err != nil {
+			return fmt.Errorf("snapshot %s: record %d: %w", w.path, n-1, err)
+		}
+		return nil
+	})
+}
+
+// record decodes, checks and hands on one record (see forEach).
+func (w *sparseRecords[K, V]) record(dec *snapshot.Decoder[K, V], rec []byte, t sparseTarget[K, V]) error {
+	k, v, expiry, bi, err := dec.DecodeRecord(rec)
+	if err != nil {
+		return err
+	}
+	h := t.hash(k)
+	if bi == stashIndex {
+		err = t.stash(k)
+	} else {
+		err = w.count(k, bi, h, t.room)
+	}
+	if err != nil {
+		return err
+	}
+	if expiry != 0 && expiry <= w.now {
+		return nil
+	}
+	return t.place(k, v, expiry, h)
+}
+
+// count checks that bucket bi, recorded for key k of hash h, is one of the
+// key's candidates in the file's table and has room for it (at most
+// room(bi) records), and counts the record in the bucket's load.
+func (w *sparseRecords[K, V]) count(k K, bi int64, h uint64, room func(uint64) int) error {
+	var c [hashfn.MaxChoices]uint64
+	w.gen.Fill(h, c[:])
+	if err := checkRecordBucket(k, bi, w.m.Buckets, c[:w.o.Choices]); err != nil {
+		return err
+	}
+	if most := room(uint64(bi)); int(w.loads[uint64(bi)]) >= most {
+		return fmt.Errorf("%w: bucket %d holds more than %d records", ErrCorrupt, bi, most)
+	}
+	w.loads[uint64(bi)]++
+	return nil
+}
+
+// checkLoads checks the loads of the buckets the records named against the
+// file's histogram: every bucket no record names is empty.
+func (w *sparseRecords[K, V]) checkLoads() error {
+	got := snapshot.SparseHistogram(&w.gen, len(w.m.Histogram), histogramLoads(w.o, w.m.Buckets)-1, w.loads)
+	for p := range got {
+		if !slices.Equal(got[p], w.m.Histogram[p]) {
+			return fmt.Errorf("snapshot %s: %w: part %d: the records give loads %v, the metadata %v", w.path, ErrCorrupt, p, got[p], w.m.Histogram[p])
+		}
+	}
+	return nil
+}

@@ -3,7 +3,6 @@ package store
 import (
 	"fmt"
 	"reflect"
-	"slices"
 
 	"github.com/twochoice/twochoice/hashfn"
 	"github.com/twochoice/twochoice/internal/snapshot"
@@ -36,11 +35,10 @@ func isSparseCache[K comparable, V any](o *config, m *snapshot.Meta) bool {
 // that holds m.Entries entries (a larger one if a key finds its candidates
 // full there), which it returns. Errors name the file.
 func restoreCacheSparse[K comparable, V any](s *Cache[K, V], r *snapshot.Reader, m *snapshot.Meta) (*cacheTable[K, V], error) {
-	path := r.Path()
 	o := &s.cfg
-	gen, err := o.Placement.Generator(m.Buckets, o.Choices)
+	w, err := newSparseRecords[K, V](r, o, m)
 	if err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w: table size %d: %v", path, ErrCorrupt, m.Buckets, err)
+		return nil, err
 	}
 	// The file's bucket sizes: the final table's first short buckets have
 	// one slot fewer; a table on the way has BucketSize slots in each.
@@ -50,64 +48,45 @@ func restoreCacheSparse[K comparable, V any](s *Cache[K, V], r *snapshot.Reader,
 	}
 	sizes := sizesFor(o, int64(m.Entries))
 	t := s.newTable(o, sizes[0])
-	dec := snapshot.NewDecoder[K, V]()
-	now := nowOf(o)
 	tick := s.tickNow(0)
 	acc := packAcc(tick, gapCode(uint32(o.MaxEntries>>s.tq)))
 	rk := s.pol.current()
-	loads := make(map[uint64]uint8) // the loads of the file's buckets that records name
-	n := 0
-	err = r.ForEach(func(rec []byte) error {
-		k, v, expiry, bi, err := dec.DecodeRecord(rec)
-		if err != nil {
-			return fmt.Errorf("snapshot %s: record %d: %w", path, n, err)
-		}
-		n++
-		h := t.hash(k)
-		var c [hashfn.MaxChoices]uint64
-		gen.Fill(h, c[:])
-		if bi == stashIndex {
-			return fmt.Errorf("snapshot %s: record %d: %w: key %v recorded in the stash of a cache, which has none", path, n-1, ErrCorrupt, k)
-		}
-		if err := checkRecordBucket(k, bi, m.Buckets, c[:o.Choices]); err != nil {
-			return fmt.Errorf("snapshot %s: record %d: %w", path, n-1, err)
-		}
-		room := size
-		if uint64(bi) < short {
-			room--
-		}
-		if int(loads[uint64(bi)]) >= room {
-			return fmt.Errorf("snapshot %s: record %d: %w: bucket %d holds more than %d records", path, n-1, ErrCorrupt, bi, room)
-		}
-		loads[uint64(bi)]++
-		if expiry != 0 && expiry <= now {
-			return nil // left out, as Open leaves out expired entries
-		}
-		cs := t.cands(h, &c)
-		if err := checkNew(k, tagOf(h), cs, t.bucket); err != nil {
-			return fmt.Errorf("snapshot %s: record %d: %w", path, n-1, err)
-		}
-		if expiry != 0 && !s.ttl.Load() {
-			s.ttl.Store(true)
-		}
-		for !s.place(t, cs, k, v, h, expiry, acc, 0, t.final, tick, rk) && !t.final { // weighed once restored (weighAll)
-			// Candidates full in a table on the way: the next size.
-			t = s.rebuild(t, o, sizesAfter(sizes, t.n), nil)
-			cs = t.cands(h, &c)
-		}
-		return nil
+	err = w.forEach(r, sparseTarget[K, V]{
+		hash: func(k K) uint64 { return t.hash(k) },
+		room: func(bi uint64) int {
+			if bi < short {
+				return size - 1
+			}
+			return size
+		},
+		stash: func(k K) error {
+			return fmt.Errorf("%w: key %v recorded in the stash of a cache, which has none", ErrCorrupt, k)
+		},
+		place: func(k K, v V, expiry int64, h uint64) error {
+			var c [hashfn.MaxChoices]uint64
+			cs := t.cands(h, &c)
+			if err := checkNew(k, tagOf(h), cs, t.bucket); err != nil {
+				return err
+			}
+			if expiry != 0 && !s.ttl.Load() {
+				s.ttl.Store(true)
+			}
+			for !s.place(t, cs, k, v, h, expiry, acc, 0, t.final, tick, rk) && !t.final { // weighed once restored (weighAll)
+				// Candidates full in a table on the way: the next size.
+				t = s.rebuild(t, o, sizesAfter(sizes, t.n), nil)
+				cs = t.cands(h, &c)
+			}
+			return nil
+		},
 	})
 	if err != nil {
 		return nil, err
 	}
-	got := snapshot.SparseHistogram(&gen, len(m.Histogram), histogramLoads(o, m.Buckets)-1, loads)
-	for p := range got {
-		if !slices.Equal(got[p], m.Histogram[p]) {
-			return nil, fmt.Errorf("snapshot %s: %w: part %d: the records give loads %v, the metadata %v", path, ErrCorrupt, p, got[p], m.Histogram[p])
-		}
+	if err := w.checkLoads(); err != nil {
+		return nil, err
 	}
 	if m.Stash != 0 {
-		return nil, fmt.Errorf("snapshot %s: %w: a cache has no stash, the file has %d entries in one", path, ErrCorrupt, m.Stash)
+		return nil, fmt.Errorf("snapshot %s: %w: a cache has no stash, the file has %d entries in one", r.Path(), ErrCorrupt, m.Stash)
 	}
 	return t, nil
 }

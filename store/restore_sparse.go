@@ -3,9 +3,7 @@ package store
 import (
 	"fmt"
 	"reflect"
-	"slices"
 
-	"github.com/twochoice/twochoice/hashfn"
 	"github.com/twochoice/twochoice/internal/snapshot"
 )
 
@@ -57,63 +55,34 @@ func isSparse[K comparable, V any](o *config, m *snapshot.Meta) bool {
 // tableFor m.Entries: OpenMap asks for more when MapOptions.SizeHint does),
 // which it returns. Errors name the file.
 func restoreSparse[K comparable, V any](s *Map[K, V], r *snapshot.Reader, m *snapshot.Meta, size uint64) (*table[K, V], error) {
-	path := r.Path()
 	o := &s.cfg
-	// checkShape has checked that the rule accepts the size.
-	gen, err := o.Placement.Generator(m.Buckets, o.Choices)
+	w, err := newSparseRecords[K, V](r, o, m)
 	if err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w: table size %d: %v", path, ErrCorrupt, m.Buckets, err)
+		return nil, err
 	}
 	t := newTable[K, V](o, size, s.lay, true)
-	dec := snapshot.NewDecoder[K, V]()
-	now := nowOf(o)
-	loads := make(map[uint64]uint8) // the loads of the file's buckets that records name
 	var stash uint64
-	n := 0
-	err = r.ForEach(func(rec []byte) error {
-		k, v, expiry, bi, err := dec.DecodeRecord(rec)
-		if err != nil {
-			return fmt.Errorf("snapshot %s: record %d: %w", path, n, err)
-		}
-		n++
-		h := t.hash(k)
-		if bi == stashIndex {
-			stash++
-		} else {
-			var c [hashfn.MaxChoices]uint64
-			gen.Fill(h, c[:])
-			cs := c[:o.Choices]
-			if err := checkRecordBucket(k, bi, m.Buckets, cs); err != nil {
-				return fmt.Errorf("snapshot %s: record %d: %w", path, n-1, err)
+	err = w.forEach(r, sparseTarget[K, V]{
+		hash:  t.hash,
+		room:  func(uint64) int { return o.BucketSize },
+		stash: func(K) error { stash++; return nil },
+		place: func(k K, v V, _ int64, h uint64) error {
+			tag := tagOf(h)
+			if t.set(k, v, h, tag) {
+				return fmt.Errorf("%w: key %v twice", ErrCorrupt, k)
 			}
-			if int(loads[uint64(bi)]) >= o.BucketSize {
-				return fmt.Errorf("snapshot %s: record %d: %w: bucket %d holds more than %d records", path, n-1, ErrCorrupt, bi, o.BucketSize)
-			}
-			loads[uint64(bi)]++
-		}
-		if expiry != 0 && expiry <= now {
-			return nil // left out, as Open leaves out expired entries
-		}
-		tag := tagOf(h)
-		if t.set(k, v, h, tag) {
-			return fmt.Errorf("snapshot %s: record %d: %w: key %v twice", path, n-1, ErrCorrupt, k)
-		}
-		t.insert(k, v, h, tag)
-		return nil
+			t.insert(k, v, h, tag)
+			return nil
+		},
 	})
 	if err != nil {
 		return nil, err
 	}
-	// The histogram of the file's table: every bucket no record names is
-	// empty.
-	got := snapshot.SparseHistogram(&gen, len(m.Histogram), histogramLoads(o, m.Buckets)-1, loads)
-	for p := range got {
-		if !slices.Equal(got[p], m.Histogram[p]) {
-			return nil, fmt.Errorf("snapshot %s: %w: part %d: the records give loads %v, the metadata %v", path, ErrCorrupt, p, got[p], m.Histogram[p])
-		}
+	if err := w.checkLoads(); err != nil {
+		return nil, err
 	}
 	if stash != m.Stash {
-		return nil, fmt.Errorf("snapshot %s: %w: %d records in the stash, the metadata says %d", path, ErrCorrupt, stash, m.Stash)
+		return nil, fmt.Errorf("snapshot %s: %w: %d records in the stash, the metadata says %d", r.Path(), ErrCorrupt, stash, m.Stash)
 	}
 	return t, nil
 }

@@ -1,8 +1,6 @@
 package tier
 
 import (
-	"time"
-
 	"github.com/redis/rueidis"
 
 	"github.com/twochoice/twochoice/store/tier/internal/near"
@@ -44,53 +42,16 @@ func Capacity(o Options) (int, error) { return near.Capacity[rueidis.RedisMessag
 // for each connection it opens. The option's CacheSizeEachConn is not
 // used: the Tier's Options bound all connections together.
 func (t *Tier) NewCacheStore(rueidis.CacheStoreOption) rueidis.CacheStore {
-	return &cacheStore{c: t.c.NewConn()}
+	return near.NewStore(t.c.NewConn(), entry)
 }
 
 // Stats returns the near-cache's counters.
 func (t *Tier) Stats() Stats { return t.c.Stats() }
 
 // cacheStore is one connection's rueidis.CacheStore.
-type cacheStore struct {
-	c *near.Conn[rueidis.RedisMessage]
-}
+type cacheStore = near.Store[rueidis.RedisMessage, *rueidis.RedisMessage, rueidis.CacheEntry]
 
 var _ rueidis.CacheStore = (*cacheStore)(nil)
 
-// Flight implements rueidis.CacheStore.
-func (s *cacheStore) Flight(key, cmd string, ttl time.Duration, now time.Time) (rueidis.RedisMessage, rueidis.CacheEntry) {
-	v, f := s.c.Flight(key, cmd, ttl, now)
-	if f == nil {
-		return v, nil
-	}
-	return v, f
-}
-
-// Update implements rueidis.CacheStore.
-func (s *cacheStore) Update(key, cmd string, val rueidis.RedisMessage) int64 {
-	return s.c.Update(key, cmd, val)
-}
-
-// Cancel implements rueidis.CacheStore.
-func (s *cacheStore) Cancel(key, cmd string, err error) { s.c.Cancel(key, cmd, err) }
-
-// Delete implements rueidis.CacheStore: nil keys invalidate all the
-// connection's keys; a key that is not a string does too, rather than
-// leave a stale reply behind.
-func (s *cacheStore) Delete(keys []rueidis.RedisMessage) {
-	if keys == nil {
-		s.c.Flush()
-		return
-	}
-	for i := range keys {
-		k, err := keys[i].ToString()
-		if err != nil {
-			s.c.Flush()
-			return
-		}
-		s.c.Invalidate(k)
-	}
-}
-
-// Close implements rueidis.CacheStore.
-func (s *cacheStore) Close(err error) { s.c.Close(err) }
+// entry hands out a flight as the rueidis.CacheEntry to wait for.
+func entry(f *near.Flight[rueidis.RedisMessage]) rueidis.CacheEntry { return f }

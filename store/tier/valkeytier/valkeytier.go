@@ -5,8 +5,6 @@
 package valkeytier
 
 import (
-	"time"
-
 	"github.com/valkey-io/valkey-go"
 
 	"github.com/twochoice/twochoice/store/tier/internal/near"
@@ -49,53 +47,16 @@ func New(o Options) (*Tier, error) {
 // asks for each connection it opens. The option's CacheSizeEachConn is not
 // used: the Tier's Options bound all connections together.
 func (t *Tier) NewCacheStore(valkey.CacheStoreOption) valkey.CacheStore {
-	return &cacheStore{c: t.c.NewConn()}
+	return near.NewStore(t.c.NewConn(), entry)
 }
 
 // Stats returns the near-cache's counters.
 func (t *Tier) Stats() Stats { return t.c.Stats() }
 
 // cacheStore is one connection's valkey.CacheStore.
-type cacheStore struct {
-	c *near.Conn[valkey.ValkeyMessage]
-}
+type cacheStore = near.Store[valkey.ValkeyMessage, *valkey.ValkeyMessage, valkey.CacheEntry]
 
 var _ valkey.CacheStore = (*cacheStore)(nil)
 
-// Flight implements valkey.CacheStore.
-func (s *cacheStore) Flight(key, cmd string, ttl time.Duration, now time.Time) (valkey.ValkeyMessage, valkey.CacheEntry) {
-	v, f := s.c.Flight(key, cmd, ttl, now)
-	if f == nil {
-		return v, nil
-	}
-	return v, f
-}
-
-// Update implements valkey.CacheStore.
-func (s *cacheStore) Update(key, cmd string, val valkey.ValkeyMessage) int64 {
-	return s.c.Update(key, cmd, val)
-}
-
-// Cancel implements valkey.CacheStore.
-func (s *cacheStore) Cancel(key, cmd string, err error) { s.c.Cancel(key, cmd, err) }
-
-// Delete implements valkey.CacheStore: nil keys invalidate all the
-// connection's keys; a key that is not a string does too, rather than
-// leave a stale reply behind.
-func (s *cacheStore) Delete(keys []valkey.ValkeyMessage) {
-	if keys == nil {
-		s.c.Flush()
-		return
-	}
-	for i := range keys {
-		k, err := keys[i].ToString()
-		if err != nil {
-			s.c.Flush()
-			return
-		}
-		s.c.Invalidate(k)
-	}
-}
-
-// Close implements valkey.CacheStore.
-func (s *cacheStore) Close(err error) { s.c.Close(err) }
+// entry hands out a flight as the valkey.CacheEntry to wait for.
+func entry(f *near.Flight[valkey.ValkeyMessage]) valkey.CacheEntry { return f }

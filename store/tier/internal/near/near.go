@@ -1,9 +1,11 @@
 // Package near is the client-agnostic core of the near-cache: a bounded
 // cache of server replies, shared by all the connections of a client,
 // each connection seeing only the replies it read itself and dropping
-// them all when the server says so or the connection is lost. The tier
-// packages adapt it to rueidis and valkey-go, whose CacheStore contracts
-// it implements: M is the client's message type.
+// them all when the server says so or the connection is lost. It
+// implements the CacheStore contract of rueidis and of valkey-go (a fork
+// of rueidis with the same contract under its own type names) once, for
+// any message type M: Store is that CacheStore, and the tier packages only
+// instantiate it with their client's types.
 //
 // # Terms
 //
