@@ -219,7 +219,10 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 	now := s.tickNow(0)
 	r := s.pol.current()
 	st := s.tot.stripe(stripeHint())
-	reported := len(s.pending) // a copy that gives up reports nothing
+	// A copy that gives up reports nothing and counts nothing: the copy
+	// into the next size meets the same expired entries.
+	reported := len(s.pending)
+	expired := uint64(0)
 	var c [8]uint64
 	for pass := range uint64(8) {
 		for i := range t.n {
@@ -232,14 +235,18 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 				exp := t.meta[i].exp[j].Load()
 				e := &cb.b.slots[j]
 				if ttl && exp != 0 && exp <= nowNanos {
-					st.expirations.Add(1)
+					expired++
 					s.report(e.key, e.val, DeletionExpired)
 					continue
 				}
 				acc := cb.acc[j].Load()
+				var wr int64
+				if t.wrote != nil {
+					wr = t.wrote[i].at[j].Load()
+				}
 				h := nt.hash(e.key)
 				cs := nt.cands(h, &c)
-				if !s.place(nt, cs, e.key, e.val, h, exp, acc, evict, now, r) {
+				if !s.place(nt, cs, e.key, e.val, h, exp, wr, acc, evict, now, r) {
 					if !evict {
 						s.pending = s.pending[:reported]
 						return false
@@ -250,16 +257,18 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 			}
 		}
 	}
+	st.expirations.Add(expired)
 	return true
 }
 
 // place puts an entry into table nt, which no one else sees yet, at the
-// candidate the rule picks among cs, with its expiry and policy word acc.
+// candidate the rule picks among cs, with its expiry, its write time wr
+// (for a table that keeps them) and policy word acc.
 // If the candidates are full it returns false unless evict says to make
 // room: then the policy's victim among the candidates' entries and the
 // newcomer goes (into nt's ghost), and place reports false if that is the
 // newcomer.
-func (s *Cache[K, V]) place(nt *cacheTable[K, V], cs []uint64, k K, v V, h uint64, exp int64, acc uint32, evict bool, now uint64, r *rank) bool {
+func (s *Cache[K, V]) place(nt *cacheTable[K, V], cs []uint64, k K, v V, h uint64, exp, wr int64, acc uint32, evict bool, now uint64, r *rank) bool {
 	var loads [8]uint32
 	for x, i := range cs {
 		loads[x] = uint32(ctrl(nt.cbucket(i).b.ctrl.Load()).load() + nt.size - slotsOf(nt.capAt(i)))
@@ -295,6 +304,9 @@ func (s *Cache[K, V]) place(nt *cacheTable[K, V], cs []uint64, k K, v V, h uint6
 	cb.b.ref().put(j, k, v, tagOf(h), nt.lay)
 	cb.acc[j].Store(acc)
 	nt.meta[i].exp[j].Store(exp)
+	if nt.wrote != nil {
+		nt.wrote[i].at[j].Store(wr)
+	}
 	nt.live.Add(1)
 	return true
 }

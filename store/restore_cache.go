@@ -90,7 +90,7 @@ func restoreCacheSparse[K comparable, V any](s *Cache[K, V], r *snapshot.Reader,
 		if expiry != 0 && !s.ttl.Load() {
 			s.ttl.Store(true)
 		}
-		for !s.place(t, cs, k, v, h, expiry, acc, t.final, tick, rk) && !t.final {
+		for !s.place(t, cs, k, v, h, expiry, now, acc, t.final, tick, rk) && !t.final {
 			// Candidates full in a table on the way: the next size.
 			t = s.rebuild(t, o, sizesAfter(sizes, t.n), nil)
 			cs = t.cands(h, &c)
