@@ -21,7 +21,13 @@ import (
 // for the entry it replaced, which is what a read of it would have
 // written.) And it moves the word only when that changes it by more than
 // a 32nd of the new time to live, so that a key read from many cores is
-// written a few times a TTL, not on every hit.
+// written a few times a TTL, not on every hit. A slide that lands in a
+// table being replaced (a growth) after the copy read the entry is lost
+// with that table: the entry keeps the expiry the copy read.
+//
+// The reads that count as uses slide (Get, and GetOrSet and GetOrLoad on
+// a hit); looks that are not uses (a load's second look under its mutex,
+// iteration, Compute) do not.
 
 // ExpiryCalculator gives each entry of a cache its own time to live
 // (CacheOptions.ExpiryCalculator). Each method returns the entry's time to
