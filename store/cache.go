@@ -49,6 +49,10 @@ type Cache[K comparable, V any] struct {
 	wsum    *weightSum
 	clock   Clock       // for TTLs
 	ttl     atomic.Bool // some entry has or had an expiry
+	// calc gives the entries' expiries on writes and reads (expiry.go):
+	// CacheOptions.ExpiryCalculator, or ExpireAfterAccess's; nil for
+	// expiry after write alone.
+	calc ExpiryCalculator[K, V]
 
 	tot  counters // hits, misses and the writers' counts, striped; padded on both sides
 	mono monotone // the highest figures Stats returned (counters.go)
@@ -60,6 +64,11 @@ type Cache[K comparable, V any] struct {
 	pending []DeletionEvent[K, V] // removed by a replacement of the table, to report (cache_grow.go); under mu
 
 	lds atomic.Pointer[loads[K, V]] // loads in flight (cache_load.go), made at the first miss of a load
+
+	// Refreshes (cache_refresh.go): the sequence their marks are drawn
+	// from, and the counts Stats reports.
+	refreshSeq                 atomic.Int64
+	refreshes, refreshFailures atomic.Uint64
 }
 
 // NewCache returns an empty cache of at most o.MaxEntries entries. Its
@@ -72,7 +81,7 @@ func NewCache[K comparable, V any](o CacheOptions[K, V]) (*Cache[K, V], error) {
 		return nil, err
 	}
 	s := newCache[K, V](c, o.Weigher)
-	s.onDel = o.OnDeletion
+	s.useFuncs(&o)
 	return s, nil
 }
 
@@ -96,6 +105,10 @@ func newCache[K comparable, V any](o config, weigher func(K, V) uint32) *Cache[K
 	if s.clock == nil {
 		s.clock = systemClock{}
 	}
+	if o.ExpireAfterAccess > 0 {
+		s.calc = accessExpiry[K, V]{o.ExpireAfterAccess}
+		s.ttl.Store(true)
+	}
 	s.tab.Store(s.startTable(&s.cfg))
 	return s
 }
@@ -106,6 +119,9 @@ func (s *Cache[K, V]) Options() CacheOptions[K, V] {
 	o := cacheOptionsOf[K, V](&s.cfg)
 	o.OnDeletion = s.onDel
 	o.Weigher = s.weigher
+	if s.cfg.ExpireAfterAccess == 0 {
+		o.ExpiryCalculator = s.calc
+	}
 	return o
 }
 
@@ -121,8 +137,10 @@ func (s *Cache[K, V]) hash(k K) uint64 { return s.tab.Load().hash(k) }
 // It takes no lock: it checks the tags of k's candidates and reads the
 // matching slot optimistically, as a Map's Get does, with the entry's
 // expiry and policy word inside the same version check. A hit records
-// itself in the entry's policy word when that changes the word noticeably;
-// a Get that finds k expired takes the lock of k's bucket to remove it.
+// itself in the entry's policy word when that changes the word noticeably,
+// and, under CacheOptions.ExpireAfterAccess or an ExpiryCalculator, moves
+// the entry's expiry (expiry.go); a Get that finds k expired takes the
+// lock of k's bucket to remove it.
 func (s *Cache[K, V]) Get(k K) (V, bool) {
 	t := s.tab.Load()
 	h := t.hash(k)
@@ -164,9 +182,15 @@ func (s *Cache[K, V]) getCache(t *cacheTable[K, V], k K, h uint64, tag uint8, hi
 		if !ok {
 			continue
 		}
-		if f.exp != 0 && f.exp <= s.nowNanos() {
-			s.expire(t, i, k, tag)
-			break
+		if f.exp != 0 {
+			now := s.nowNanos()
+			if f.exp <= now {
+				s.expire(t, i, k, tag)
+				break
+			}
+			if s.calc != nil {
+				s.slide(t, i, f.slot, k, f.val, f.exp, now)
+			}
 		}
 		t.touch(i, f.slot, f.acc, s.tickNow(hint), s.slack, &s.pol)
 		s.tot.hit(hint)
@@ -200,7 +224,8 @@ func (s *Cache[K, V]) expire(t *cacheTable[K, V], i uint64, k K, tag uint8) {
 }
 
 // Set stores v for k, replacing any value k had, to expire after
-// CacheOptions.DefaultTTL if that is set. It may evict another entry among
+// CacheOptions.DefaultTTL or ExpireAfterAccess if one is set, or when the
+// ExpiryCalculator says. It may evict another entry among
 // k's candidate buckets to make room; k itself is never refused: after Set
 // returns, Get(k) returns v until k is set again, deleted, expires, or is
 // evicted by a later Set of another key.
@@ -216,11 +241,13 @@ func (s *Cache[K, V]) Set(k K, v V) {
 
 // SetWithTTL stores v for k, replacing any value k had, to expire after
 // ttl (by CacheOptions.Clock); ttl ≤ 0 means it never expires, whatever
-// CacheOptions.DefaultTTL says. An expired entry is never returned. It is
-// counted by Len until it is removed, which happens at the first of: a
-// Get of its key, a Set or Delete of its key, or a Set of another key that
-// needs room among its candidate buckets (expired entries are the first
-// victims there).
+// the options say (DefaultTTL, ExpireAfterAccess, ExpiryCalculator). Under
+// ExpireAfterAccess or an ExpiryCalculator, reads move the expiry as they
+// move any other. An expired entry is never returned. It is counted by Len
+// until it is removed, which happens at the first of: a Get of its key, a
+// Set or Delete of its key, a Set of another key that needs room among its
+// candidate buckets (expired entries are the first victims there), a
+// growth of the table, or RemoveExpired.
 func (s *Cache[K, V]) SetWithTTL(k K, v V, ttl time.Duration) {
 	var exp int64
 	if ttl > 0 {
@@ -260,10 +287,14 @@ func (s *Cache[K, V]) GetOrSet(k K, v V) (V, bool) {
 }
 
 // defaultExpiry returns the expiry of an entry Set stores now:
-// CacheOptions.DefaultTTL from now, or 0 (never) without one.
+// CacheOptions.DefaultTTL from now, expByCalc for the calculator to give
+// (ExpireAfterAccess's included), or 0 (never).
 func (s *Cache[K, V]) defaultExpiry() int64 {
 	if s.cfg.DefaultTTL > 0 {
 		return expiryAt(s.nowNanos(), s.cfg.DefaultTTL)
+	}
+	if s.calc != nil {
+		return expByCalc
 	}
 	return 0
 }
@@ -314,8 +345,10 @@ func (s *Cache[K, V]) deleteCache(k K, h uint64, tag uint8) bool {
 	return false
 }
 
-// Len returns the number of entries: never more than MaxEntries. It counts
-// expired entries until they are removed (see SetWithTTL for when).
+// Len returns the number of entries the table holds: never more than
+// MaxEntries. It counts expired entries until they are removed (see
+// SetWithTTL for when); RemoveExpired removes them all, so that Len then
+// counts the live entries alone.
 func (s *Cache[K, V]) Len() int { return int(s.tab.Load().live.Load()) }
 
 // Clear removes every entry, and gives back the memory of a table that

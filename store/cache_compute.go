@@ -122,12 +122,11 @@ func (s *Cache[K, V]) ComputeIfPresent(k K, fn func(old V) (V, bool)) (V, bool) 
 func (s *Cache[K, V]) computeLocked(t *cacheTable[K, V], i uint64, j int, held []uint64, cf *computeOf[V], exp int64, hint uint64, rv *reservation[V]) (V, bool, DeletionEvent[K, V]) {
 	e := &t.cbucket(i).b.slots[j]
 	old := e.val
-	found := true
-	if s.ttl.Load() {
-		if x := t.meta[i].exp[j].Load(); x != 0 && x <= s.nowNanos() {
-			var zero V
-			old, found = zero, false
-		}
+	oldExp, expired := s.expiryOf(t, i, j)
+	found := !expired
+	if expired {
+		var zero V
+		old = zero
 	}
 	v, op := cf.fn(old, found)
 	cf.decided = false // a decision for an absent key no longer holds
@@ -158,13 +157,8 @@ func (s *Cache[K, V]) computeLocked(t *cacheTable[K, V], i uint64, j int, held [
 	switch op {
 	case ComputeSet:
 		s.cowTouchLocked(t, held)
-		t.update(i, j, e.key, v, exp, s.ttl.Load(), s.tickNow(hint), s.slack, &s.pol)
-		t.reweigh(i, j, rv)
-		st.updates.Add(1)
-		if found && ev.Cause != 0 {
-			ev.Cause = DeletionReplaced
-		}
-		return v, true, ev
+		// An update, or an insert in an expired entry's place.
+		return v, true, s.replaceLocked(t, i, j, e.key, v, exp, hint, false, oldExp, expired, rv)
 	case ComputeDelete:
 		s.cowTouchLocked(t, held)
 		t.clearSlot(i, j)

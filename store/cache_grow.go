@@ -230,7 +230,10 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 	now := s.tickNow(0)
 	r := s.pol.current()
 	st := s.tot.stripe(stripeHint())
-	reported := len(s.pending) // a copy that gives up reports nothing
+	// A copy that gives up reports nothing and counts nothing: the copy
+	// into the next size meets the same expired entries.
+	reported := len(s.pending)
+	expired := uint64(0)
 	// The weight of the entries the copy drops, taken off the cache's
 	// total only if the copy is kept.
 	var dropped int64
@@ -250,15 +253,19 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 					w = t.wts[i][j]
 				}
 				if ttl && exp != 0 && exp <= nowNanos {
-					st.expirations.Add(1)
+					expired++
 					s.report(e.key, e.val, DeletionExpired)
 					dropped += int64(w)
 					continue
 				}
 				acc := cb.acc[j].Load()
+				var wr int64
+				if t.wrote != nil {
+					wr = t.wrote[i].at[j].Load()
+				}
 				h := nt.hash(e.key)
 				cs := nt.cands(h, &c)
-				if !s.place(nt, cs, e.key, e.val, h, exp, acc, w, evict, now, r) {
+				if !s.place(nt, cs, e.key, e.val, h, exp, wr, acc, w, evict, now, r) {
 					if !evict {
 						s.pending = s.pending[:reported]
 						return false
@@ -270,6 +277,7 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 			}
 		}
 	}
+	st.expirations.Add(expired)
 	if dropped != 0 {
 		nt.wsum.sum.Add(-dropped)
 	}
@@ -277,7 +285,8 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 }
 
 // place puts an entry into table nt, which no one else sees yet, at the
-// candidate the rule picks among cs, with its expiry and policy word acc.
+// candidate the rule picks among cs, with its expiry, its write time wr
+// (for a table that keeps them) and policy word acc.
 // If the candidates are full it returns false unless evict says to make
 // room: then the policy's victim among the candidates' entries and the
 // newcomer goes (into nt's ghost), and place reports false if that is the
@@ -286,7 +295,7 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 // w is the entry's weight in a cache bounded by weight; a victim's weight
 // comes off the cache's total as it goes, the newcomer's is the caller's
 // to take off if place refuses it.
-func (s *Cache[K, V]) place(nt *cacheTable[K, V], cs []uint64, k K, v V, h uint64, exp int64, acc, w uint32, evict bool, now uint64, r *rank) bool {
+func (s *Cache[K, V]) place(nt *cacheTable[K, V], cs []uint64, k K, v V, h uint64, exp, wr int64, acc, w uint32, evict bool, now uint64, r *rank) bool {
 	var loads [8]uint32
 	for x, i := range cs {
 		loads[x] = uint32(ctrl(nt.cbucket(i).b.ctrl.Load()).load() + nt.size - slotsOf(nt.capAt(i)))
@@ -324,6 +333,9 @@ func (s *Cache[K, V]) place(nt *cacheTable[K, V], cs []uint64, k K, v V, h uint6
 	nt.meta[i].exp[j].Store(exp)
 	if nt.wts != nil {
 		nt.wts[i][j] = w
+	}
+	if nt.wrote != nil {
+		nt.wrote[i].at[j].Store(wr)
 	}
 	nt.live.Add(1)
 	return true

@@ -73,8 +73,28 @@ func (s *Cache[K, V]) loadTable() *loads[K, V] {
 // load must not call the cache's writing methods for k (Set,
 // Compute, ...): they do not wait for the load, and the load's result
 // replaces what they stored.
+//
+// # Refresh
+//
+// Under CacheOptions.RefreshAfter, a hit on an entry written more than
+// RefreshAfter ago returns its value at once and starts a refresh: a call
+// of load on a goroutine of its own, with ctx's values but without its
+// deadline or cancellation. Callers keep getting the old value while it
+// runs, and a caller that misses k meanwhile waits for it as for a load.
+// One refresh of a key runs at a time, and none while a load of the key
+// is in flight. Its value is stored as a Set of k would store it
+// (DefaultTTL, or the ExpiryCalculator's update), unless k was written or
+// removed while it ran: that write wins, and the refresh's value is
+// dropped. A refresh whose load fails (an error, or a panic, which the
+// refresh recovers) leaves the entry as it was, to be refreshed again on a
+// later hit; Stats counts refreshes and their failures. Only GetOrLoad and
+// GetOrLoadAll refresh: a Get of an old entry returns it and does nothing
+// more.
 func (s *Cache[K, V]) GetOrLoad(ctx context.Context, k K, load func(ctx context.Context, k K) (V, error)) (V, error) {
 	if v, ok := s.Get(k); ok {
+		if s.cfg.RefreshAfter > 0 {
+			s.maybeRefresh(ctx, k, load)
+		}
 		return v, nil
 	}
 	l := s.loadTable()
@@ -127,6 +147,10 @@ func (s *Cache[K, V]) GetOrLoad(ctx context.Context, k K, load func(ctx context.
 // returned with a nil map; nothing load returned is stored then. A panic
 // in load propagates as GetOrLoad's does, the waiters for its keys getting
 // ErrLoadPanicked; ctx's end stops the waiting, with ctx's error.
+//
+// Under CacheOptions.RefreshAfter, each key found written more than
+// RefreshAfter ago is refreshed as GetOrLoad refreshes it, by a call of
+// load for that key alone.
 func (s *Cache[K, V]) GetOrLoadAll(ctx context.Context, keys []K, load func(ctx context.Context, keys []K) (map[K]V, error)) (map[K]V, error) {
 	out := make(map[K]V, len(keys))
 	var missed []K
@@ -136,6 +160,11 @@ func (s *Cache[K, V]) GetOrLoadAll(ctx context.Context, keys []K, load func(ctx 
 		}
 		if v, ok := s.Get(k); ok {
 			out[k] = v
+			if s.cfg.RefreshAfter > 0 {
+				s.maybeRefresh(ctx, k, func(ctx context.Context, k K) (V, error) {
+					return loadOne(ctx, k, load)
+				})
+			}
 		} else {
 			missed = append(missed, k)
 		}
@@ -222,6 +251,20 @@ func (s *Cache[K, V]) loadAll(ctx context.Context, l *loads[K, V], keys []K, cal
 		l.end(k, c)
 	}
 	return err
+}
+
+// loadOne loads k alone through a bulk loader.
+func loadOne[K comparable, V any](ctx context.Context, k K, load func(context.Context, []K) (map[K]V, error)) (V, error) {
+	got, err := load(ctx, []K{k})
+	if err != nil {
+		var zero V
+		return zero, err
+	}
+	v, ok := got[k]
+	if !ok {
+		return v, fmt.Errorf("%w: key %v", ErrNotLoaded, k)
+	}
+	return v, nil
 }
 
 // testHookWait, if set (by tests), is called by a load's caller that is

@@ -95,16 +95,18 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 				}
 			}
 			s.cowTouchLocked(t, cs[x:x+1])
-			if s.onDel != nil {
-				ev := s.leaving(t, i, j, DeletionReplaced)
-				t.update(i, j, k, v, exp, s.ttl.Load(), s.tickNow(hint), s.slack, &s.pol)
-				t.reweigh(i, j, rv)
+			if s.ttl.Load() || s.onDel != nil || t.wrote != nil {
+				// The entry may have expired (then the Set is an
+				// insert), may need its event, or its write time.
+				oldExp, expired := s.expiryOf(t, i, j)
+				ev := s.replaceLocked(t, i, j, k, v, exp, hint, false, oldExp, expired, rv)
 				t.unlockBucket(i)
-				st.updates.Add(1)
-				s.onDel(ev)
+				if ev.Cause != 0 {
+					s.onDel(ev)
+				}
 				return v, false
 			}
-			t.update(i, j, k, v, exp, s.ttl.Load(), s.tickNow(hint), s.slack, &s.pol)
+			t.update(i, j, k, v, exp, false, s.tickNow(hint), s.slack, &s.pol)
 			t.reweigh(i, j, rv)
 			t.unlockBucket(i)
 			st.updates.Add(1)
@@ -151,14 +153,10 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 					return old, true
 				}
 			}
-			var ev DeletionEvent[K, V]
-			if s.onDel != nil {
-				ev = s.leaving(t, i, j, DeletionReplaced)
-			}
-			t.update(i, j, k, v, exp, ttl, now, s.slack, &s.pol)
-			t.reweigh(i, j, rv)
+			oldExp, expired := s.expiryOf(t, i, j)
+			ev := s.replaceLocked(t, i, j, k, v, exp, hint, true, oldExp, expired, rv)
 			unlockAll(&lk, t)
-			if s.onDel != nil {
+			if ev.Cause != 0 {
 				s.onDel(ev)
 			}
 			return v, false
@@ -274,7 +272,13 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 	}
 	m := &t.meta[i]
 	if ttl {
+		if exp == expByCalc {
+			exp = s.writeExpiry(k, v, true, 0)
+		}
 		storeRelaxedInt64(&m.exp[j], exp)
+	}
+	if t.wrote != nil {
+		t.stampWrite(i, j, s.nowNanos())
 	}
 	storeRelaxed32(&cb.acc[j], r.newcomer(ggap, gage, known, now))
 	storeRelaxed(&b.ctrl, uint64(cw.withSlot(j, tag)))
@@ -298,29 +302,23 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 
 // liveLocked is GetOrSet's look at k's entry, in slot j of bucket i, which
 // the caller has locked: unless the entry has expired, it counts a hit,
-// touches the entry as a Get would, and returns its value and true.
+// touches the entry as a Get would (its policy word, and its expiry under
+// a calculator), and returns its value and true.
 func (s *Cache[K, V]) liveLocked(t *cacheTable[K, V], i uint64, j int, hint uint64) (V, bool) {
 	m := &t.meta[i]
 	if s.ttl.Load() {
-		if exp := m.exp[j].Load(); exp != 0 && exp <= s.nowNanos() {
-			var zero V
-			return zero, false
+		if exp := m.exp[j].Load(); exp != 0 {
+			now := s.nowNanos()
+			if exp <= now {
+				var zero V
+				return zero, false
+			}
+			if s.calc != nil {
+				s.slide(t, i, j, t.cbucket(i).b.slots[j].key, t.cbucket(i).b.slots[j].val, exp, now)
+			}
 		}
 	}
 	t.touch(i, j, t.cbucket(i).acc[j].Load(), s.tickNow(hint), s.slack, &s.pol)
 	s.tot.hit(hint)
 	return t.cbucket(i).b.slots[j].val, true
-}
-
-// leaving returns the event of the entry in slot j of bucket i, which the
-// caller holds and is about to replace or remove for cause: expired
-// instead if its time to live has passed.
-func (s *Cache[K, V]) leaving(t *cacheTable[K, V], i uint64, j int, cause DeletionCause) DeletionEvent[K, V] {
-	e := &t.cbucket(i).b.slots[j]
-	if s.ttl.Load() {
-		if x := t.meta[i].exp[j].Load(); x != 0 && x <= s.nowNanos() {
-			cause = DeletionExpired
-		}
-	}
-	return DeletionEvent[K, V]{Key: e.key, Value: e.val, Cause: cause}
 }

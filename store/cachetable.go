@@ -49,6 +49,9 @@ type cacheTable[K comparable, V any] struct {
 	// others.
 	wts  []slotWeights
 	wsum *weightSum
+	// wrote holds the slots' write times, for CacheOptions.RefreshAfter
+	// (cache_refresh.go); nil in a cache without it.
+	wrote []bucketWrites
 
 	short uint64 // the buckets below short have one slot fewer than size
 	lay   wordLayout
@@ -143,6 +146,9 @@ func newCacheTable[K comparable, V any](o *config, lay wordLayout, n uint64, tq 
 	}
 	t.gh.init(slots, uint64(slots)>>tq)
 	t.meta = make([]bucketMeta, n)
+	if o.RefreshAfter > 0 {
+		t.wrote = make([]bucketWrites, n)
+	}
 	t.prefetch = bigCacheTable[K, V](n)
 	return t
 }
@@ -285,6 +291,9 @@ func (t *cacheTable[K, V]) clearSlot(i uint64, j int) {
 	cb.acc[j].Store(0)
 	t.meta[i].exp[j].Store(0)
 	t.release(i, j)
+	if t.wrote != nil {
+		t.wrote[i].at[j].Store(0)
+	}
 	t.live.Add(-1)
 }
 

@@ -12,7 +12,7 @@ const (
 	DeletionEvicted
 	// DeletionExpired: the entry's time to live had passed. An expired
 	// entry that a Set or Compute of its key replaces is reported so,
-	// though Stats counts it as neither an expiration nor a replacement.
+	// and Stats counts an expiration and a Set of a new key.
 	DeletionExpired
 )
 

@@ -33,12 +33,14 @@
 // A [Cache] holds at most CacheOptions.MaxEntries entries, in a table that
 // grows as entries arrive up to one of MaxEntries slots. A Set of a new key
 // whose candidate buckets are full in that final table evicts one of their
-// entries, and is never refused. Entries may expire:
-// SetWithTTL, or CacheOptions.DefaultTTL for Set. A cache may be bounded
-// in weight as well (CacheOptions.MaxWeight and Weigher: bytes, say): a
-// writer then makes room for its value's weight before it stores it,
-// evicting the entries the policy ranks lowest among a sample, so the
-// total never passes the bound. Stats gives the hit ratio.
+// entries, and is never refused. Entries may expire: SetWithTTL, or for
+// Set CacheOptions.DefaultTTL (after write), ExpireAfterAccess (sliding)
+// or an ExpiryCalculator (per entry); with RefreshAfter, GetOrLoad reloads
+// old entries in the background. A cache may be bounded in weight as well
+// (CacheOptions.MaxWeight and Weigher: bytes, say): a writer then makes
+// room for its value's weight before it stores it, evicting the entries
+// the policy ranks lowest among a sample, so the total never passes the
+// bound. Stats gives the hit ratio.
 //
 // Both have Get, Set, GetOrSet (sync.Map's LoadOrStore), Delete, Len,
 // Clear, All and Keys for range loops, Stats, Report (the load report)
@@ -46,7 +48,8 @@
 // adds [Cache.GetOrLoad] and [Cache.GetOrLoadAll], which load a missing
 // key once for all the callers that miss it at the same time, and
 // [Cache.Compute] with its forms (SetIfAbsent, ComputeIfAbsent,
-// ComputeIfPresent), which change a key's entry atomically. Options
+// ComputeIfPresent), which change a key's entry atomically, and
+// [Cache.RemoveExpired], which removes the expired entries. Options
 // they cannot use are an error wrapping [ErrOptions], never a panic. Keys
 // of a string kind, of an integer kind or arrays of bytes are hashed
 // without allocating, and a Get or Set of them allocates nothing (a
@@ -292,10 +295,22 @@
 // locks) and an update two, where atomic stores throughout would make
 // about sixteen and four.
 //
-// TTLs: SetWithTTL, or CacheOptions.DefaultTTL for Set; time comes from
-// CacheOptions.Clock (the system clock by default). An expired entry is never
-// returned. Len counts it until it is removed: by a Get, Set or Delete of
-// its key, or by a Set of another key that needs room among its buckets.
-// A slot's expiry is kept beside it in Unix nanoseconds (0: none), and
-// cacheTable.entriesOf returns it with the entries, for snapshots.
+// TTLs: SetWithTTL, or for Set one of CacheOptions.DefaultTTL (expiry
+// after write), ExpireAfterAccess (after the last read or write) and
+// ExpiryCalculator (per entry, on create, update and read); time comes
+// from CacheOptions.Clock (the system clock by default). An expired entry
+// is never returned. Len counts it until it is removed: by a Get, Set or
+// Delete of its key, by a Set of another key that needs room among its
+// buckets, by a growth of the table, or by [Cache.RemoveExpired], which
+// removes them all. A slot's expiry is kept beside it in Unix nanoseconds
+// (0: none), and cacheTable.entriesOf returns it with the entries, for
+// snapshots. A read moves it, under ExpireAfterAccess or a calculator,
+// with a compare-and-swap and only when that moves it by more than a 32nd
+// of the TTL (expiry.go).
+//
+// Refresh: under CacheOptions.RefreshAfter, GetOrLoad reloads an entry
+// written more than RefreshAfter ago in the background, through its
+// loader, while readers keep getting the old value; a write of the key
+// meanwhile wins over the reload (cache_refresh.go). The slots' write
+// times are kept beside them only in a cache that refreshes.
 package store

@@ -93,11 +93,16 @@ func (s *Map[K, V]) checkInvariants() error {
 // goroutine uses the cache. It checks what checkBuckets checks, and that
 // Len counts what the table holds, within MaxEntries; that the table is
 // one of the sizes of the cache's path, not frozen, and either final with
-// exactly MaxEntries slots or on the way with entries within its threshold.
+// exactly MaxEntries slots or on the way with entries within its threshold;
+// that the table keeps write times if and only if the cache refreshes, an
+// empty slot's 0 and a full one's not.
 func (s *Cache[K, V]) checkInvariants() error {
 	t := s.tab.Load()
 	if (t.wts != nil) != (s.wsum != nil) || t.wts != nil && (uint64(len(t.wts)) != t.n || t.wsum != s.wsum) {
 		return fmt.Errorf("cache: table weights %v for a cache with weight bound %v", t.wts != nil, s.wsum != nil)
+	}
+	if (t.wrote != nil) != (s.cfg.RefreshAfter > 0) {
+		return fmt.Errorf("cache: write times kept %v, RefreshAfter %v", t.wrote != nil, s.cfg.RefreshAfter)
 	}
 	var weight int64
 	total, err := checkBuckets[K, V](t, t.capMask, "cache", map[K]string{}, func(i uint64, j int, full bool) error {
@@ -110,7 +115,16 @@ func (s *Cache[K, V]) checkInvariants() error {
 				weight += int64(w)
 			}
 		}
+		var wr int64
+		if t.wrote != nil {
+			wr = t.wrote[i].at[j].Load()
+		}
 		switch {
+		case !full && wr != 0:
+			return fmt.Errorf("cache bucket %d slot %d: empty but its write time is %d", i, j, wr)
+		case full && t.wrote != nil && wr == 0:
+			// A write time, or a refresh's mark (negative).
+			return fmt.Errorf("cache bucket %d slot %d: an entry without a write time", i, j)
 		case !full && (acc != 0 || exp != 0):
 			return fmt.Errorf("cache bucket %d slot %d: empty but its metadata is not zeroed", i, j)
 		case full && !s.ttl.Load() && exp != 0:

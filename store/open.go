@@ -117,15 +117,21 @@ func OpenMap[K comparable, V any](path string, opts *MapOptions) (*Map[K, V], er
 // Cache.Save, as OpenMap restores a map: every entry goes back into the
 // bucket that held it, with its expiry, and the entries whose expiry has
 // passed (by opts's Clock, or the system clock) are left out. The cache's
-// bound, weight bound and DefaultTTL come from the file; a non-zero
-// opts.MaxEntries must equal the file's, and a non-zero opts.DefaultTTL or
-// opts.MaxWeight replaces the file's. A cache bounded by weight needs its
-// Weigher in opts (a function is not saved): OpenCache weighs every
-// restored entry with it and, if they weigh more than MaxWeight, evicts
-// by the policy until they fit (unreported: OnDeletion is the cache's
-// once OpenCache returns).
-// The eviction policy's history is not saved: the restored entries start
-// as if each had been used once a capacity ago.
+// bound and its durations (DefaultTTL, ExpireAfterAccess, RefreshAfter)
+// and its weight bound come from the file; a non-zero opts.MaxEntries must
+// equal the file's, and a non-zero opts.MaxWeight replaces the file's.
+// The kind of expiry is replaced as a whole: if opts sets DefaultTTL,
+// ExpireAfterAccess or ExpiryCalculator, the file's DefaultTTL and
+// ExpireAfterAccess are dropped for opts's. A non-zero opts.RefreshAfter
+// replaces the file's. Functions are not saved: OnDeletion,
+// ExpiryCalculator and Weigher come from opts. A cache bounded by weight
+// needs its Weigher: OpenCache weighs every restored entry with it and,
+// if they weigh more than MaxWeight, evicts by the policy until they fit
+// (unreported: OnDeletion is the cache's once OpenCache returns). The
+// eviction policy's history is not saved: the restored entries start as
+// if each had been used once a capacity ago; nor are the entries' write
+// times: under RefreshAfter, the restored entries count as written when
+// the file is opened.
 //
 // The table is the one the cache had when it was saved (one of the sizes
 // its table grows through, up to the final one), unless that table is
@@ -152,8 +158,20 @@ func OpenCache[K comparable, V any](path string, opts *CacheOptions[K, V]) (*Cac
 		weigher func(K, V) uint32
 	)
 	if opts != nil {
-		if opts.DefaultTTL < 0 {
-			return nil, fmt.Errorf("snapshot %s: %w: DefaultTTL %v is negative", path, ErrOptions, opts.DefaultTTL)
+		if err := opts.checkExpiry(); err != nil {
+			return nil, fmt.Errorf("snapshot %s: %w", path, err)
+		}
+		for _, d := range []struct {
+			name string
+			v    time.Duration
+		}{{"DefaultTTL", opts.DefaultTTL}, {"ExpireAfterAccess", opts.ExpireAfterAccess}, {"RefreshAfter", opts.RefreshAfter}} {
+			if d.v < 0 {
+				return nil, fmt.Errorf("snapshot %s: %w: %s %v is negative", path, ErrOptions, d.name, d.v)
+			}
+		}
+		if opts.DefaultTTL > 0 && opts.ExpireAfterAccess > 0 {
+			return nil, fmt.Errorf("snapshot %s: %w: DefaultTTL %v and ExpireAfterAccess %v (expiry after write or after access: set one)",
+				path, ErrOptions, opts.DefaultTTL, opts.ExpireAfterAccess)
 		}
 		if opts.MaxWeight > math.MaxInt64 {
 			return nil, fmt.Errorf("snapshot %s: %w: MaxWeight %d is above %d", path, ErrOptions, opts.MaxWeight, int64(math.MaxInt64))
@@ -161,6 +179,12 @@ func OpenCache[K comparable, V any](path string, opts *CacheOptions[K, V]) (*Cac
 		c := opts.config()
 		given = &c
 		weigher = opts.Weigher
+		if opts.ExpiryCalculator != nil {
+			// The calculator replaces the file's kind of expiry; a
+			// config has no field for it, so say so with a mark the
+			// options code below understands.
+			c.DefaultTTL, c.ExpireAfterAccess = 0, -1
+		}
 	}
 	o, err := snapshotOptions(&m, given)
 	if err != nil {
@@ -201,7 +225,7 @@ func OpenCache[K comparable, V any](path string, opts *CacheOptions[K, V]) (*Cac
 		s.weighAll(t)
 	}
 	if opts != nil {
-		s.onDel = opts.OnDeletion
+		s.useFuncs(opts)
 	}
 	if t.live.Load() > t.growAt {
 		s.grow(t) // saved by a Set about to grow it
@@ -314,7 +338,8 @@ func snapshotOptions(m *snapshot.Meta, given *config) (config, error) {
 	if m.Seed == 0 || m.Choices < 1 || m.BucketSize < 1 || rule == bucket.Default {
 		return config{}, fmt.Errorf("%w: placement %s, seed %d, choices %d, bucket size %d", ErrCorrupt, m.Placement, m.Seed, m.Choices, m.BucketSize)
 	}
-	o := config{MaxEntries: m.MaxEntries, MaxWeight: m.MaxWeight, DefaultTTL: time.Duration(m.DefaultTTL), Placement: rule, Choices: m.Choices,
+	o := config{MaxEntries: m.MaxEntries, MaxWeight: m.MaxWeight, DefaultTTL: time.Duration(m.DefaultTTL), ExpireAfterAccess: time.Duration(m.ExpireAfterAccess),
+		RefreshAfter: time.Duration(m.RefreshAfter), Placement: rule, Choices: m.Choices,
 		BucketSize: m.BucketSize, Hash: kind, Seed: m.Seed}
 	if given == nil {
 		return o, nil
@@ -322,8 +347,13 @@ func snapshotOptions(m *snapshot.Meta, given *config) (config, error) {
 	// What a process chooses for itself, not the file: the clock that
 	// expiries are read by, a map's growth, and a cache's TTL when given.
 	o.Clock, o.SizeHint, o.Growth = given.Clock, given.SizeHint, given.Growth
-	if given.DefaultTTL != 0 {
-		o.DefaultTTL = given.DefaultTTL
+	// The kind of expiry as a whole: ExpireAfterAccess < 0 marks an
+	// ExpiryCalculator given to OpenCache, which replaces both.
+	if given.DefaultTTL != 0 || given.ExpireAfterAccess != 0 {
+		o.DefaultTTL, o.ExpireAfterAccess = given.DefaultTTL, max(given.ExpireAfterAccess, 0)
+	}
+	if given.RefreshAfter != 0 {
+		o.RefreshAfter = given.RefreshAfter
 	}
 	if given.MaxWeight != 0 {
 		o.MaxWeight = given.MaxWeight

@@ -99,9 +99,39 @@ type CacheOptions[K comparable, V any] struct {
 	// alone). Required with MaxWeight, refused without it.
 	Weigher func(K, V) uint32
 
-	// DefaultTTL is the time to live of an entry stored by Set: 0 means
-	// entries do not expire unless set with SetWithTTL.
+	// DefaultTTL is the time to live of an entry stored by Set, counted
+	// from its write: 0 means entries do not expire unless set with
+	// SetWithTTL.
 	DefaultTTL time.Duration
+
+	// ExpireAfterAccess, if positive, makes expiry sliding: an entry
+	// stored by Set expires once it has gone ExpireAfterAccess without a
+	// read or a write. A hit (Get, GetOrSet, GetOrLoad) pushes the
+	// entry's expiry to ExpireAfterAccess from then, to a precision of a
+	// 32nd of it: a read writes the entry's expiry only when that moves
+	// it by more than ExpireAfterAccess/32, so that a hot key read from
+	// many cores does not make them fight over its cache line, and an
+	// entry read last at time r expires between r + 31/32·ExpireAfterAccess
+	// and r + ExpireAfterAccess. A read slides every expiry it finds, that
+	// of an entry set by SetWithTTL too; an entry without one (SetWithTTL
+	// with ttl ≤ 0) never expires. It is DefaultTTL's sliding
+	// counterpart: set one of the two, or an ExpiryCalculator.
+	ExpireAfterAccess time.Duration
+
+	// ExpiryCalculator, if not nil, gives each entry its own time to live,
+	// from its key and value: when it is created, when a write replaces
+	// its value, and when a read finds it (see [ExpiryCalculator]).
+	// SetWithTTL wins over it: its ttl is the entry's. It replaces
+	// DefaultTTL and ExpireAfterAccess, which must then be 0.
+	ExpiryCalculator ExpiryCalculator[K, V]
+
+	// RefreshAfter, if positive, keeps entries fresh through their
+	// loader: GetOrLoad (and GetOrLoadAll) finding an entry written more
+	// than RefreshAfter ago returns it at once, and reloads it in the
+	// background with the loader it was given (see "Refresh" in
+	// [Cache.GetOrLoad]). Other reads do not refresh. The entries' write
+	// times take 8 bytes a slot, allocated only when RefreshAfter is set.
+	RefreshAfter time.Duration
 
 	// Clock tells the cache the time, for TTLs; nil means the system
 	// clock. Tests inject one to control expiry.
@@ -180,6 +210,9 @@ type config struct {
 	BucketSize int
 	Hash       hashfn.Kind
 	Seed       uint64
+
+	// A cache's sliding expiry and refresh age (CacheOptions).
+	ExpireAfterAccess, RefreshAfter time.Duration
 }
 
 func (o MapOptions) config() config {
@@ -189,7 +222,8 @@ func (o MapOptions) config() config {
 
 func (o CacheOptions[K, V]) config() config {
 	return config{MaxEntries: o.MaxEntries, MaxWeight: int64(min(o.MaxWeight, math.MaxInt64)), DefaultTTL: o.DefaultTTL,
-		Clock: o.Clock, Placement: o.Placement, Choices: o.Choices, BucketSize: o.BucketSize, Hash: o.Hash, Seed: o.Seed}
+		ExpireAfterAccess: o.ExpireAfterAccess, RefreshAfter: o.RefreshAfter, Clock: o.Clock, Placement: o.Placement,
+		Choices: o.Choices, BucketSize: o.BucketSize, Hash: o.Hash, Seed: o.Seed}
 }
 
 func (o *config) mapOptions() MapOptions {
@@ -201,7 +235,8 @@ func (o *config) mapOptions() MapOptions {
 // that are functions of K and V, which config does not hold, are nil.
 func cacheOptionsOf[K comparable, V any](o *config) CacheOptions[K, V] {
 	return CacheOptions[K, V]{MaxEntries: o.MaxEntries, MaxWeight: uint64(o.MaxWeight), DefaultTTL: o.DefaultTTL,
-		Clock: o.Clock, Placement: o.Placement, Choices: o.Choices, BucketSize: o.BucketSize, Hash: o.Hash, Seed: o.Seed}
+		ExpireAfterAccess: o.ExpireAfterAccess, RefreshAfter: o.RefreshAfter, Clock: o.Clock, Placement: o.Placement,
+		Choices: o.Choices, BucketSize: o.BucketSize, Hash: o.Hash, Seed: o.Seed}
 }
 
 // resolve returns o with the defaults filled in, or an error that
@@ -234,7 +269,21 @@ func (o CacheOptions[K, V]) resolve() (config, error) {
 	case o.MaxWeight == 0 && o.Weigher != nil:
 		return o.config(), fmt.Errorf("%w: a Weigher without MaxWeight bounds nothing", ErrOptions)
 	}
+	if err := o.checkExpiry(); err != nil {
+		return o.config(), err
+	}
 	return resolveCache(o.config())
+}
+
+// checkExpiry returns an error wrapping ErrOptions if o asks for more than
+// one kind of expiry: DefaultTTL, ExpireAfterAccess and ExpiryCalculator
+// are three ways to give entries their time to live.
+func (o *CacheOptions[K, V]) checkExpiry() error {
+	if o.ExpiryCalculator != nil && (o.DefaultTTL != 0 || o.ExpireAfterAccess != 0) {
+		return fmt.Errorf("%w: ExpiryCalculator with DefaultTTL %v and ExpireAfterAccess %v (the calculator gives every TTL: set neither)",
+			ErrOptions, o.DefaultTTL, o.ExpireAfterAccess)
+	}
+	return nil
 }
 
 // resolveCache is CacheOptions.resolve on the options' scalar fields.
@@ -248,6 +297,13 @@ func resolveCache(o config) (config, error) {
 		return c, fmt.Errorf("%w: MaxEntries %d is above MaxCacheEntries (%d)", ErrOptions, o.MaxEntries, MaxCacheEntries)
 	case o.DefaultTTL < 0:
 		return c, fmt.Errorf("%w: DefaultTTL %v is negative", ErrOptions, o.DefaultTTL)
+	case o.ExpireAfterAccess < 0:
+		return c, fmt.Errorf("%w: ExpireAfterAccess %v is negative", ErrOptions, o.ExpireAfterAccess)
+	case o.DefaultTTL > 0 && o.ExpireAfterAccess > 0:
+		return c, fmt.Errorf("%w: DefaultTTL %v and ExpireAfterAccess %v (expiry after write or after access: set one)",
+			ErrOptions, o.DefaultTTL, o.ExpireAfterAccess)
+	case o.RefreshAfter < 0:
+		return c, fmt.Errorf("%w: RefreshAfter %v is negative", ErrOptions, o.RefreshAfter)
 	}
 	if err := c.resolveTable(); err != nil {
 		return c, err

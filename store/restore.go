@@ -227,6 +227,11 @@ func (r cacheRestore[K, V]) placeRecord(k K, v V, expiry, bi int64, h uint64) er
 	j := slotOf(e)
 	b.put(j, k, v, tag, t.lay)
 	t.meta[i].exp[j].Store(expiry)
+	if t.wrote != nil {
+		// Write times are not saved: a restored entry counts as
+		// written when the snapshot is opened.
+		t.stampWrite(i, j, s.nowNanos())
+	}
 	if expiry != 0 && !s.ttl.Load() {
 		s.ttl.Store(true) // Gets read expiries only once some entry has one
 	}

@@ -71,7 +71,7 @@ func restoreCacheSparse[K comparable, V any](s *Cache[K, V], r *snapshot.Reader,
 			if expiry != 0 && !s.ttl.Load() {
 				s.ttl.Store(true)
 			}
-			for !s.place(t, cs, k, v, h, expiry, acc, 0, t.final, tick, rk) && !t.final { // weighed once restored (weighAll)
+			for !s.place(t, cs, k, v, h, expiry, w.now, acc, 0, t.final, tick, rk) && !t.final { // weighed once restored (weighAll)
 				// Candidates full in a table on the way: the next size.
 				t = s.rebuild(t, o, sizesAfter(sizes, t.n), nil)
 				cs = t.cands(h, &c)

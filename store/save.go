@@ -289,9 +289,12 @@ func writeView[K comparable, V any](ctx context.Context, v *cowView[K, V], progr
 		Buckets:    v.n,
 		Stash:      uint64(len(v.stash)),
 		MaxEntries: o.MaxEntries,
-		DefaultTTL: int64(o.DefaultTTL),
 		MaxWeight:  o.MaxWeight,
 		Histogram:  make([][]uint64, len(v.counts)),
+		// A cache's durations, so that a reopened cache keeps them.
+		DefaultTTL:        int64(o.DefaultTTL),
+		ExpireAfterAccess: int64(o.ExpireAfterAccess),
+		RefreshAfter:      int64(o.RefreshAfter),
 	}
 	v.mu.Lock() // every bucket is copied: no writer touches counts now
 	for p, c := range v.counts {

@@ -14,14 +14,22 @@ type Stats struct {
 	// allows (see "Hash flooding" in the package documentation).
 	Rekeys uint64 `json:"rekeys"`
 	// A cache's entries evicted to make room for a new key, and expired
-	// entries removed (by a Get or Delete of their key, or to
-	// make room; a Set of the key replaces an expired entry as an update).
+	// entries removed (by a Get, Set, Compute or Delete of their key, to
+	// make room, by a growth of the table or by RemoveExpired). A Set of
+	// a key whose entry had expired counts as an expiration and a Set of
+	// a new key, as the deletion listener hears of it.
 	Evictions   uint64 `json:"evictions"`
 	Expirations uint64 `json:"expirations"`
 	Entries     int    `json:"entries"`
 	Buckets     int    `json:"buckets"` // buckets of the current table
 	Stash       int    `json:"stash"`   // entries in the stash(es)
 	Growing     bool   `json:"growing"` // keys are moving to a bigger table
+
+	// A cache's refreshes started (CacheOptions.RefreshAfter), and those
+	// whose loader returned an error or panicked. A refresh that stores
+	// its value also counts as a Set.
+	Refreshes       uint64 `json:"refreshes,omitempty"`
+	RefreshFailures uint64 `json:"refresh_failures,omitempty"`
 }
 
 // HitRatio returns Hits / Gets, or 0 before the first Get.
@@ -87,5 +95,8 @@ func (s *Cache[K, V]) Stats() Stats {
 		Expirations: m.at(monoExpirations, ex),
 		Entries:     s.Len(),
 		Buckets:     int(s.tab.Load().n),
+
+		Refreshes:       s.refreshes.Load(),
+		RefreshFailures: s.refreshFailures.Load(),
 	}
 }

@@ -361,3 +361,14 @@ func (s *Cache[K, V]) weighAll(t *cacheTable[K, V]) {
 		s.evictSample()
 	}
 }
+
+// leaving returns the event of the entry in slot j of bucket i, which the
+// caller holds and is about to replace or remove for cause: expired
+// instead if its time to live has passed.
+func (s *Cache[K, V]) leaving(t *cacheTable[K, V], i uint64, j int, cause DeletionCause) DeletionEvent[K, V] {
+	e := &t.cbucket(i).b.slots[j]
+	if _, expired := s.expiryOf(t, i, j); expired {
+		cause = DeletionExpired
+	}
+	return DeletionEvent[K, V]{Key: e.key, Value: e.val, Cause: cause}
+}

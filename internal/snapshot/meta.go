@@ -45,6 +45,10 @@ type Meta struct {
 	DefaultTTL int64 `codec:"default_ttl,omitempty" json:"default_ttl,omitempty"`
 	// MaxWeight is a cache's bound in weight (0: none).
 	MaxWeight int64 `codec:"max_weight,omitempty" json:"max_weight,omitempty"`
+	// ExpireAfterAccess and RefreshAfter are a cache's sliding time to
+	// live and refresh age in nanoseconds (0: none), as DefaultTTL.
+	ExpireAfterAccess int64 `codec:"expire_after_access,omitempty" json:"expire_after_access,omitempty"`
+	RefreshAfter      int64 `codec:"refresh_after,omitempty" json:"refresh_after,omitempty"`
 	// Created is when the snapshot's view was taken, in Unix nanoseconds.
 	Created int64 `codec:"created" json:"created"`
 	// Histogram[j][k] is the number of buckets of part j holding k entries.
@@ -115,6 +119,10 @@ func (m *Meta) check(fileSize int64) error {
 		return fmt.Errorf("default TTL %d ns with max entries %d", m.DefaultTTL, m.MaxEntries)
 	case m.MaxWeight < 0 || m.MaxWeight > 0 && m.MaxEntries == 0:
 		return fmt.Errorf("max weight %d with max entries %d", m.MaxWeight, m.MaxEntries)
+	case m.ExpireAfterAccess < 0 || m.ExpireAfterAccess > 0 && (m.MaxEntries == 0 || m.DefaultTTL > 0):
+		return fmt.Errorf("expire after access %d ns with default TTL %d ns and max entries %d", m.ExpireAfterAccess, m.DefaultTTL, m.MaxEntries)
+	case m.RefreshAfter < 0 || m.RefreshAfter > 0 && m.MaxEntries == 0:
+		return fmt.Errorf("refresh after %d ns with max entries %d", m.RefreshAfter, m.MaxEntries)
 	case m.MaxEntries > 0 && (m.Entries > uint64(m.MaxEntries) || m.Buckets > uint64(m.MaxEntries)):
 		return fmt.Errorf("a cache of %d entries with %d entries in %d buckets", m.MaxEntries, m.Entries, m.Buckets)
 	}
