@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-
-	"github.com/twochoice/twochoice/hashfn"
 )
 
 // Loading through the cache: GetOrLoad and GetOrLoadAll.
@@ -87,7 +85,7 @@ func (s *Cache[K, V]) GetOrLoad(ctx context.Context, k K, load func(ctx context.
 		return c.wait(ctx)
 	}
 	// Stored while this caller looked it up, by a load that has ended.
-	if v, ok := s.peek(k); ok {
+	if v, ok := s.Peek(k); ok {
 		l.mu.Unlock()
 		return v, nil
 	}
@@ -159,7 +157,7 @@ func (s *Cache[K, V]) GetOrLoadAll(ctx context.Context, keys []K, load func(ctx 
 		claimed[k] = true
 		if c, ok := l.calls[k]; ok {
 			waitK, waitC = append(waitK, k), append(waitC, c)
-		} else if v, ok := s.peek(k); ok {
+		} else if v, ok := s.Peek(k); ok {
 			out[k] = v
 		} else {
 			c := &loadCall[V]{done: make(chan struct{})}
@@ -248,27 +246,4 @@ func (c *loadCall[V]) wait(ctx context.Context) (V, error) {
 		var zero V
 		return zero, ctx.Err()
 	}
-}
-
-// peek returns the value stored for k, if any and not expired, without
-// counting a hit or a miss and without marking the entry used.
-func (s *Cache[K, V]) peek(k K) (V, bool) {
-	t := s.tab.Load()
-	h := t.hash(k)
-	tag := tagOf(h)
-	ttl := s.ttl.Load()
-	var c [hashfn.MaxChoices]uint64
-	for _, i := range t.cands(h, &c) {
-		if ctrl(t.cbucket(i).b.ctrl.Load()).match(tag) == 0 {
-			continue
-		}
-		if f, ok := t.lookup(i, k, tag, ttl); ok {
-			if f.exp != 0 && f.exp <= s.nowNanos() {
-				break
-			}
-			return f.val, true
-		}
-	}
-	var zero V
-	return zero, false
 }
