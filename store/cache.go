@@ -93,9 +93,11 @@ func newCache[K comparable, V any](o config) *Cache[K, V] {
 }
 
 // Options returns the options in use, defaults filled in (the seed drawn
-// when CacheOptions.Seed was 0).
+// when CacheOptions.Seed was 0), with the bound in force (SetMaximum
+// changes it).
 func (s *Cache[K, V]) Options() CacheOptions[K, V] {
-	o := cacheOptionsOf[K, V](&s.cfg)
+	cfg := s.configOf(s.tab.Load())
+	o := cacheOptionsOf[K, V](&cfg)
 	o.OnDeletion = s.onDel
 	return o
 }

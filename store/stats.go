@@ -13,9 +13,10 @@ type Stats struct {
 	// Rekeys counts the times a map moved its keys to a new hash function because they collided far more than the fluid limit
 	// allows (see "Hash flooding" in the package documentation).
 	Rekeys uint64 `json:"rekeys"`
-	// A cache's entries evicted to make room for a new key, and expired
-	// entries removed (by a Get or Delete of their key, or to
-	// make room; a Set of the key replaces an expired entry as an update).
+	// A cache's entries evicted to make room for a new key or by
+	// SetMaximum lowering its bound, and its expired entries removed (by
+	// a Get or Delete of their key, or to make room; a Set of the key
+	// replaces an expired entry as an update).
 	Evictions   uint64 `json:"evictions"`
 	Expirations uint64 `json:"expirations"`
 	Entries     int    `json:"entries"`
