@@ -43,6 +43,7 @@ type Cache[K comparable, V any] struct {
 	slack  uint32                    // recency slack of a hit, in tick units (evict.go)
 	tq     uint8                     // the policy words' tick unit is 2^tq ticks (evict.go)
 	onDel  func(DeletionEvent[K, V]) // CacheOptions.OnDeletion
+	rec    StatsRecorder             // CacheOptions.StatsRecorder (stats_recorder.go)
 	clock  Clock                     // for TTLs
 	ttl    atomic.Bool               // some entry has or had an expiry
 
@@ -69,6 +70,7 @@ func NewCache[K comparable, V any](o CacheOptions[K, V]) (*Cache[K, V], error) {
 	}
 	s := newCache[K, V](c)
 	s.onDel = o.OnDeletion
+	s.rec = o.StatsRecorder
 	return s, nil
 }
 
@@ -99,6 +101,7 @@ func (s *Cache[K, V]) Options() CacheOptions[K, V] {
 	cfg := s.configOf(s.tab.Load())
 	o := cacheOptionsOf[K, V](&cfg)
 	o.OnDeletion = s.onDel
+	o.StatsRecorder = s.rec
 	return o
 }
 
@@ -163,9 +166,11 @@ func (s *Cache[K, V]) getCache(t *cacheTable[K, V], k K, h uint64, tag uint8, hi
 		}
 		t.touch(i, f.slot, f.acc, s.tickNow(hint), s.slack, &s.pol)
 		s.tot.hit(hint)
+		s.recordHit()
 		return f.val, true
 	}
 	s.tot.miss(hint)
+	s.recordMiss()
 	var zero V
 	return zero, false
 }
@@ -187,6 +192,9 @@ func (s *Cache[K, V]) expire(t *cacheTable[K, V], i uint64, k K, tag uint8) {
 		}
 	}
 	b.sync.unlock()
+	if ev.Cause != 0 {
+		s.recordEviction(DeletionExpired)
+	}
 	if ev.Cause != 0 && s.onDel != nil {
 		s.onDel(ev)
 	}
@@ -232,6 +240,7 @@ func (s *Cache[K, V]) GetOrSet(k K, v V) (V, bool) {
 	old, loaded := s.setCache(k, v, h, tagOf(h), s.defaultExpiry(), &computeOf[V]{})
 	if !loaded {
 		s.tot.miss(stripeHint())
+		s.recordMiss()
 	}
 	return old, loaded
 }
@@ -281,6 +290,9 @@ func (s *Cache[K, V]) deleteCache(k K, h uint64, tag uint8) bool {
 			}
 			t.clearSlot(i, j)
 			unlockAll(&lk, t)
+			if ev.Cause == DeletionExpired {
+				s.recordEviction(DeletionExpired)
+			}
 			if s.onDel != nil {
 				s.onDel(ev)
 			}

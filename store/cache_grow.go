@@ -233,6 +233,7 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 				e := &cb.b.slots[j]
 				if ttl && exp != 0 && exp <= nowNanos {
 					st.expirations.Add(1)
+					s.recordEviction(DeletionExpired)
 					s.report(e.key, e.val, DeletionExpired)
 					continue
 				}
@@ -245,6 +246,7 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 						return false
 					}
 					st.evictions.Add(1)
+					s.recordEviction(DeletionEvicted)
 					s.report(e.key, e.val, DeletionEvicted)
 				}
 			}
@@ -282,9 +284,11 @@ func (s *Cache[K, V]) place(nt *cacheTable[K, V], cs []uint64, k K, v V, h uint6
 			}
 			nt.gh.put(nt.hash(vb.b.slots[vj].key), vb.acc[vj].Load(), now)
 			s.tot.stripe(stripeHint()).evictions.Add(1)
+			s.recordEviction(DeletionEvicted)
 			s.report(vb.b.slots[vj].key, vb.b.slots[vj].val, DeletionEvicted)
 		} else {
 			s.tot.stripe(stripeHint()).expirations.Add(1)
+			s.recordEviction(DeletionExpired)
 			s.report(vb.b.slots[vj].key, vb.b.slots[vj].val, DeletionExpired)
 		}
 		nt.clearSlot(vi, vj)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // Loading through the cache: GetOrLoad and GetOrLoadAll.
@@ -40,6 +42,11 @@ type loadCall[V any] struct {
 type loads[K comparable, V any] struct {
 	mu    sync.Mutex
 	calls map[K]*loadCall[V]
+
+	// The loaders' calls that returned a value and that failed, and the
+	// time they took in all, for Stats.
+	successes, failures atomic.Uint64
+	nanos               atomic.Int64
 }
 
 // loadTable returns the cache's table of loads in flight, made at first use.
@@ -96,14 +103,17 @@ func (s *Cache[K, V]) GetOrLoad(ctx context.Context, k K, load func(ctx context.
 	// A panic in load goes on up to this caller unrecovered; on its way
 	// it releases the waiters.
 	finished := false
+	start := time.Now()
 	defer func() {
 		if !finished {
+			s.recordLoad(l, start, true)
 			c.err = fmt.Errorf("%w: key %v", ErrLoadPanicked, k)
 			l.end(k, c)
 		}
 	}()
 	c.val, c.err = load(ctx, k)
 	finished = true
+	s.recordLoad(l, start, c.err != nil)
 	if c.err == nil {
 		s.Set(k, c.val)
 	}
@@ -196,8 +206,10 @@ func (s *Cache[K, V]) GetOrLoadAll(ctx context.Context, keys []K, load func(ctx 
 // what it returns into out and the cache, and releases the waiters.
 func (s *Cache[K, V]) loadAll(ctx context.Context, l *loads[K, V], keys []K, calls []*loadCall[V], load func(context.Context, []K) (map[K]V, error), out map[K]V) error {
 	finished := false
+	start := time.Now()
 	defer func() {
 		if !finished {
+			s.recordLoad(l, start, true)
 			for x, c := range calls {
 				c.err = fmt.Errorf("%w: key %v", ErrLoadPanicked, keys[x])
 				l.end(keys[x], c)
@@ -206,6 +218,7 @@ func (s *Cache[K, V]) loadAll(ctx context.Context, l *loads[K, V], keys []K, cal
 	}()
 	got, err := load(ctx, keys)
 	finished = true
+	s.recordLoad(l, start, err != nil)
 	for x, k := range keys {
 		c := calls[x]
 		if err != nil {

@@ -180,6 +180,7 @@ func OpenCache[K comparable, V any](path string, opts *CacheOptions[K, V]) (*Cac
 	s.tab.Store(t)
 	if opts != nil {
 		s.onDel = opts.OnDeletion
+		s.rec = opts.StatsRecorder
 	}
 	if t.live.Load() > t.growAt {
 		s.grow(t) // saved by a Set about to grow it

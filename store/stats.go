@@ -1,5 +1,7 @@
 package store
 
+import "time"
+
 // Stats are the counters of a Map or a Cache. Gets = Hits + Misses. The
 // fields a type has no use for stay 0: a cache never grows or re-keys and
 // has no stash, and a map never evicts or expires.
@@ -23,6 +25,14 @@ type Stats struct {
 	Buckets     int    `json:"buckets"` // buckets of the current table
 	Stash       int    `json:"stash"`   // entries in the stash(es)
 	Growing     bool   `json:"growing"` // keys are moving to a bigger table
+
+	// A cache's loader calls (GetOrLoad, GetOrLoadAll): those that
+	// returned values, those that returned an error or panicked, and the
+	// time they took in all. LoadTime / (LoadSuccesses + LoadFailures) is
+	// the mean time of a load.
+	LoadSuccesses uint64        `json:"load_successes"`
+	LoadFailures  uint64        `json:"load_failures"`
+	LoadTime      time.Duration `json:"load_time_ns"`
 }
 
 // HitRatio returns Hits / Gets, or 0 before the first Get.
@@ -78,7 +88,7 @@ func (s *Cache[K, V]) Stats() Stats {
 	ev, ex, sets, deletes := s.tot.sumCache(s.ticks.total())
 	m := &s.mono
 	hits, misses = m.at(monoHits, hits), m.at(monoMisses, misses)
-	return Stats{
+	st := Stats{
 		Gets:        hits + misses,
 		Hits:        hits,
 		Misses:      misses,
@@ -89,4 +99,9 @@ func (s *Cache[K, V]) Stats() Stats {
 		Entries:     s.Len(),
 		Buckets:     int(s.tab.Load().n),
 	}
+	if l := s.lds.Load(); l != nil {
+		st.LoadSuccesses, st.LoadFailures = l.successes.Load(), l.failures.Load()
+		st.LoadTime = time.Duration(l.nanos.Load())
+	}
+	return st
 }
