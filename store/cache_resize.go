@@ -20,10 +20,10 @@ package store
 // cache that OpenCache restores keeps it.
 //
 // The eviction policy keeps the scale it took from the bound the cache
-// was made with (or restored with): the unit of its clock (a 512th of
-// that bound in inserts), the window and the newcomer gap of its rankings
-// (in capacities of that bound), and the size of the miniature caches
-// that choose the ranking. They are read by every Get and Set without a
+// was made with (or restored with): the unit of its clock (a 512th to a
+// 1,024th of that bound in inserts), the window and the newcomer gap of
+// its rankings (in capacities of that bound), and the size of the
+// miniature caches that choose the ranking. They are read by every Get and Set without a
 // lock, and the entries' policy words are written in the clock's unit, so
 // changing them live would cost every operation an atomic load or an
 // indirection; and ages and gaps are counted in inserts, which a new
