@@ -43,6 +43,7 @@ type Cache[K comparable, V any] struct {
 	slack  uint32                    // recency slack of a hit, in tick units (evict.go)
 	tq     uint8                     // the policy words' tick unit is 2^tq ticks (evict.go)
 	onDel  func(DeletionEvent[K, V]) // CacheOptions.OnDeletion
+	rec    StatsRecorder             // CacheOptions.StatsRecorder (stats_recorder.go)
 	// The weight bound (weight.go): nil, and never loaded, without
 	// CacheOptions.MaxWeight.
 	weigher func(K, V) uint32
@@ -82,6 +83,7 @@ func NewCache[K comparable, V any](o CacheOptions[K, V]) (*Cache[K, V], error) {
 	}
 	s := newCache[K, V](c, o.Weigher)
 	s.useFuncs(&o)
+	s.rec = o.StatsRecorder
 	return s, nil
 }
 
@@ -114,14 +116,17 @@ func newCache[K comparable, V any](o config, weigher func(K, V) uint32) *Cache[K
 }
 
 // Options returns the options in use, defaults filled in (the seed drawn
-// when CacheOptions.Seed was 0).
+// when CacheOptions.Seed was 0), with the bound in force (SetMaximum
+// changes it).
 func (s *Cache[K, V]) Options() CacheOptions[K, V] {
-	o := cacheOptionsOf[K, V](&s.cfg)
+	cfg := s.configOf(s.tab.Load())
+	o := cacheOptionsOf[K, V](&cfg)
 	o.OnDeletion = s.onDel
 	o.Weigher = s.weigher
 	if s.cfg.ExpireAfterAccess == 0 {
 		o.ExpiryCalculator = s.calc
 	}
+	o.StatsRecorder = s.rec
 	return o
 }
 
@@ -194,9 +199,11 @@ func (s *Cache[K, V]) getCache(t *cacheTable[K, V], k K, h uint64, tag uint8, hi
 		}
 		t.touch(i, f.slot, f.acc, s.tickNow(hint), s.slack, &s.pol)
 		s.tot.hit(hint)
+		s.recordHit()
 		return f.val, true
 	}
 	s.tot.miss(hint)
+	s.recordMiss()
 	var zero V
 	return zero, false
 }
@@ -218,6 +225,9 @@ func (s *Cache[K, V]) expire(t *cacheTable[K, V], i uint64, k K, tag uint8) {
 		}
 	}
 	b.sync.unlock()
+	if ev.Cause != 0 {
+		s.recordEviction(DeletionExpired)
+	}
 	if ev.Cause != 0 && s.onDel != nil {
 		s.onDel(ev)
 	}
@@ -282,6 +292,7 @@ func (s *Cache[K, V]) GetOrSet(k K, v V) (V, bool) {
 	}
 	if !loaded {
 		s.tot.miss(stripeHint())
+		s.recordMiss()
 	}
 	return old, loaded
 }
@@ -335,6 +346,9 @@ func (s *Cache[K, V]) deleteCache(k K, h uint64, tag uint8) bool {
 			}
 			t.clearSlot(i, j)
 			unlockAll(&lk, t)
+			if ev.Cause == DeletionExpired {
+				s.recordEviction(DeletionExpired)
+			}
 			if s.onDel != nil {
 				s.onDel(ev)
 			}

@@ -169,6 +169,7 @@ func (s *Cache[K, V]) computeLocked(t *cacheTable[K, V], i uint64, j int, held [
 			}
 		} else {
 			st.expirations.Add(1)
+			s.recordEviction(DeletionExpired)
 		}
 		var zero V
 		return zero, false, ev

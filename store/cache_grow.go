@@ -271,6 +271,7 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 						return false
 					}
 					st.evictions.Add(1)
+					s.recordEviction(DeletionEvicted)
 					s.report(e.key, e.val, DeletionEvicted)
 					dropped += int64(w)
 				}
@@ -278,6 +279,9 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 		}
 	}
 	st.expirations.Add(expired)
+	for range expired {
+		s.recordEviction(DeletionExpired)
+	}
 	if dropped != 0 {
 		nt.wsum.sum.Add(-dropped)
 	}
@@ -318,9 +322,11 @@ func (s *Cache[K, V]) place(nt *cacheTable[K, V], cs []uint64, k K, v V, h uint6
 			}
 			nt.gh.put(nt.hash(vb.b.slots[vj].key), vb.acc[vj].Load(), now)
 			s.tot.stripe(stripeHint()).evictions.Add(1)
+			s.recordEviction(DeletionEvicted)
 			s.report(vb.b.slots[vj].key, vb.b.slots[vj].val, DeletionEvicted)
 		} else {
 			s.tot.stripe(stripeHint()).expirations.Add(1)
+			s.recordEviction(DeletionExpired)
 			s.report(vb.b.slots[vj].key, vb.b.slots[vj].val, DeletionExpired)
 		}
 		nt.clearSlot(vi, vj)

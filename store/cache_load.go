@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-
-	"github.com/twochoice/twochoice/hashfn"
+	"sync/atomic"
+	"time"
 )
 
 // Loading through the cache: GetOrLoad and GetOrLoadAll.
@@ -42,6 +42,11 @@ type loadCall[V any] struct {
 type loads[K comparable, V any] struct {
 	mu    sync.Mutex
 	calls map[K]*loadCall[V]
+
+	// The loaders' calls that returned a value and that failed, and the
+	// time they took in all, for Stats.
+	successes, failures atomic.Uint64
+	nanos               atomic.Int64
 }
 
 // loadTable returns the cache's table of loads in flight, made at first use.
@@ -107,7 +112,7 @@ func (s *Cache[K, V]) GetOrLoad(ctx context.Context, k K, load func(ctx context.
 		return c.wait(ctx)
 	}
 	// Stored while this caller looked it up, by a load that has ended.
-	if v, ok := s.peek(k); ok {
+	if v, ok := s.Peek(k); ok {
 		l.mu.Unlock()
 		return v, nil
 	}
@@ -118,14 +123,17 @@ func (s *Cache[K, V]) GetOrLoad(ctx context.Context, k K, load func(ctx context.
 	// A panic in load goes on up to this caller unrecovered; on its way
 	// it releases the waiters.
 	finished := false
+	start := time.Now()
 	defer func() {
 		if !finished {
+			s.recordLoad(l, start, true)
 			c.err = fmt.Errorf("%w: key %v", ErrLoadPanicked, k)
 			l.end(k, c)
 		}
 	}()
 	c.val, c.err = load(ctx, k)
 	finished = true
+	s.recordLoad(l, start, c.err != nil)
 	if c.err == nil {
 		s.Set(k, c.val)
 	}
@@ -188,7 +196,7 @@ func (s *Cache[K, V]) GetOrLoadAll(ctx context.Context, keys []K, load func(ctx 
 		claimed[k] = true
 		if c, ok := l.calls[k]; ok {
 			waitK, waitC = append(waitK, k), append(waitC, c)
-		} else if v, ok := s.peek(k); ok {
+		} else if v, ok := s.Peek(k); ok {
 			out[k] = v
 		} else {
 			c := &loadCall[V]{done: make(chan struct{})}
@@ -227,8 +235,10 @@ func (s *Cache[K, V]) GetOrLoadAll(ctx context.Context, keys []K, load func(ctx 
 // what it returns into out and the cache, and releases the waiters.
 func (s *Cache[K, V]) loadAll(ctx context.Context, l *loads[K, V], keys []K, calls []*loadCall[V], load func(context.Context, []K) (map[K]V, error), out map[K]V) error {
 	finished := false
+	start := time.Now()
 	defer func() {
 		if !finished {
+			s.recordLoad(l, start, true)
 			for x, c := range calls {
 				c.err = fmt.Errorf("%w: key %v", ErrLoadPanicked, keys[x])
 				l.end(keys[x], c)
@@ -237,6 +247,7 @@ func (s *Cache[K, V]) loadAll(ctx context.Context, l *loads[K, V], keys []K, cal
 	}()
 	got, err := load(ctx, keys)
 	finished = true
+	s.recordLoad(l, start, err != nil)
 	for x, k := range keys {
 		c := calls[x]
 		if err != nil {
@@ -291,27 +302,4 @@ func (c *loadCall[V]) wait(ctx context.Context) (V, error) {
 		var zero V
 		return zero, ctx.Err()
 	}
-}
-
-// peek returns the value stored for k, if any and not expired, without
-// counting a hit or a miss and without marking the entry used.
-func (s *Cache[K, V]) peek(k K) (V, bool) {
-	t := s.tab.Load()
-	h := t.hash(k)
-	tag := tagOf(h)
-	ttl := s.ttl.Load()
-	var c [hashfn.MaxChoices]uint64
-	for _, i := range t.cands(h, &c) {
-		if ctrl(t.cbucket(i).b.ctrl.Load()).match(tag) == 0 {
-			continue
-		}
-		if f, ok := t.lookup(i, k, tag, ttl); ok {
-			if f.exp != 0 && f.exp <= s.nowNanos() {
-				break
-			}
-			return f.val, true
-		}
-	}
-	var zero V
-	return zero, false
 }

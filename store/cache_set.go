@@ -211,6 +211,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 		grow      bool
 		victimEv  DeletionEvent[K, V]
 	)
+	expiredVictim := false // the key takes an expired entry's slot
 	if e := cw.empty(t.capAt(i)); e != 0 {
 		// The rule picks a least loaded candidate (one choice: the only
 		// one), so if it is full, they all are.
@@ -239,6 +240,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 		}
 		if expired {
 			st.expiredVictims.Add(1)
+			expiredVictim = true
 		} else {
 			evicted = true
 			victimAcc = cb.acc[j].Load()
@@ -291,6 +293,9 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 	if evicted {
 		t.gh.put(t.hash(victimKey), victimAcc, now)
 	}
+	if s.rec != nil && (evicted || expiredVictim) {
+		s.recordVictim(expiredVictim)
+	}
 	if victimEv.Cause != 0 {
 		s.onDel(victimEv)
 	}
@@ -320,5 +325,6 @@ func (s *Cache[K, V]) liveLocked(t *cacheTable[K, V], i uint64, j int, hint uint
 	}
 	t.touch(i, j, t.cbucket(i).acc[j].Load(), s.tickNow(hint), s.slack, &s.pol)
 	s.tot.hit(hint)
+	s.recordHit()
 	return t.cbucket(i).b.slots[j].val, true
 }

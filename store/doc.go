@@ -43,13 +43,17 @@
 // bound. Stats gives the hit ratio.
 //
 // Both have Get, Set, GetOrSet (sync.Map's LoadOrStore), Delete, Len,
-// Clear, All and Keys for range loops, Stats, Report (the load report)
+// Clear, All, Keys and Values for range loops, Stats, Report (the load report)
 // and Save; [OpenMap] and [OpenCache] restore what Save wrote. A Cache
 // adds [Cache.GetOrLoad] and [Cache.GetOrLoadAll], which load a missing
 // key once for all the callers that miss it at the same time, and
 // [Cache.Compute] with its forms (SetIfAbsent, ComputeIfAbsent,
-// ComputeIfPresent), which change a key's entry atomically, and
-// [Cache.RemoveExpired], which removes the expired entries. Options
+// ComputeIfPresent), which change a key's entry atomically,
+// [Cache.RemoveExpired], which removes the expired entries,
+// [Cache.Peek], a read that does not count as a use, and
+// [Cache.SetMaximum], which changes the bound of a live cache.
+// CacheOptions.StatsRecorder feeds a metrics library with every hit,
+// miss, eviction and load ([StatsRecorder]). Options
 // they cannot use are an error wrapping [ErrOptions], never a panic. Keys
 // of a string kind, of an integer kind or arrays of bytes are hashed
 // without allocating, and a Get or Set of them allocates nothing (a

@@ -171,6 +171,7 @@ func (s *Cache[K, V]) replaceLocked(t *cacheTable[K, V], i uint64, j int, k K, v
 	switch {
 	case expired:
 		st.expirations.Add(1)
+		s.recordEviction(DeletionExpired)
 		if !counted {
 			// An insert that took an expired entry's place: a fill
 			// counted before its tick, as setCache counts one.
@@ -230,6 +231,7 @@ func (s *Cache[K, V]) RemoveExpired() int {
 			}
 			t.clearSlot(i, j)
 			s.tot.stripe(stripeHint()).expirations.Add(1)
+			s.recordEviction(DeletionExpired)
 			n++
 		}
 		b.sync.unlock()

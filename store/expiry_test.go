@@ -69,11 +69,11 @@ func TestExpireAfterAccessPrecision(t *testing.T) {
 		t.Errorf("%d reads wrote %d expiries; want at most one a 32nd of the TTL", reads, len(words)-1)
 	}
 	clk.advance(ttl - ttl/32 - time.Millisecond)
-	if _, ok := s.peek("k"); !ok {
+	if _, ok := s.Peek("k"); !ok {
 		t.Error("gone before 31/32 of the TTL after its last read")
 	}
 	clk.advance(ttl/32 + time.Millisecond)
-	if _, ok := s.peek("k"); ok {
+	if _, ok := s.Peek("k"); ok {
 		t.Error("alive a TTL after its last read")
 	}
 }
@@ -363,7 +363,7 @@ func TestRemoveExpired(t *testing.T) {
 			clk.advance(50 * time.Second)
 			want, live := 0, 0
 			for k, d := range exp {
-				if _, ok := s.peek(k); !ok && events[k] == 0 && (d == 0 || d > 50*time.Second) {
+				if _, ok := s.Peek(k); !ok && events[k] == 0 && (d == 0 || d > 50*time.Second) {
 					continue // evicted by a later Set, never reported otherwise
 				}
 				if d != 0 && d <= 50*time.Second {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"math/bits"
 	"reflect"
 	"slices"
 	"testing"
@@ -92,10 +93,10 @@ func (s *Map[K, V]) checkInvariants() error {
 // checkInvariants verifies the cache's table; call it when no other
 // goroutine uses the cache. It checks what checkBuckets checks, and that
 // Len counts what the table holds, within MaxEntries; that the table is
-// one of the sizes of the cache's path, not frozen, and either final with
-// exactly MaxEntries slots or on the way with entries within its threshold;
-// that the table keeps write times if and only if the cache refreshes, an
-// empty slot's 0 and a full one's not.
+// one of the sizes of the cache's path, not frozen, with a ghost sized for
+// its slots, and either final with exactly MaxEntries slots or on the way
+// with entries within its threshold; that the table keeps write times if
+// and only if the cache refreshes, an empty slot's 0 and a full one's not.
 func (s *Cache[K, V]) checkInvariants() error {
 	t := s.tab.Load()
 	if (t.wts != nil) != (s.wsum != nil) || t.wts != nil && (uint64(len(t.wts)) != t.n || t.wsum != s.wsum) {
@@ -160,6 +161,14 @@ func (s *Cache[K, V]) checkInvariants() error {
 	}
 	if t.frozen.Load() {
 		return fmt.Errorf("cache: the table in use is frozen")
+	}
+	// The ghost is sized for the table's slots, which SetMaximum changes.
+	slots := int64(t.n) * int64(o.BucketSize)
+	if t.final {
+		slots = int64(o.MaxEntries)
+	}
+	if want := uint64(1) << bits.Len64(uint64(max(ghostPerEntry*slots, 64))-1); uint64(len(t.gh.words)) != want {
+		return fmt.Errorf("cache: a ghost of %d words for %d slots, want %d", len(t.gh.words), slots, want)
 	}
 	if t.final {
 		if slots := t.slots(); slots != int64(o.MaxEntries) {

@@ -96,10 +96,28 @@ func (s *Map[K, V]) Keys() iter.Seq[K] { return keysOf(s.All()) }
 // Keys returns an iterator over the keys, with All's guarantees.
 func (s *Cache[K, V]) Keys() iter.Seq[K] { return keysOf(s.All()) }
 
+// Values returns an iterator over the values, with All's guarantees: a
+// value is yielded once for each key All would yield.
+func (s *Map[K, V]) Values() iter.Seq[V] { return valuesOf(s.All()) }
+
+// Values returns an iterator over the values of the live entries, with
+// All's guarantees.
+func (s *Cache[K, V]) Values() iter.Seq[V] { return valuesOf(s.All()) }
+
 func keysOf[K, V any](all iter.Seq2[K, V]) iter.Seq[K] {
 	return func(yield func(K) bool) {
 		for k := range all {
 			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func valuesOf[K, V any](all iter.Seq2[K, V]) iter.Seq[V] {
+	return func(yield func(V) bool) {
+		for _, v := range all {
+			if !yield(v) {
 				return
 			}
 		}

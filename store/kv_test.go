@@ -23,6 +23,7 @@ type kv[K comparable, V any] interface {
 	Clear()
 	All() iter.Seq2[K, V]
 	Keys() iter.Seq[K]
+	Values() iter.Seq[V]
 	Stats() Stats
 	Report() *Report
 	Seed() uint64

@@ -226,6 +226,7 @@ func OpenCache[K comparable, V any](path string, opts *CacheOptions[K, V]) (*Cac
 	}
 	if opts != nil {
 		s.useFuncs(opts)
+		s.rec = opts.StatsRecorder
 	}
 	if t.live.Load() > t.growAt {
 		s.grow(t) // saved by a Set about to grow it

@@ -149,6 +149,12 @@ type CacheOptions[K comparable, V any] struct {
 	// none of the entries it drops. The function may use the cache.
 	OnDeletion func(DeletionEvent[K, V])
 
+	// StatsRecorder, if not nil, hears of every hit, miss, eviction and
+	// load as it happens, to feed a metrics library's counters (see
+	// StatsRecorder for which goroutine calls it and what it must not
+	// do). Stats counts the same events whether it is set or not.
+	StatsRecorder StatsRecorder
+
 	// Placement, Choices, BucketSize, Hash and Seed shape the table, as
 	// in MapOptions.
 	Placement  bucket.Placement

@@ -112,7 +112,8 @@ func (s *Cache[K, V]) Report() *Report {
 	t := s.tab.Load()
 	h := histogramOf[K, V](t)
 	st := s.Stats()
-	return reportOf(&s.cfg, h, 0, int(t.n), t.size, st.Deletes)
+	o := s.configOf(t)
+	return reportOf(&o, h, 0, int(t.n), t.size, st.Deletes)
 }
 
 // histogramOf counts t's buckets by part and load.

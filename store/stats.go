@@ -1,5 +1,7 @@
 package store
 
+import "time"
+
 // Stats are the counters of a Map or a Cache. Gets = Hits + Misses. The
 // fields a type has no use for stay 0: a cache never grows or re-keys and
 // has no stash, and a map never evicts or expires.
@@ -13,7 +15,8 @@ type Stats struct {
 	// Rekeys counts the times a map moved its keys to a new hash function because they collided far more than the fluid limit
 	// allows (see "Hash flooding" in the package documentation).
 	Rekeys uint64 `json:"rekeys"`
-	// A cache's entries evicted to make room for a new key, and expired
+	// A cache's entries evicted to make room for a new key, for the
+	// weight bound or by SetMaximum lowering its bound, and expired
 	// entries removed (by a Get, Set, Compute or Delete of their key, to
 	// make room, by a growth of the table or by RemoveExpired). A Set of
 	// a key whose entry had expired counts as an expiration and a Set of
@@ -30,6 +33,13 @@ type Stats struct {
 	// its value also counts as a Set.
 	Refreshes       uint64 `json:"refreshes,omitempty"`
 	RefreshFailures uint64 `json:"refresh_failures,omitempty"`
+	// A cache's loader calls (GetOrLoad, GetOrLoadAll): those that
+	// returned values, those that returned an error or panicked, and the
+	// time they took in all. LoadTime / (LoadSuccesses + LoadFailures) is
+	// the mean time of a load.
+	LoadSuccesses uint64        `json:"load_successes"`
+	LoadFailures  uint64        `json:"load_failures"`
+	LoadTime      time.Duration `json:"load_time_ns"`
 }
 
 // HitRatio returns Hits / Gets, or 0 before the first Get.
@@ -85,7 +95,7 @@ func (s *Cache[K, V]) Stats() Stats {
 	ev, ex, sets, deletes := s.tot.sumCache(s.ticks.total())
 	m := &s.mono
 	hits, misses = m.at(monoHits, hits), m.at(monoMisses, misses)
-	return Stats{
+	st := Stats{
 		Gets:        hits + misses,
 		Hits:        hits,
 		Misses:      misses,
@@ -99,4 +109,9 @@ func (s *Cache[K, V]) Stats() Stats {
 		Refreshes:       s.refreshes.Load(),
 		RefreshFailures: s.refreshFailures.Load(),
 	}
+	if l := s.lds.Load(); l != nil {
+		st.LoadSuccesses, st.LoadFailures = l.successes.Load(), l.failures.Load()
+		st.LoadTime = time.Duration(l.nanos.Load())
+	}
+	return st
 }

@@ -181,6 +181,9 @@ func (s *Cache[K, V]) reportComputed(k K, ev DeletionEvent[K, V], rv *reservatio
 	if rv != nil && rv.need == 0 {
 		s.unreserve(rv)
 	}
+	if rv != nil && rv.refused {
+		s.recordEviction(DeletionEvicted)
+	}
 	if s.onDel == nil {
 		return
 	}
@@ -202,7 +205,7 @@ func (s *Cache[K, V]) setWeighted(k K, v V, h uint64, tag uint8, exp int64, cf *
 		rv.w = s.weigh(k, v)
 		if int64(rv.w) > s.cfg.MaxWeight {
 			if cf != nil { // GetOrSet: a live entry is returned, a hit
-				if old, ok := s.peek(k); ok {
+				if old, ok := s.Peek(k); ok {
 					s.tot.hit(stripeHint())
 					return old, true
 				}
@@ -280,6 +283,7 @@ func (s *Cache[K, V]) evictSample() bool {
 	if !evicted {
 		return false
 	}
+	s.recordEviction(ev.Cause)
 	if ev.Cause == DeletionEvicted {
 		t.gh.put(t.hash(victimKey), victimAcc, now)
 	}
@@ -321,6 +325,7 @@ func (s *Cache[K, V]) refuse(k K, v V, h uint64, tag uint8) {
 	st.updates.Add(1) // a Set...
 	st.evictions.Add(1)
 	unlockAll(&lk, t)
+	s.recordEviction(DeletionEvicted)
 	if s.onDel != nil {
 		if old.Cause != 0 {
 			s.onDel(old)

@@ -338,3 +338,27 @@ func TestWeightSnapshot(t *testing.T) {
 		t.Errorf("reopened under MaxWeight 4000: Weight %d, Len %d", small.Weight(), small.Len())
 	}
 }
+
+// TestWeightSetMaximum: a lower bound in entries evicts through the table
+// copy, and the weights of what it evicts leave the total.
+func TestWeightSetMaximum(t *testing.T) {
+	var l weightLedger
+	c := newTestCache(t, CacheOptions[string, []byte]{MaxEntries: 4000, MaxWeight: 1 << 20, Weigher: byteLen,
+		OnDeletion: l.onDeletion, Seed: 9})
+	for i := range 4000 {
+		v := make([]byte, i%100)
+		c.Set(fmt.Sprintf("k%d", i), v)
+		l.set(v)
+	}
+	if err := c.SetMaximum(500); err != nil {
+		t.Fatal(err)
+	}
+	l.check(t, c)
+	if c.Len() > 500 {
+		t.Errorf("Len %d after SetMaximum(500)", c.Len())
+	}
+	if err := c.SetMaximum(8000); err != nil {
+		t.Fatal(err)
+	}
+	l.check(t, c)
+}
