@@ -311,6 +311,11 @@ var statOrder = []struct{ field, label string }{
 	{"Expirations", "expirations"},
 	{"Grows", "growths"},
 	{"Rekeys", "re-keys"},
+	{"Refreshes", "refreshes"},
+	{"RefreshFailures", "failed refreshes"},
+	{"LoadSuccesses", "loads"},
+	{"LoadFailures", "failed loads"},
+	{"LoadTime", "load time (ns)"},
 	{"Entries", ""}, // in Occupancy, from the load report
 	{"Buckets", ""}, // in Configuration
 	{"Stash", ""},   // in Occupancy
