@@ -318,20 +318,30 @@ func (s *Cache[K, V]) Delete(k K) bool {
 	return s.deleteCache(k, h, tagOf(h))
 }
 
+// lockCandidates locks the candidates of hash h in the cache's table,
+// waiting out a replacement of the table (a writer that finds its table
+// frozen writes to the one that replaces it), and returns the table and
+// the candidates; the caller releases lk with unlockAll.
+func (s *Cache[K, V]) lockCandidates(h uint64, c *[hashfn.MaxChoices]uint64, lk *locked) (*cacheTable[K, V], []uint64) {
+	for {
+		t := s.tab.Load()
+		cs := t.cands(h, c)
+		lockAll(lk, t, cs)
+		if !t.frozen.Load() {
+			return t, cs
+		}
+		unlockAll(lk, t)
+		s.awaitTable()
+	}
+}
+
 // deleteCache is Delete in cache mode.
 func (s *Cache[K, V]) deleteCache(k K, h uint64, tag uint8) bool {
-	t := s.tab.Load()
 	var (
 		c  [hashfn.MaxChoices]uint64
 		lk locked
 	)
-	cs := t.cands(h, &c)
-	lockAll(&lk, t, cs)
-	if t.frozen.Load() {
-		unlockAll(&lk, t)
-		s.awaitTable()
-		return s.deleteCache(k, h, tag)
-	}
+	t, cs := s.lockCandidates(h, &c, &lk)
 	s.cowTouchLocked(t, lk.idx[:lk.n])
 	for _, i := range cs {
 		if j := t.bucket(i).find(k, tag); j >= 0 {

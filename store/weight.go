@@ -299,19 +299,11 @@ func (s *Cache[K, V]) evictSample() bool {
 // (DeletionReplaced), so that no Get returns a value older than the one
 // refused.
 func (s *Cache[K, V]) refuse(k K, v V, h uint64, tag uint8) {
-	t := s.tab.Load()
 	var (
 		c  [hashfn.MaxChoices]uint64
 		lk locked
 	)
-	cs := t.cands(h, &c)
-	lockAll(&lk, t, cs)
-	if t.frozen.Load() {
-		unlockAll(&lk, t)
-		s.awaitTable()
-		s.refuse(k, v, h, tag)
-		return
-	}
+	t, cs := s.lockCandidates(h, &c, &lk)
 	var old DeletionEvent[K, V]
 	for _, i := range cs {
 		if j := t.bucket(i).find(k, tag); j >= 0 {
