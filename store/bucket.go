@@ -129,7 +129,7 @@ func (b bref[K, V]) readMatch(k K, m, s uint64, l wordLayout, meta *slotMeta) (f
 	for ; m != 0; m &= m - 1 {
 		x := slotOf(m)
 		var e slot[K, V]
-		loadSlot(&e, &b.slots[x], l)
+		readSlot(&e, &b.slots[x], l)
 		var xp int64
 		var a uint32
 		if meta != nil {

@@ -203,7 +203,7 @@ func (t *cacheTable[K, V]) lookup(i uint64, k K, tag uint8, ttl bool) (f found[V
 		for ; m != 0; m &= m - 1 {
 			x := slotOf(m)
 			var e slot[K, V]
-			loadSlot(&e, &b.slots[x], l)
+			readSlot(&e, &b.slots[x], l)
 			var xp int64
 			if ttl {
 				xp = meta.exp[x].Load()

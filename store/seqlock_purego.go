@@ -20,3 +20,7 @@ func valueWord[K comparable, V any]() int { return 0 }
 // stripeHint is 0 without unsafe: the counters then use the key's hash,
 // which spreads them but lets goroutines reading the same keys share lines.
 func stripeHint() uint64 { return 0 }
+
+func readSlot[K comparable, V any](dst, src *slot[K, V], l wordLayout) {
+	panic("store: optimistic read in a purego build")
+}

@@ -157,7 +157,7 @@ func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool) {
 	m := m0 ^ (m0^m1)&sel
 	if m != 0 && s&writerBit == 0 {
 		var e slot[K, V]
-		loadSlot(&e, &t.group(c)[slotOf(m)], l)
+		readSlot(&e, &t.group(c)[slotOf(m)], l)
 		if hc.sync.v.Load() == s && e.key == k {
 			return e.val, true
 		}
