@@ -157,9 +157,7 @@ func newCacheTable[K comparable, V any](o *config, lay wordLayout, n uint64, tq 
 func (t *cacheTable[K, V]) slots() int64 { return int64(t.n)*int64(t.size) - int64(t.short) }
 
 // cbucket returns bucket i with its policy words.
-func (t *cacheTable[K, V]) cbucket(i uint64) *cacheBucket[K, V] {
-	return &t.chunks[i>>chunkBits][i&(chunkSize-1)]
-}
+func (t *cacheTable[K, V]) cbucket(i uint64) *cacheBucket[K, V] { return chunkElem(t.chunks, i) }
 
 // bucket returns bucket i without its policy words, for the code that
 // visits a table of either type (views, iteration, the load report).

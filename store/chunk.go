@@ -17,15 +17,14 @@ const (
 
 // bucket returns bucket i.
 func (t *table[K, V]) bucket(i uint64) bref[K, V] {
-	c, x := i>>chunkBits, i&(chunkSize-1)
-	return bref[K, V]{&t.hdrs[c][x], &t.groups[c][x]}
+	return bref[K, V]{chunkElem(t.hdrs, i), chunkElem(t.groups, i)}
 }
 
 // group returns bucket i's slots.
-func (t *table[K, V]) group(i uint64) *group[K, V] { return &t.groups[i>>chunkBits][i&(chunkSize-1)] }
+func (t *table[K, V]) group(i uint64) *group[K, V] { return chunkElem(t.groups, i) }
 
 // hdr returns bucket i's header.
-func (t *table[K, V]) hdr(i uint64) *bucketHdr { return &t.hdrs[i>>chunkBits][i&(chunkSize-1)] }
+func (t *table[K, V]) hdr(i uint64) *bucketHdr { return chunkElem(t.hdrs, i) }
 
 // prepWindow is how many inserts before its threshold a table starts to
 // prepare the next one, of next buckets: two for each of its chunks, and
