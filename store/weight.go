@@ -34,7 +34,7 @@ package store
 // weigh it differently now.
 
 import (
-	"math/rand/v2"
+	"math/bits"
 	"runtime"
 	"sync/atomic"
 
@@ -47,7 +47,10 @@ import (
 type weightSum struct {
 	_   [cacheLine]byte
 	sum atomic.Int64
-	_   [cacheLine - 8]byte
+	// draws counts evictSample's calls, the source of the buckets it
+	// draws.
+	draws atomic.Uint64
+	_     [cacheLine - 16]byte
 }
 
 // slotWeights are the weights of a bucket's entries, by slot; written and
@@ -232,9 +235,16 @@ func (s *Cache[K, V]) setWeighted(k K, v V, h uint64, tag uint8, exp int64, cf *
 // of eight slots offer its eviction.
 const sampleEntries = 2 * slotsPerBucket
 
-// evictSample evicts the lowest ranked entry of buckets drawn at random, and reports whether it evicted one (false: both buckets were
-// empty, or the table was being replaced, which the caller retries
-// alike). The caller holds no bucket lock.
+// evictSample evicts the lowest ranked entry of buckets drawn at random,
+// and reports whether it evicted one (false: the buckets were empty, or
+// the table was being replaced, which the caller retries alike). The
+// caller holds no bucket lock.
+//
+// The draws are pseudo-random from the cache's seed and the count of
+// calls (weightSum.draws), not from a generator of the process's: a cache
+// written from one goroutine evicts the same entries every time it sees
+// the same writes, so a run replays from its seed, as the placement of
+// keys does (TestWeightEvictionReplays).
 func (s *Cache[K, V]) evictSample() bool {
 	t := s.tab.Load()
 	// Buckets are drawn until they hold sampleEntries entries (by their
@@ -243,8 +253,9 @@ func (s *Cache[K, V]) evictSample() bool {
 	// fewer entries than MaxEntries, gets as large a sample as a full one.
 	var cs [hashfn.MaxChoices]uint64
 	n, seen := 0, 0
+	base := s.wsum.draws.Add(1) * hashfn.MaxChoices
 	for n < len(cs) && seen < sampleEntries {
-		i := rand.Uint64N(t.n)
+		i, _ := bits.Mul64(hashfn.Mix(s.cfg.Seed^(base+uint64(n))), t.n)
 		cs[n] = i
 		n++
 		seen += ctrl(t.cbucket(i).b.ctrl.Load()).load()

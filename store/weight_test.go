@@ -255,6 +255,44 @@ func TestWeightEvictsByPolicy(t *testing.T) {
 	}
 }
 
+// TestWeightEvictionReplays: two caches bounded by weight, with one seed
+// and the same writes from one goroutine, evict the same entries (their
+// sampled evictions draw from the seed), and keep the same keys.
+func TestWeightEvictionReplays(t *testing.T) {
+	seed := seedFor(t)
+	run := func() []string {
+		var evicted []string
+		c := newTestCache(t, CacheOptions[string, []byte]{
+			MaxEntries: 1000, MaxWeight: 300 * 64, Weigher: byteLen, Seed: seed,
+			OnDeletion: func(ev DeletionEvent[string, []byte]) {
+				if ev.Cause == DeletionEvicted {
+					evicted = append(evicted, ev.Key)
+				}
+			},
+		})
+		r := rand.New(rand.NewPCG(seed, 3))
+		for i := range 5000 {
+			c.Set(fmt.Sprint("k", r.IntN(2000)), make([]byte, 32+r.IntN(64)))
+			if i%3 == 0 {
+				c.Get(fmt.Sprint("k", r.IntN(2000)))
+			}
+		}
+		return evicted
+	}
+	a, b := run(), run()
+	if len(a) < 1000 {
+		t.Fatalf("seed %d: %d evictions; the test needs the bound to bite", seed, len(a))
+	}
+	if len(a) != len(b) {
+		t.Fatalf("seed %d: %d evictions, then %d from the same writes", seed, len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("seed %d: eviction %d took %q, then %q from the same writes", seed, i, a[i], b[i])
+		}
+	}
+}
+
 // TestWeightOptions: the weight bound's options are checked.
 func TestWeightOptions(t *testing.T) {
 	for _, o := range []CacheOptions[string, []byte]{
