@@ -352,7 +352,7 @@ func (s *Map[K, V]) migrateFor(st *tables[K, V], k K, h uint64) *tables[K, V] {
 	)
 	ho := st.oldHash(k, h)
 	tag := tagOf(ho)
-	cs := st.old.candidates(ho, &c)
+	cs := st.old.cands(ho, &c)
 	for _, i := range cs {
 		if m := ctrl(st.old.bucket(i).ctrl.Load()).match(tag); m != 0 {
 			mv.take(s, st, i, m)

@@ -137,7 +137,7 @@ func (rs *restorer[K, V]) placeChunk(c *restoreChunk[K, V]) error {
 		var touch uint64
 		for x := g; x < end; x++ {
 			var cs [hashfn.MaxChoices]uint64
-			for _, i := range g0.candidates(c.h[x], &cs) {
+			for _, i := range g0.cands(c.h[x], &cs) {
 				touch += t.bucket(i).ctrl.Load()
 			}
 		}
@@ -166,7 +166,7 @@ type restoreTarget[K comparable, V any] interface {
 func (t *table[K, V]) placeRecord(k K, v V, _, bi int64, h uint64) error {
 	tag := tagOf(h)
 	var c [hashfn.MaxChoices]uint64
-	cs := t.candidates(h, &c)
+	cs := t.cands(h, &c)
 	if err := checkNew(k, tag, cs, t.bucket); err != nil {
 		return err
 	}
@@ -207,7 +207,7 @@ func (r cacheRestore[K, V]) placeRecord(k K, v V, expiry, bi int64, h uint64) er
 	t, s := r.cacheTable, r.s
 	tag := tagOf(h)
 	var c [hashfn.MaxChoices]uint64
-	cs := t.candidates(h, &c)
+	cs := t.cands(h, &c)
 	if err := checkNew(k, tag, cs, t.bucket); err != nil {
 		return err
 	}

@@ -204,7 +204,7 @@ func (t *table[K, V]) get2Rest(k K, tag uint8, b0, b1 bref[K, V], s0, s1, m0, m1
 // set updates k if the table holds it and reports whether it did.
 func (t *table[K, V]) set(k K, v V, h uint64, tag uint8) bool {
 	var c [hashfn.MaxChoices]uint64
-	for _, i := range t.candidates(h, &c) {
+	for _, i := range t.cands(h, &c) {
 		b := t.bucket(i)
 		if j := b.find(k, tag); j >= 0 {
 			b.update(j, v, t.lay)
@@ -222,7 +222,7 @@ func (t *table[K, V]) set(k K, v V, h uint64, tag uint8) bool {
 // writers' mutex (so that no slot changes under it).
 func (t *table[K, V]) getLocked(k K, h uint64, tag uint8) (V, bool) {
 	var c [hashfn.MaxChoices]uint64
-	for _, i := range t.candidates(h, &c) {
+	for _, i := range t.cands(h, &c) {
 		b := t.bucket(i)
 		if j := b.find(k, tag); j >= 0 {
 			return b.slots[j].val, true
@@ -239,7 +239,7 @@ func (t *table[K, V]) getLocked(k K, h uint64, tag uint8) (V, bool) {
 // picks, or in the stash when every candidate is full.
 func (t *table[K, V]) insert(k K, v V, h uint64, tag uint8) {
 	var c [hashfn.MaxChoices]uint64
-	t.place(t.candidates(h, &c), k, v, h, tag)
+	t.place(t.cands(h, &c), k, v, h, tag)
 }
 
 // place is insert given the key's candidates cs.
@@ -290,7 +290,7 @@ func (t *table[K, V]) insertBatch(es []slot[K, V], hs []uint64) {
 	// (BenchmarkSetGrowingPaired, BenchmarkIntSetGrowingRatio). Builds
 	// without a prefetch instruction load the control words.
 	for x := range es {
-		t.candidates(hs[x], &cands[x])
+		t.cands(hs[x], &cands[x])
 	}
 	for x := range es {
 		for _, i := range cands[x][:t.d] {
@@ -311,7 +311,7 @@ func (t *table[K, V]) insertBatch(es []slot[K, V], hs []uint64) {
 // delete removes k if the table holds it and reports whether it did.
 func (t *table[K, V]) delete(k K, h uint64, tag uint8) bool {
 	var c [hashfn.MaxChoices]uint64
-	cs := t.candidates(h, &c)
+	cs := t.cands(h, &c)
 	for _, i := range cs {
 		b := t.bucket(i)
 		if j := b.find(k, tag); j >= 0 {
@@ -337,7 +337,7 @@ func (t *table[K, V]) delete(k K, h uint64, tag uint8) bool {
 // Fetching all the lines at once makes it one wait instead of two.
 func (t *table[K, V]) prefetchCandidates(h uint64) {
 	var c [hashfn.MaxChoices]uint64
-	for _, i := range t.candidates(h, &c) {
+	for _, i := range t.cands(h, &c) {
 		prefetchBucket(t.bucket(i))
 	}
 }
