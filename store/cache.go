@@ -215,18 +215,20 @@ func (s *Cache[K, V]) expire(t *cacheTable[K, V], i uint64, k K, tag uint8) {
 	b := t.bucket(i)
 	b.sync.lock()
 	var ev DeletionEvent[K, V]
+	var w uint32
 	if j := b.find(k, tag); j >= 0 && !t.frozen.Load() {
 		if x := t.meta[i].exp[j].Load(); x != 0 && x <= s.nowNanos() {
 			one := [1]uint64{i}
 			s.cowTouchLocked(t, one[:])
 			ev = DeletionEvent[K, V]{Key: k, Value: b.slots[j].val, Cause: DeletionExpired}
+			w = t.weightAt(i, j)
 			t.clearSlot(i, j)
 			s.tot.stripe(stripeHint()).expirations.Add(1)
 		}
 	}
 	b.sync.unlock()
 	if ev.Cause != 0 {
-		s.recordEviction(DeletionExpired)
+		s.recordEviction(DeletionExpired, w)
 	}
 	if ev.Cause != 0 && s.onDel != nil {
 		s.onDel(ev)
@@ -354,10 +356,11 @@ func (s *Cache[K, V]) deleteCache(k K, h uint64, tag uint8) bool {
 			} else {
 				st.deletes.Add(1)
 			}
+			w := t.weightAt(i, j)
 			t.clearSlot(i, j)
 			unlockAll(&lk, t)
 			if ev.Cause == DeletionExpired {
-				s.recordEviction(DeletionExpired)
+				s.recordEviction(DeletionExpired, w)
 			}
 			if s.onDel != nil {
 				s.onDel(ev)

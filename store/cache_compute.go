@@ -161,6 +161,7 @@ func (s *Cache[K, V]) computeLocked(t *cacheTable[K, V], i uint64, j int, held [
 		return v, true, s.replaceLocked(t, i, j, e.key, v, exp, hint, false, oldExp, expired, rv)
 	case ComputeDelete:
 		s.cowTouchLocked(t, held)
+		w := t.weightAt(i, j)
 		t.clearSlot(i, j)
 		if found {
 			st.deletes.Add(1)
@@ -169,7 +170,7 @@ func (s *Cache[K, V]) computeLocked(t *cacheTable[K, V], i uint64, j int, held [
 			}
 		} else {
 			st.expirations.Add(1)
-			s.recordEviction(DeletionExpired)
+			s.recordEviction(DeletionExpired, w)
 		}
 		var zero V
 		return zero, false, ev

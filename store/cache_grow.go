@@ -237,6 +237,8 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 	// The weight of the entries the copy drops, taken off the cache's
 	// total only if the copy is kept.
 	var dropped int64
+	// The weights of the expired entries, for the stats recorder.
+	var expiredW []uint32
 	var c [8]uint64
 	for pass := range uint64(8) {
 		for i := range t.n {
@@ -254,6 +256,9 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 				}
 				if ttl && exp != 0 && exp <= nowNanos {
 					expired++
+					if s.rec != nil {
+						expiredW = append(expiredW, t.weightAt(i, j))
+					}
 					s.report(e.key, e.val, DeletionExpired)
 					dropped += int64(w)
 					continue
@@ -271,7 +276,7 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 						return false
 					}
 					st.evictions.Add(1)
-					s.recordEviction(DeletionEvicted)
+					s.recordEviction(DeletionEvicted, t.weightAt(i, j))
 					s.report(e.key, e.val, DeletionEvicted)
 					dropped += int64(w)
 				}
@@ -279,8 +284,8 @@ func (s *Cache[K, V]) copyInto(nt, t *cacheTable[K, V], evict bool) bool {
 		}
 	}
 	st.expirations.Add(expired)
-	for range expired {
-		s.recordEviction(DeletionExpired)
+	for _, w := range expiredW {
+		s.recordEviction(DeletionExpired, w)
 	}
 	if dropped != 0 {
 		nt.wsum.sum.Add(-dropped)
@@ -322,11 +327,11 @@ func (s *Cache[K, V]) place(nt *cacheTable[K, V], cs []uint64, k K, v V, h uint6
 			}
 			nt.gh.put(nt.hash(vb.b.slots[vj].key), vb.acc[vj].Load(), now)
 			s.tot.stripe(stripeHint()).evictions.Add(1)
-			s.recordEviction(DeletionEvicted)
+			s.recordEviction(DeletionEvicted, nt.weightAt(vi, vj))
 			s.report(vb.b.slots[vj].key, vb.b.slots[vj].val, DeletionEvicted)
 		} else {
 			s.tot.stripe(stripeHint()).expirations.Add(1)
-			s.recordEviction(DeletionExpired)
+			s.recordEviction(DeletionExpired, nt.weightAt(vi, vj))
 			s.report(vb.b.slots[vj].key, vb.b.slots[vj].val, DeletionExpired)
 		}
 		nt.clearSlot(vi, vj)

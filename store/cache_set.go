@@ -206,6 +206,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 	j := -1
 	var (
 		victimAcc uint32
+		victimW   uint32 // the victim's weight, for the stats recorder
 		victimKey K
 		evicted   bool
 		grow      bool
@@ -237,6 +238,9 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 				cause = DeletionExpired
 			}
 			victimEv = DeletionEvent[K, V]{Key: b.slots[j].key, Value: b.slots[j].val, Cause: cause}
+		}
+		if s.rec != nil {
+			victimW = t.weightAt(i, j)
 		}
 		if expired {
 			st.expiredVictims.Add(1)
@@ -294,7 +298,7 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 		t.gh.put(t.hash(victimKey), victimAcc, now)
 	}
 	if s.rec != nil && (evicted || expiredVictim) {
-		s.recordVictim(expiredVictim)
+		s.recordVictim(expiredVictim, victimW)
 	}
 	if victimEv.Cause != 0 {
 		s.onDel(victimEv)

@@ -162,6 +162,10 @@ func (s *Cache[K, V]) replaceLocked(t *cacheTable[K, V], i uint64, j int, k K, v
 	if exp == expByCalc {
 		exp = s.writeExpiry(k, v, expired, oldExp)
 	}
+	var oldW uint32
+	if expired && s.rec != nil {
+		oldW = t.weightAt(i, j)
+	}
 	t.update(i, j, k, v, exp, s.ttl.Load(), s.tickNow(hint), s.slack, &s.pol)
 	t.reweigh(i, j, rv)
 	if t.wrote != nil {
@@ -171,7 +175,7 @@ func (s *Cache[K, V]) replaceLocked(t *cacheTable[K, V], i uint64, j int, k K, v
 	switch {
 	case expired:
 		st.expirations.Add(1)
-		s.recordEviction(DeletionExpired)
+		s.recordEviction(DeletionExpired, oldW)
 		if !counted {
 			// An insert that took an expired entry's place: a fill
 			// counted before its tick, as setCache counts one.
@@ -229,9 +233,10 @@ func (s *Cache[K, V]) RemoveExpired() int {
 			if s.onDel != nil {
 				evs = append(evs, DeletionEvent[K, V]{Key: b.slots[j].key, Value: b.slots[j].val, Cause: DeletionExpired})
 			}
+			w := t.weightAt(i, j)
 			t.clearSlot(i, j)
 			s.tot.stripe(stripeHint()).expirations.Add(1)
-			s.recordEviction(DeletionExpired)
+			s.recordEviction(DeletionExpired, w)
 			n++
 		}
 		b.sync.unlock()

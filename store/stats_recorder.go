@@ -33,7 +33,8 @@ type StatsRecorder interface {
 	// RecordEviction records an entry that left the cache for cause
 	// DeletionEvicted (made room for another) or DeletionExpired (its
 	// time to live had passed when its removal was noticed); weight is
-	// the entry's weight, 1 for every entry.
+	// the entry's weight (CacheOptions.Weigher), 1 in a cache without a
+	// weight bound.
 	RecordEviction(cause DeletionCause, weight uint32)
 	// RecordLoadSuccess records a loader's call that returned without an
 	// error, and the time it took.
@@ -59,19 +60,19 @@ func (s *Cache[K, V]) recordMiss() {
 
 // recordEviction records an entry evicted or expired for cause, if the
 // cache has a recorder.
-func (s *Cache[K, V]) recordEviction(cause DeletionCause) {
+func (s *Cache[K, V]) recordEviction(cause DeletionCause, weight uint32) {
 	if s.rec != nil {
-		s.rec.RecordEviction(cause, 1)
+		s.rec.RecordEviction(cause, weight)
 	}
 }
 
 // recordVictim records the entry whose slot a new key took: expired, or
 // evicted.
-func (s *Cache[K, V]) recordVictim(expired bool) {
+func (s *Cache[K, V]) recordVictim(expired bool, weight uint32) {
 	if expired {
-		s.recordEviction(DeletionExpired)
+		s.recordEviction(DeletionExpired, weight)
 	} else {
-		s.recordEviction(DeletionEvicted)
+		s.recordEviction(DeletionEvicted, weight)
 	}
 }
 

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -234,5 +235,73 @@ func TestStatsRecorderAllocs(t *testing.T) {
 	}
 	if rec.hits.Load() == 0 || rec.misses.Load() != rec.hits.Load() {
 		t.Errorf("recorder: %d hits, %d misses", rec.hits.Load(), rec.misses.Load())
+	}
+}
+
+// TestStatsRecorderWeights: in a cache bounded by weight, the recorder
+// hears each evicted or expired entry's weight, so that the weights it
+// sums equal those of the values the deletion listener reports evicted or
+// expired, whichever path removed them: a Set's victim, the sampled
+// evictions of the bound, a Get or a Delete that meets an expired entry,
+// RemoveExpired, a Compute, a value too heavy to store and the copy into
+// a smaller table.
+func TestStatsRecorderWeights(t *testing.T) {
+	seed := seedFor(t)
+	r := rand.New(rand.NewPCG(seed, 11))
+	rec := new(countingRecorder)
+	clk := newFakeClock()
+	var mu sync.Mutex
+	var listened int64
+	c := newTestCache(t, CacheOptions[string, []byte]{
+		MaxEntries: 2000, MaxWeight: 400 * 64, Weigher: byteLen, Seed: seed,
+		Clock: clk, DefaultTTL: time.Minute, StatsRecorder: rec,
+		OnDeletion: func(ev DeletionEvent[string, []byte]) {
+			if ev.Cause == DeletionEvicted || ev.Cause == DeletionExpired {
+				mu.Lock()
+				listened += int64(len(ev.Value))
+				mu.Unlock()
+			}
+		},
+	})
+	key := func() string { return fmt.Sprint("k", r.IntN(3000)) }
+	for round := range 20 {
+		for range 500 {
+			switch x := r.IntN(100); {
+			case x < 60:
+				c.Set(key(), make([]byte, 1+r.IntN(127)))
+			case x < 65:
+				c.SetWithTTL(key(), make([]byte, 1+r.IntN(127)), time.Duration(1+r.IntN(30))*time.Second)
+			case x < 85:
+				c.Get(key())
+			case x < 92:
+				c.Delete(key())
+			case x < 97:
+				c.Compute(key(), func(old []byte, ok bool) ([]byte, ComputeOp) {
+					if ok && len(old) > 64 {
+						return nil, ComputeDelete
+					}
+					return make([]byte, 1+r.IntN(127)), ComputeSet
+				})
+			default:
+				c.Set(key(), make([]byte, 400*64+1)) // heavier than the bound
+			}
+		}
+		clk.advance(time.Duration(r.IntN(20)) * time.Second)
+		switch round {
+		case 7:
+			c.RemoveExpired()
+		case 12:
+			if err := c.SetMaximum(500); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if rec.evicted.Load() == 0 || rec.expired.Load() == 0 {
+		t.Fatalf("seed %d: %d evictions and %d expirations recorded; the test needs both", seed, rec.evicted.Load(), rec.expired.Load())
+	}
+	if got := rec.weight.Load(); got != listened {
+		t.Errorf("seed %d: the recorder heard of %d bytes evicted or expired (%d entries), the listener of %d", seed, got, rec.evicted.Load()+rec.expired.Load(), listened)
 	}
 }

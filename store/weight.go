@@ -71,6 +71,16 @@ func (t *cacheTable[K, V]) release(i uint64, j int) {
 	}
 }
 
+// weightAt returns the weight of the entry in slot j of bucket i, which
+// the caller holds: 1 in a cache without a weight bound, as the stats
+// recorder counts an entry there.
+func (t *cacheTable[K, V]) weightAt(i uint64, j int) uint32 {
+	if t.wts == nil {
+		return 1
+	}
+	return t.wts[i][j]
+}
+
 // weighed records that the entry now in slot j of bucket i weighs w, of
 // which the writer reserved res; the caller holds the bucket and has
 // released what the slot held before. It subtracts what the writer
@@ -163,7 +173,7 @@ func (s *Cache[K, V]) weighComputed(k K, v V, rv *reservation[V]) int {
 	w := s.weigh(k, v)
 	switch {
 	case int64(w) > s.cfg.MaxWeight:
-		rv.refused, rv.val = true, v
+		rv.refused, rv.val, rv.w = true, v, w
 		return weightRefused
 	case w > rv.res:
 		if !s.tryReserve(w - rv.res) {
@@ -185,7 +195,7 @@ func (s *Cache[K, V]) reportComputed(k K, ev DeletionEvent[K, V], rv *reservatio
 		s.unreserve(rv)
 	}
 	if rv != nil && rv.refused {
-		s.recordEviction(DeletionEvicted)
+		s.recordEviction(DeletionEvicted, rv.w)
 	}
 	if s.onDel == nil {
 		return
@@ -213,7 +223,7 @@ func (s *Cache[K, V]) setWeighted(k K, v V, h uint64, tag uint8, exp int64, cf *
 					return old, true
 				}
 			}
-			s.refuse(k, v, h, tag)
+			s.refuse(k, v, rv.w, h, tag)
 			return v, false
 		}
 		s.reserve(rv.w)
@@ -272,7 +282,7 @@ func (s *Cache[K, V]) evictSample() bool {
 	var ev DeletionEvent[K, V]
 	evicted := false
 	var victimKey K
-	var victimAcc uint32
+	var victimAcc, vw uint32
 	if vi, vj, expired, ok := s.victimOf(t, lk.idx[:lk.n], now, s.pol.current()); ok {
 		s.cowTouchLocked(t, lk.idx[:lk.n])
 		cb := t.cbucket(vi)
@@ -288,13 +298,14 @@ func (s *Cache[K, V]) evictSample() bool {
 		}
 		ev = DeletionEvent[K, V]{Key: e.key, Value: e.val, Cause: cause}
 		evicted = true
+		vw = t.weightAt(vi, vj)
 		t.clearSlot(vi, vj)
 	}
 	unlockAll(&lk, t)
 	if !evicted {
 		return false
 	}
-	s.recordEviction(ev.Cause)
+	s.recordEviction(ev.Cause, vw)
 	if ev.Cause == DeletionEvicted {
 		t.gh.put(t.hash(victimKey), victimAcc, now)
 	}
@@ -309,17 +320,19 @@ func (s *Cache[K, V]) evictSample() bool {
 // DeletionEvicted). An entry k had goes, as a Set of k would replace it
 // (DeletionReplaced), so that no Get returns a value older than the one
 // refused.
-func (s *Cache[K, V]) refuse(k K, v V, h uint64, tag uint8) {
+func (s *Cache[K, V]) refuse(k K, v V, w uint32, h uint64, tag uint8) {
 	var (
 		c  [hashfn.MaxChoices]uint64
 		lk locked
 	)
 	t, cs := s.lockCandidates(h, &c, &lk)
 	var old DeletionEvent[K, V]
+	var oldW uint32
 	for _, i := range cs {
 		if j := t.bucket(i).find(k, tag); j >= 0 {
 			s.cowTouchLocked(t, lk.idx[:lk.n])
 			old = s.leaving(t, i, j, DeletionReplaced)
+			oldW = t.weightAt(i, j)
 			t.clearSlot(i, j)
 			break
 		}
@@ -327,8 +340,16 @@ func (s *Cache[K, V]) refuse(k K, v V, h uint64, tag uint8) {
 	st := s.tot.stripe(stripeHint())
 	st.updates.Add(1) // a Set...
 	st.evictions.Add(1)
+	if old.Cause == DeletionExpired {
+		// The entry it replaces had expired: an expiration, as the
+		// listener hears.
+		st.expirations.Add(1)
+	}
 	unlockAll(&lk, t)
-	s.recordEviction(DeletionEvicted)
+	if old.Cause == DeletionExpired {
+		s.recordEviction(DeletionExpired, oldW)
+	}
+	s.recordEviction(DeletionEvicted, w)
 	if s.onDel != nil {
 		if old.Cause != 0 {
 			s.onDel(old)
