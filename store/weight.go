@@ -240,6 +240,14 @@ func (s *Cache[K, V]) setWeighted(k K, v V, h uint64, tag uint8, exp int64, cf *
 	}
 }
 
+// sampleBucket returns bucket n of evictSample's draw d in a table of
+// size buckets, for the cache's seed: uniform over the table, and a
+// function of its arguments alone.
+func sampleBucket(seed, d uint64, n int, size uint64) uint64 {
+	i, _ := bits.Mul64(hashfn.Mix(seed^(d*hashfn.MaxChoices+uint64(n))), size)
+	return i
+}
+
 // sampleEntries is how many entries evictSample looks at, if the buckets it
 // may lock at once hold that many: as many as a new key's two candidates
 // of eight slots offer its eviction.
@@ -251,10 +259,11 @@ const sampleEntries = 2 * slotsPerBucket
 // caller holds no bucket lock.
 //
 // The draws are pseudo-random from the cache's seed and the count of
-// calls (weightSum.draws), not from a generator of the process's: a cache
-// written from one goroutine evicts the same entries every time it sees
-// the same writes, so a run replays from its seed, as the placement of
-// keys does (TestWeightEvictionReplays).
+// calls (weightSum.draws, sampleBucket), not from a generator of the
+// process's, so the sampling adds no randomness beyond the seed: the
+// buckets a cache's n-th sample draws are the same in every run with its
+// seed. (Which entry goes also depends on the policy's clock, which
+// counts per stripe of the writers' stacks, clock.go.)
 func (s *Cache[K, V]) evictSample() bool {
 	t := s.tab.Load()
 	// Buckets are drawn until they hold sampleEntries entries (by their
@@ -263,9 +272,9 @@ func (s *Cache[K, V]) evictSample() bool {
 	// fewer entries than MaxEntries, gets as large a sample as a full one.
 	var cs [hashfn.MaxChoices]uint64
 	n, seen := 0, 0
-	base := s.wsum.draws.Add(1) * hashfn.MaxChoices
+	d := s.wsum.draws.Add(1)
 	for n < len(cs) && seen < sampleEntries {
-		i, _ := bits.Mul64(hashfn.Mix(s.cfg.Seed^(base+uint64(n))), t.n)
+		i := sampleBucket(s.cfg.Seed, d, n, t.n)
 		cs[n] = i
 		n++
 		seen += ctrl(t.cbucket(i).b.ctrl.Load()).load()

@@ -255,41 +255,39 @@ func TestWeightEvictsByPolicy(t *testing.T) {
 	}
 }
 
-// TestWeightEvictionReplays: two caches bounded by weight, with one seed
-// and the same writes from one goroutine, evict the same entries (their
-// sampled evictions draw from the seed), and keep the same keys.
-func TestWeightEvictionReplays(t *testing.T) {
+// TestWeightSampleBuckets: the buckets evictSample draws are a function
+// of the cache's seed and the draw's number, so the sampling replays from
+// the seed; they spread evenly over the table; and another seed draws
+// others.
+func TestWeightSampleBuckets(t *testing.T) {
 	seed := seedFor(t)
-	run := func() []string {
-		var evicted []string
-		c := newTestCache(t, CacheOptions[string, []byte]{
-			MaxEntries: 1000, MaxWeight: 300 * 64, Weigher: byteLen, Seed: seed,
-			OnDeletion: func(ev DeletionEvent[string, []byte]) {
-				if ev.Cause == DeletionEvicted {
-					evicted = append(evicted, ev.Key)
-				}
-			},
-		})
-		r := rand.New(rand.NewPCG(seed, 3))
-		for i := range 5000 {
-			c.Set(fmt.Sprint("k", r.IntN(2000)), make([]byte, 32+r.IntN(64)))
-			if i%3 == 0 {
-				c.Get(fmt.Sprint("k", r.IntN(2000)))
+	const size, draws = 1000, 20_000
+	counts := make([]int, size)
+	same := 0
+	for d := uint64(1); d <= draws; d++ {
+		for n := range 8 {
+			i := sampleBucket(seed, d, n, size)
+			if i >= size {
+				t.Fatalf("seed %d: draw %d, bucket %d of a table of %d", seed, d, i, size)
 			}
+			if j := sampleBucket(seed, d, n, size); j != i {
+				t.Fatalf("seed %d: draw %d, bucket %d: %d, then %d", seed, d, n, i, j)
+			}
+			if sampleBucket(seed+1, d, n, size) == i {
+				same++
+			}
+			counts[i]++
 		}
-		return evicted
 	}
-	a, b := run(), run()
-	if len(a) < 1000 {
-		t.Fatalf("seed %d: %d evictions; the test needs the bound to bite", seed, len(a))
-	}
-	if len(a) != len(b) {
-		t.Fatalf("seed %d: %d evictions, then %d from the same writes", seed, len(a), len(b))
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			t.Fatalf("seed %d: eviction %d took %q, then %q from the same writes", seed, i, a[i], b[i])
+	// 160,000 draws over 1,000 buckets: 160 each, σ about 12.6.
+	for i, c := range counts {
+		if c < 160-6*13 || c > 160+6*13 {
+			t.Errorf("seed %d: bucket %d drawn %d times of 160,000; want 160 ± 78", seed, i, c)
 		}
+	}
+	// Another seed agrees on about 1 in 1,000 draws.
+	if same > 400 {
+		t.Errorf("seed %d: the next seed drew the same bucket %d times of 160,000", seed, same)
 	}
 }
 
