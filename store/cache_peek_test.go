@@ -5,8 +5,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/twochoice/twochoice/hashfn"
 )
 
 // Peek answers as Get does, but counts nothing, leaves the policy word as
@@ -27,17 +25,7 @@ func TestPeek(t *testing.T) {
 			ref[k] = i
 		}
 	}
-	word := func(k int) uint32 {
-		tb := s.tab.Load()
-		h := s.hash(k)
-		var c [hashfn.MaxChoices]uint64
-		for _, i := range tb.cands(h, &c) {
-			if f, ok := tb.lookup(i, k, tagOf(h), true); ok {
-				return tb.cbucket(i).acc[f.slot].Load()
-			}
-		}
-		return 0
-	}
+	word := func(k int) uint32 { return policyWord(s, k) }
 	for k := range 400 {
 		s.Set(1000+k, k) // moves the clock on, so that a use would show
 	}

@@ -511,6 +511,20 @@ func TestExpiryForSnapshots(t *testing.T) {
 	}
 }
 
+// policyWord returns the policy word of k's entry in s's current table, 0
+// if k has none.
+func policyWord[K comparable, V any](s *Cache[K, V], k K) uint32 {
+	tb := s.tab.Load()
+	h := s.hash(k)
+	var c [hashfn.MaxChoices]uint64
+	for _, i := range tb.cands(h, &c) {
+		if f, ok := tb.lookup(i, k, tagOf(h), true); ok {
+			return tb.cbucket(i).acc[f.slot].Load()
+		}
+	}
+	return 0
+}
+
 // Get's doc says what a cache's Get writes: a hit records itself in the
 // entry's policy word (the doc said a Get writes no shared cache line), and
 // a Get of an expired entry removes it.
@@ -519,17 +533,7 @@ func TestCacheGetWrites(t *testing.T) {
 	s := newTestCache(t, CacheOptions[int, int]{MaxEntries: 64, Seed: 5, Clock: clk})
 	s.Set(1, 1)
 	s.SetWithTTL(2, 2, time.Second)
-	tb := s.tab.Load()
-	word := func(k int) uint32 {
-		h := s.hash(k)
-		var c [hashfn.MaxChoices]uint64
-		for _, i := range tb.cands(h, &c) {
-			if f, ok := tb.lookup(i, k, tagOf(h), true); ok {
-				return tb.cbucket(i).acc[f.slot].Load()
-			}
-		}
-		return 0
-	}
+	word := func(k int) uint32 { return policyWord(s, k) }
 	before := word(1)
 	if _, ok := s.Get(1); !ok {
 		t.Fatal("Get(1) missed")
