@@ -39,11 +39,14 @@ type Cache[K comparable, V any] struct {
 	pol    policy   // the eviction ranking in use (evict.go, ranking.go)
 	sh     *shadows // the miniature caches that choose it (shadow.go)
 	shMask uint64   // a key whose hash >> shadowBit has none of these bits is sampled
-	ticks  *ticks
-	slack  uint32                    // recency slack of a hit, in tick units (evict.go)
-	tq     uint8                     // the policy words' tick unit is 2^tq ticks (evict.go)
-	onDel  func(DeletionEvent[K, V]) // CacheOptions.OnDeletion
-	rec    StatsRecorder             // CacheOptions.StatsRecorder (stats_recorder.go)
+	// walks counts the loops over the cache (All) under way: while one
+	// runs, no eviction relocates an entry (relocate.go).
+	walks atomic.Int32
+	ticks *ticks
+	slack uint32                    // recency slack of a hit, in tick units (evict.go)
+	tq    uint8                     // the policy words' tick unit is 2^tq ticks (evict.go)
+	onDel func(DeletionEvent[K, V]) // CacheOptions.OnDeletion
+	rec   StatsRecorder             // CacheOptions.StatsRecorder (stats_recorder.go)
 	// The weight bound (weight.go): nil, and never loaded, without
 	// CacheOptions.MaxWeight.
 	weigher func(K, V) uint32
@@ -168,7 +171,9 @@ func (s *Cache[K, V]) getCache(t *cacheTable[K, V], k K, h uint64, tag uint8, hi
 	// Check every candidate's tags before reading any slot, so that the
 	// candidates' cache misses overlap (as get2 does for a map). A
 	// candidate without a matching tag needs no further look: a key
-	// present all along keeps its slot and its tag. In a table past a
+	// present all along keeps its slot and its tag, but for a
+	// relocation, which a Get that races it may miss as it may miss an
+	// eviction (relocate.go). In a table past a
 	// core's L2, prefetch every line of each candidate with its control
 	// word, as setCache does, so that a hit's slot is not a second miss
 	// after its header's (BenchmarkCacheGetRatio at a tenth of the keys).

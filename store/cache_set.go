@@ -226,29 +226,51 @@ func (s *Cache[K, V]) setCache(k K, v V, h uint64, tag uint8, exp int64, cf *com
 		s.grow(t)
 		return s.setCache(k, v, h, tag, exp, cf, rv)
 	} else {
-		var expired bool
+		var (
+			expired bool
+			ev      evictee[K, V]
+			moved   bool
+		)
 		i, j, expired = s.victim(t, cs, now, r)
+		if !expired && rv == nil && s.pol.moves.Load() && s.walks.Load() == 0 {
+			// The victim's slot may go to a resident that moves
+			// instead (relocate.go); then the new key takes the
+			// resident's slot.
+			var ni uint64
+			var nj int
+			if ni, nj, ev, moved = s.relocate(t, cs, i, j, now, r); moved {
+				i, j, expired = ni, nj, ev.expired
+				st.relocations.Add(1)
+			}
+		}
 		cb = t.cbucket(i)
 		b = cb.b.ref()
 		cw = ctrl(b.ctrl.Load())
+		if !moved {
+			ev = evictee[K, V]{key: b.slots[j].key, acc: cb.acc[j].Load(), w: 1, expired: expired}
+			if s.onDel != nil {
+				ev.val = b.slots[j].val
+			}
+			if s.rec != nil {
+				ev.w = t.weightAt(i, j)
+			}
+		}
 		// An eviction is counted by the tick below (counters.go).
 		if s.onDel != nil {
 			cause := DeletionEvicted
 			if expired {
 				cause = DeletionExpired
 			}
-			victimEv = DeletionEvent[K, V]{Key: b.slots[j].key, Value: b.slots[j].val, Cause: cause}
+			victimEv = DeletionEvent[K, V]{Key: ev.key, Value: ev.val, Cause: cause}
 		}
-		if s.rec != nil {
-			victimW = t.weightAt(i, j)
-		}
+		victimW = ev.w
 		if expired {
 			st.expiredVictims.Add(1)
 			expiredVictim = true
 		} else {
 			evicted = true
-			victimAcc = cb.acc[j].Load()
-			victimKey = b.slots[j].key
+			victimAcc = ev.acc
+			victimKey = ev.key
 			// The victim's key is hashed again for the ghost after
 			// the locks go; a string key's bytes are usually not in
 			// the cache, so start loading them now, to arrive while

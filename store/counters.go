@@ -53,12 +53,15 @@ type stripe struct {
 	//
 	// evictions: entries evicted other than by a Set of a new key into
 	// their slot (a table that SetMaximum shrinks, a weight bound).
+	// relocations: entries moved to their other candidate to make room
+	// (relocate.go).
 	//
 	// A map counts its Sets here too (updates and fills, new keys), and
 	// its Deletes; inflight is its writers' gate (gate.go).
 	updates, fills, expiredVictims, expirations, deletes, evictions atomic.Uint64
+	relocations                                                     atomic.Uint64
 	inflight                                                        atomic.Int64
-	_                                                               [2*cacheLine - 72]byte
+	_                                                               [2*cacheLine - 80]byte
 }
 
 // cacheLine is the size of a cache line on the common 64-bit CPUs.
@@ -147,4 +150,13 @@ func (m *monotone) at(i int, x uint64) uint64 {
 			return x
 		}
 	}
+}
+
+// relocations returns the entries moved to make room (relocate.go).
+func (c *counters) relocations() uint64 {
+	var n uint64
+	for i := range c.stripes {
+		n += c.stripes[i].relocations.Load()
+	}
+	return n
 }

@@ -213,8 +213,10 @@
 // (leftmost under GoLeft, a coin from the key's hash otherwise, so the
 // placement is reproducible from the seed). If all candidates are full, a
 // map puts it in the stash, and the stash hint of its first candidate goes
-// up; a cache evicts (see Eviction). Keys never move within a table: there is no probing and no cuckoo
-// displacement, and a deleted slot is simply empty again.
+// up; a cache evicts (see Eviction). A map's keys never move within a
+// table: there is no probing and no cuckoo displacement, and a deleted
+// slot is simply empty again. A cache's eviction may move one key to its
+// other candidate (see Relocation).
 //
 // # Growth
 //
@@ -288,6 +290,26 @@
 // ranking in use to another only when that one's miniature clearly beats
 // it on the requests where they differ (shadow.go). Expired entries go
 // before any other.
+//
+// # Relocation
+//
+// The candidates are a small sample, and on workloads whose keys recur in
+// long cycles the best victim among them is often a key worth keeping.
+// An eviction can then reach further (relocate.go), with the move of a
+// cuckoo hash table, one step deep: each resident of the new key's
+// candidates has one other candidate, and if that bucket holds an entry
+// the ranking scores above every candidate, the resident moves there,
+// evicting that entry, and the new key takes the resident's slot. The
+// sample grows from 16 entries to up to 144, while a lookup still reads
+// at most two buckets. Each resident looked at is hashed again (a slot
+// keeps no hash), which makes an evicting Set several times dearer
+// (BenchmarkRelocation), so a cache relocates only while a relocating
+// twin of its miniature clearly beats the one that does not (shadow.go);
+// Stats.Relocations counts the moves. A move holds both of the resident's
+// candidates, so every writer finds the key where it is; a Get that races
+// the move may miss it, as it may miss a key being evicted; All stops
+// relocation while it runs. Relocation needs d = 2 and is off under a
+// weight bound.
 //
 // Writers lock only their key's candidate buckets (an update only the
 // bucket that holds the key), in increasing order, so writes on different

@@ -138,6 +138,8 @@ func ageOf(acc uint32, now uint64) uint32 { return (uint32(now) - acc) & tickMas
 type policy struct {
 	w     atomic.Uint32
 	ranks [numRankings]rank
+	// moves: evictions relocate (relocate.go), as the miniatures chose.
+	moves atomic.Bool
 }
 
 func (p *policy) set(c int)   { p.w.Store(uint32(c)) }

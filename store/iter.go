@@ -39,9 +39,12 @@ func (s *Map[K, V]) All() iter.Seq2[K, V] {
 
 // All returns an iterator over the cache's live entries, with the
 // guarantees of [Map.All]: an entry that expires before the loop reaches
-// its bucket is not yielded.
+// its bucket is not yielded. While a loop runs, evictions do not move
+// entries between buckets (relocate.go).
 func (s *Cache[K, V]) All() iter.Seq2[K, V] {
 	return func(yield func(K, V) bool) {
+		s.walks.Add(1)
+		defer s.walks.Add(-1)
 		t := s.tab.Load()
 		visit(t, func() bool { return s.tab.Load() != t }, s.nowNanos, yield)
 	}

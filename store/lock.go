@@ -86,6 +86,21 @@ func (w *syncWord) lock() {
 	}
 }
 
+// tryLock is lock for a writer that already holds other buckets and
+// must not wait for this one: it takes the bucket only if no writer
+// holds it, and then waits for the readers of the locked path, which hold
+// no other bucket, to leave.
+func (w *syncWord) tryLock() bool {
+	v := w.v.Load()
+	if v&writerBit != 0 || !w.v.CompareAndSwap(v, v|writerBit) {
+		return false
+	}
+	for i := 0; w.v.Load()&readerMask != 0; i++ {
+		backoff(i)
+	}
+	return true
+}
+
 // unlock releases an exclusive hold and moves the version on, in one add.
 func (w *syncWord) unlock() { w.v.Add(versionOne - writerBit) }
 

@@ -82,3 +82,9 @@ const bigCacheTableBytes = 1 << 20
 func bigCacheTable[K comparable, V any](n uint64) bool {
 	return n*uint64(unsafe.Sizeof(cacheBucket[K, V]{})) >= bigCacheTableBytes
 }
+
+// prefetchCacheHeader prefetches the policy words and the header of
+// cache bucket b, what relocate scans of a bucket it does not hold.
+func prefetchCacheHeader[K comparable, V any](b *cacheBucket[K, V]) {
+	prefetchRange(unsafe.Pointer(b), unsafe.Offsetof(b.b)+unsafe.Sizeof(b.b.bucketHdr))
+}

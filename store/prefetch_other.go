@@ -22,3 +22,5 @@ func prefetchCacheBucket[K comparable, V any](b *cacheBucket[K, V]) {}
 func bigCacheTable[K comparable, V any](n uint64) bool { return false }
 
 func prefetchSlot[K comparable, V any](e *slot[K, V]) {}
+
+func prefetchCacheHeader[K comparable, V any](b *cacheBucket[K, V]) {}

@@ -59,15 +59,30 @@ import (
 // slots holding 32-bit fingerprints of the sampled keys' hashes and their
 // policy words, two candidates chosen as the cache's are (go-left over two
 // halves), a ghost of its own, and a tick of its own inserts. Its memory is
-// bounded: under 2 × minShadow entries of 8 bytes and a ghost of 4 words
-// an entry rounded up to a power of two (16 to 32 bytes an entry), so the
-// numRankings miniatures of a cache take at most 7 × 512 × 40 bytes, under
-// 150 KB, whatever its capacity.
+// bounded: under 2 × minShadow entries of 12 bytes (fingerprint, policy
+// word, the key's other candidate) and a ghost of 4 words an entry
+// rounded up to a power of two (16 to 32 bytes an entry), so the
+// numRankings + 1 miniatures of a cache (the rankings' and the twin) take
+// at most 8 × 512 × 44 bytes, under 200 KB, whatever its capacity.
+//
+// The same test decides whether evictions relocate (relocate.go): a twin
+// of the miniature of the ranking in use relocates, and the cache starts
+// relocating when the twin leads that miniature by z > zSwitch, and stops
+// when it trails by as much. Relocation costs an evicting Set several
+// times its work, so the cache pays for it only where it is seen to win:
+// on independent draws (Zipf) the two are about even and it stays off;
+// on loops and long cycles the twin wins clearly.
 type shadows struct {
 	mu    sync.Mutex
 	minis [numRankings]mini
 	wins  [numRankings][numRankings]float64
-	gets  int // sampled Gets in this period
+	// twin is a miniature that relocates under the ranking in use;
+	// twinWins and twinLosses count the sampled Gets it hit and that
+	// ranking's miniature missed, and the other way round.
+	twin                 mini
+	twinWins, twinLosses float64
+	miniCap              int
+	gets                 int // sampled Gets in this period
 	// period is the sampled Gets between two choices: an eighth of a
 	// miniature's capacity, at least 16.
 	period int
@@ -101,6 +116,9 @@ func (sh *shadows) init(capacity int, pol *policy) {
 	for c := range sh.minis {
 		sh.minis[c].init(mc, c)
 	}
+	sh.twin.init(mc, pol.choice())
+	sh.twin.move = true
+	sh.miniCap = mc
 	sh.period = max(mc/8, 16)
 	sh.pol = pol
 }
@@ -120,6 +138,12 @@ func (sh *shadows) get(h uint64) {
 	var hit [numRankings]bool
 	for c := range sh.minis {
 		hit[c] = sh.minis[c].get(fp, b0, b1)
+	}
+	switch twin, cur := sh.twin.get(fp, b0, b1), hit[sh.pol.choice()]; {
+	case twin && !cur:
+		sh.twinWins++
+	case cur && !twin:
+		sh.twinLosses++
 	}
 	for i := range hit {
 		if !hit[i] {
@@ -155,12 +179,24 @@ func (sh *shadows) choose() {
 	}
 	if best != cur {
 		sh.pol.set(best)
+		sh.twin.r = rankings[best].in(uint64(sh.miniCap))
 	}
 	for i := range sh.wins {
 		for j := range sh.wins[i] {
 			sh.wins[i][j] *= shadowDecay
 		}
 	}
+	if w, l := sh.twinWins, sh.twinLosses; w+l > 0 {
+		z := (w - l) / math.Sqrt(w+l)
+		switch on := sh.pol.moves.Load(); {
+		case !on && z > zSwitch:
+			sh.pol.moves.Store(true)
+		case on && z < -zSwitch:
+			sh.pol.moves.Store(false)
+		}
+	}
+	sh.twinWins *= shadowDecay
+	sh.twinLosses *= shadowDecay
 }
 
 // mini is a miniature cache under one ranking: see shadows.
@@ -169,10 +205,12 @@ type mini struct {
 	keys   []uint32 // slot fingerprints, 0 for empty; 8 per bucket
 	accs   []uint32 // slot policy words
 	loads  []uint8  // entries per bucket
+	other  []uint32 // the other candidate of each slot's key
 	ghost  []uint32 // as the cache's ghost (ghost.go), indexed by fingerprint
 	tick   uint64
 	r      rank  // the ranking, in the miniature's ticks
 	gshift uint8 // the ghost's tick unit
+	move   bool  // evictions relocate (relocate.go)
 }
 
 func (m *mini) init(capacity, ranking int) {
@@ -182,6 +220,7 @@ func (m *mini) init(capacity, ranking int) {
 	m.keys = make([]uint32, n*slotsPerBucket)
 	m.accs = make([]uint32, n*slotsPerBucket)
 	m.loads = make([]uint8, n)
+	m.other = make([]uint32, n*slotsPerBucket)
 	g := uint64(1) << bits.Len64(uint64(ghostPerEntry*capacity)-1)
 	m.ghost = make([]uint32, g)
 	m.r = rankings[ranking].in(uint64(capacity))
@@ -206,6 +245,39 @@ func (m *mini) get(fp uint32, b0, b1 uint64) bool {
 	}
 	m.insert(fp, b0, b1)
 	return false
+}
+
+// relocate is the cache's relocate (relocate.go) in a miniature: given
+// the victim j among the candidates b0 and b1, with its score and age,
+// it returns the slot whose entry goes (v) and the slot the new key takes
+// (j): the same slot, or a resident's slot in b0 or b1 and, in the
+// resident's other candidate, the slot of an entry that scores above the
+// victim, which the resident takes.
+func (m *mini) relocate(j int, b0, b1 uint64, best int64, oldest uint32) (v, nj int) {
+	v, nj = j, j
+	if m.r.disposable(m.accs[j], m.tick) {
+		return v, nj
+	}
+	for _, c := range [2]uint64{b0, b1} {
+		for x := c * slotsPerBucket; x < (c+1)*slotsPerBucket; x++ {
+			a := uint64(m.other[x])
+			if a == b0 || a == b1 {
+				continue
+			}
+			for y := a * slotsPerBucket; y < (a+1)*slotsPerBucket; y++ {
+				if m.keys[y] == 0 {
+					continue // the cache's relocate looks at entries only
+				}
+				if sc, age := m.r.score(m.accs[y], m.tick); sc > best || sc == best && age > oldest {
+					best, oldest, v, nj = sc, age, int(y), int(x)
+				}
+			}
+			if v != nj && m.r.disposable(m.accs[v], m.tick) {
+				return v, nj
+			}
+		}
+	}
+	return v, nj
 }
 
 // insert places the key of fingerprint fp, which is not there.
@@ -233,9 +305,19 @@ func (m *mini) insert(fp uint32, b0, b1 uint64) {
 				}
 			}
 		}
-		v := m.keys[j]
-		m.ghost[uint64(v>>8)&uint64(len(m.ghost)-1)] = ghostWord(m.accs[j], m.tick, m.gshift, v>>24|1)
+		v := j
+		if m.move {
+			v, j = m.relocate(j, b0, b1, best, oldest)
+		}
+		fv := m.keys[v]
+		m.ghost[uint64(fv>>8)&uint64(len(m.ghost)-1)] = ghostWord(m.accs[v], m.tick, m.gshift, fv>>24|1)
+		if v != j {
+			// The resident in slot j moves to slot v, its other
+			// candidate, evicting v's entry.
+			m.keys[v], m.accs[v], m.other[v] = m.keys[j], m.accs[j], uint32(j/slotsPerBucket)
+		}
 	}
+	m.other[j] = uint32(b0 + b1 - uint64(j/slotsPerBucket))
 	gw := &m.ghost[uint64(fp>>8)&uint64(len(m.ghost)-1)]
 	var (
 		gap uint8

@@ -27,6 +27,11 @@ type Stats struct {
 	Buckets     int    `json:"buckets"` // buckets of the current table
 	Stash       int    `json:"stash"`   // entries in the stash(es)
 	Growing     bool   `json:"growing"` // keys are moving to a bigger table
+	// Relocations counts a cache's entries moved to their other
+	// candidate bucket to make room for a new key, which then evicted an
+	// entry of that bucket (see "Relocation" in the package
+	// documentation).
+	Relocations uint64 `json:"relocations,omitempty"`
 
 	// A cache's refreshes started (CacheOptions.RefreshAfter), and those
 	// whose loader returned an error or panicked. A refresh that stores
@@ -105,6 +110,7 @@ func (s *Cache[K, V]) Stats() Stats {
 		Expirations: m.at(monoExpirations, ex),
 		Entries:     s.Len(),
 		Buckets:     int(s.tab.Load().n),
+		Relocations: s.tot.relocations(),
 
 		Refreshes:       s.refreshes.Load(),
 		RefreshFailures: s.refreshFailures.Load(),

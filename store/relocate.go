@@ -1,0 +1,187 @@
+package store
+
+// Relocation: a wider eviction sample without wider lookups.
+//
+// A key can only go into one of its candidates, so an eviction chooses
+// among their d × BucketSize entries (16 by default, evict.go). On
+// workloads whose keys recur in long cycles (loops, scans mixed with a hot
+// set) that sample is what limits the hit ratio: Belady's rule applied to
+// the 16 candidates alone stays points below Belady's rule applied to the
+// whole cache. Relocation lets an eviction reach further, as a cuckoo
+// hash table moves a key to make room: each resident of the new key's
+// candidates has one other candidate of its own (d = 2), and if that
+// bucket holds an entry the ranking scores above every candidate, the
+// resident moves into that entry's slot (which evicts it), and the new
+// key takes the resident's. One eviction then chooses among up to
+// 16 + 16 × 8 entries, while a lookup still touches at most the key's
+// two candidates.
+//
+// A move is done under the locks of both of the resident's candidates
+// (the new key's candidate, held already, and its other one, taken with
+// tryLock, skipped when another writer holds it), so the rule that a key
+// enters a bucket only under the locks of all its candidates holds, and
+// every writer that must find a key (an update's second look, Delete,
+// Compute) finds it where it is. The resident is written to its new slot
+// before its old one is given to the new key, so a Get finds it in one
+// or the other, but a Get that reads the new bucket before the move and
+// the old one after it misses it, as a Get may miss a key evicted and
+// set again; a loop over the cache (All) stops relocation while it runs,
+// so that it yields every key present throughout exactly once.
+//
+// A slot keeps no hash, so each resident looked at is hashed again, and
+// its other bucket is scanned: an eviction that relocates costs several
+// times one that does not. So the cache relocates only when its
+// miniatures show that it pays (shadow.go: a twin of the miniature of the
+// ranking in use relocates, and the cache relocates while the twin hits
+// clearly more often), and an eviction whose victim is a key that has
+// shown no reuse yet does not look further: any other such key would do
+// no better. Relocation needs d = 2 and is off in a cache bounded by
+// weight, whose victims are not tied to the candidates (weight.go).
+
+// evictee is the entry an insert evicts: what the listener, the stats
+// recorder and the ghost are told of it.
+type evictee[K comparable, V any] struct {
+	key     K
+	val     V
+	acc     uint32 // its policy word, for the ghost
+	w       uint32 // its weight
+	expired bool   // it had expired: an expiration, not an eviction
+}
+
+// disposable reports whether the policy word acc, at tick unit now, is
+// that of a key that has shown no reuse and is past the ranking's window:
+// the first kind of entry a ranking that reads gaps evicts.
+func (r *rank) disposable(acc uint32, now uint64) bool {
+	return r.gmask != 0 && gapCodeOf(acc) == noGap && ageOf(acc, now) >= r.window
+}
+
+// relocate looks past the victim (vi, vj) that victim chose among the
+// candidates cs, which the caller holds: for each resident of cs, at its
+// other candidate. If one of those buckets holds an entry that scores
+// above the victim (or has expired), it moves that bucket's resident
+// there, evicting the entry, and returns the resident's old slot (ni, nj)
+// for the new key, what it evicted, and true. Otherwise it changes
+// nothing and returns false. now is the tick unit, r the ranking in use.
+//
+// The other buckets are scanned without their locks (their control and
+// policy words are atomics), and only the one chosen is locked, with
+// tryLock, and checked again: a lock per bucket looked at cost a third of
+// the time of a relocating Set (BenchmarkRelocation). The residents' keys
+// are prefetched before they are hashed, and their other buckets before
+// they are scanned, so that the cache misses of each step overlap rather
+// than wait one for another.
+func (s *Cache[K, V]) relocate(t *cacheTable[K, V], cs []uint64, vi uint64, vj int, now uint64, r *rank) (ni uint64, nj int, ev evictee[K, V], ok bool) {
+	va := t.cbucket(vi).acc[vj].Load()
+	if len(cs) != 2 || r.disposable(va, now) {
+		return 0, 0, ev, false
+	}
+	if s.strKeys {
+		for _, ci := range cs {
+			cb := t.cbucket(ci)
+			for m := ctrl(cb.b.ctrl.Load()).full(); m != 0; m &= m - 1 {
+				prefetchKey(&cb.b.slots[slotOf(m)].key, true)
+			}
+		}
+	}
+	ttl := s.ttl.Load()
+	var nowNanos int64
+	if ttl {
+		nowNanos = s.nowNanos()
+	}
+	best, oldest := r.score(va, now)
+	var (
+		found   bool
+		alt     uint64 // the bucket the resident moves to
+		aj      int    // the slot there that it takes
+		aacc    uint32 // that slot's policy word when scanned
+		ri      uint64 // the resident's bucket and slot
+		rj      int
+		rtag    uint8
+		expired bool
+	)
+	// First every resident's other candidate, each prefetched as it is
+	// found, so that the scans below find them in the cache.
+	var (
+		alts [2 * slotsPerBucket]uint64
+		from [2 * slotsPerBucket]uint8 // x·slotsPerBucket + j: slot j of cs[x]
+		tags [2 * slotsPerBucket]uint8
+		n    int
+	)
+	for x, ci := range cs {
+		cb := t.cbucket(ci)
+		for m := ctrl(cb.b.ctrl.Load()).full(); m != 0; m &= m - 1 {
+			j := slotOf(m)
+			h := t.hash(cb.b.slots[j].key)
+			c0, c1 := t.cand2(h)
+			a := c0
+			if a == ci {
+				a = c1
+			}
+			if a == cs[0] || a == cs[1] {
+				continue // a candidate already: nothing new there
+			}
+			prefetchCacheHeader(t.cbucket(a))
+			alts[n], from[n], tags[n] = a, uint8(x*slotsPerBucket+j), tagOf(h)
+			n++
+		}
+	}
+scan:
+	for y, a := range alts[:n] {
+		ab := t.cbucket(a)
+		for am := ctrl(ab.b.ctrl.Load()).full(); am != 0; am &= am - 1 {
+			x := slotOf(am)
+			w := ab.acc[x].Load()
+			if ttl {
+				if e := t.meta[a].exp[x].Load(); e != 0 && e <= nowNanos {
+					found, alt, aj, aacc, expired = true, a, x, w, true
+					ri, rj, rtag = cs[from[y]/slotsPerBucket], int(from[y]%slotsPerBucket), tags[y]
+					break scan
+				}
+			}
+			if sc, age := r.score(w, now); sc > best || sc == best && age > oldest {
+				best, oldest = sc, age
+				found, alt, aj, aacc = true, a, x, w
+				ri, rj, rtag = cs[from[y]/slotsPerBucket], int(from[y]%slotsPerBucket), tags[y]
+			}
+		}
+		// An entry that has shown no reuse is as good a victim as any
+		// further one.
+		if found && r.disposable(aacc, now) {
+			break scan
+		}
+	}
+	if !found {
+		return 0, 0, ev, false
+	}
+	ab, rb := t.cbucket(alt), t.cbucket(ri)
+	if !ab.b.sync.tryLock() {
+		return 0, 0, ev, false
+	}
+	// Under the lock, the entry must still be the one scanned (a writer
+	// may have replaced or removed it since), and the table must not be
+	// on its way out (its copier may have taken this bucket already).
+	if t.frozen.Load() || ctrl(ab.b.ctrl.Load()).at(aj)&0x80 == 0 || ab.acc[aj].Load() != aacc {
+		t.unlockBucket(alt)
+		return 0, 0, ev, false
+	}
+	s.cowTouchLocked(t, []uint64{alt})
+	b := ab.b.ref()
+	ev = evictee[K, V]{key: b.slots[aj].key, val: b.slots[aj].val, acc: aacc,
+		w: t.weightAt(alt, aj), expired: expired}
+	e := rb.b.slots[rj]
+	if t.lay.words > 0 {
+		writeSlotLocked(&b.slots[aj], &e, 0, t.lay)
+	} else {
+		b.slots[aj] = e
+	}
+	storeRelaxed32(&ab.acc[aj], rb.acc[rj].Load())
+	if ttl {
+		storeRelaxedInt64(&t.meta[alt].exp[aj], t.meta[ri].exp[rj].Load())
+	}
+	if t.wrote != nil {
+		t.wrote[alt].at[aj].Store(t.wrote[ri].at[rj].Load())
+	}
+	storeRelaxed(&b.ctrl, uint64(ctrl(b.ctrl.Load()).withSlot(aj, rtag)))
+	t.unlockBucket(alt)
+	return ri, rj, ev, true
+}
