@@ -158,9 +158,13 @@ scan:
 		return 0, 0, ev, false
 	}
 	// Under the lock, the entry must still be the one scanned (a writer
-	// may have replaced or removed it since), and the table must not be
-	// on its way out (its copier may have taken this bucket already).
-	if t.frozen.Load() || ctrl(ab.b.ctrl.Load()).at(aj)&0x80 == 0 || ab.acc[aj].Load() != aacc {
+	// may have replaced or removed it since), the table must not be on
+	// its way out (its copier may have taken this bucket already), and no
+	// loop over the cache may have begun since the caller looked: a loop
+	// counts itself before it reads a bucket, so one that read this
+	// bucket before the lock was taken is counted by now, and one that
+	// reads it later waits for the move and sees it whole.
+	if t.frozen.Load() || s.walks.Load() != 0 || ctrl(ab.b.ctrl.Load()).at(aj)&0x80 == 0 || ab.acc[aj].Load() != aacc {
 		t.unlockBucket(alt)
 		return 0, 0, ev, false
 	}
