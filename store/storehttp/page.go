@@ -309,6 +309,7 @@ var statOrder = []struct{ field, label string }{
 	{"Deletes", "deletes"},
 	{"Evictions", "evictions"},
 	{"Expirations", "expirations"},
+	{"Relocations", "relocations"},
 	{"Grows", "growths"},
 	{"Rekeys", "re-keys"},
 	{"Refreshes", "refreshes"},
