@@ -90,13 +90,9 @@ func (s *Cache[K, V]) relocate(t *cacheTable[K, V], cs []uint64, vi uint64, vj i
 	}
 	best, oldest := r.score(va, now)
 	var (
-		found   bool
-		alt     uint64 // the bucket the resident moves to
+		pick    = -1   // the index in alts of the bucket the resident moves to
 		aj      int    // the slot there that it takes
 		aacc    uint32 // that slot's policy word when scanned
-		ri      uint64 // the resident's bucket and slot
-		rj      int
-		rtag    uint8
 		expired bool
 	)
 	// First every resident's other candidate, each prefetched as it is
@@ -133,26 +129,25 @@ scan:
 			w := ab.acc[x].Load()
 			if ttl {
 				if e := t.meta[a].exp[x].Load(); e != 0 && e <= nowNanos {
-					found, alt, aj, aacc, expired = true, a, x, w, true
-					ri, rj, rtag = cs[from[y]/slotsPerBucket], int(from[y]%slotsPerBucket), tags[y]
+					pick, aj, aacc, expired = y, x, w, true
 					break scan
 				}
 			}
 			if sc, age := r.score(w, now); sc > best || sc == best && age > oldest {
 				best, oldest = sc, age
-				found, alt, aj, aacc = true, a, x, w
-				ri, rj, rtag = cs[from[y]/slotsPerBucket], int(from[y]%slotsPerBucket), tags[y]
+				pick, aj, aacc = y, x, w
 			}
 		}
 		// An entry that has shown no reuse is as good a victim as any
 		// further one.
-		if found && r.disposable(aacc, now) {
+		if pick >= 0 && r.disposable(aacc, now) {
 			break scan
 		}
 	}
-	if !found {
+	if pick < 0 {
 		return 0, 0, ev, false
 	}
+	alt, ri, rj, rtag := alts[pick], cs[from[pick]/slotsPerBucket], int(from[pick]%slotsPerBucket), tags[pick]
 	ab, rb := t.cbucket(alt), t.cbucket(ri)
 	if !ab.b.sync.tryLock() {
 		return 0, 0, ev, false
