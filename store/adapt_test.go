@@ -10,6 +10,7 @@ import (
 // a workload that changes its nature (shadow.go), and that they move it
 // the same way every time for a seed (adaptRun).
 func TestPolicyAdapts(t *testing.T) {
+	t.Parallel() // one goroutine of CPU work: it overlaps the other such tests
 	seed := seedFor(t)
 	const maxE = 4096
 	const phase = 40 * maxE

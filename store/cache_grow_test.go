@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // An empty cache of 10M entries takes the memory of its first table, under
@@ -29,11 +31,15 @@ func TestCacheEmptyTakesLittle(t *testing.T) {
 // there with its value, and once full the cache holds no more memory than
 // its final table.
 func TestCacheGrowsToFinal(t *testing.T) {
+	t.Parallel() // one goroutine of CPU work: it overlaps the other such tests
 	for _, o := range []Options{
 		{MaxEntries: 100_000, Seed: 1},
 		{MaxEntries: 100_000, Seed: 2, Choices: 3, BucketSize: 4},
 		{MaxEntries: 50_000, Seed: 3, Choices: 2, BucketSize: 1},
 	} {
+		if testutil.Race {
+			o.MaxEntries /= 4 // the same ladder of tables, a quarter of the work
+		}
 		t.Run(fmt.Sprintf("d%d-b%d", o.Choices, o.BucketSize), func(t *testing.T) {
 			s := newTestCacheOf[uint64, uint64](t, o)
 			cfg := s.options()

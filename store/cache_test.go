@@ -128,6 +128,7 @@ func TestCacheSizes(t *testing.T) {
 // the bound, every eviction takes one entry among the new key's
 // candidates, and what the cache holds agrees with a map.
 func TestCacheAgainstMap(t *testing.T) {
+	t.Parallel() // one goroutine of CPU work: it overlaps the other such tests
 	seed := seedFor(t)
 	for _, o := range everyCacheConfig(200) {
 		t.Run(name(o), func(t *testing.T) {

@@ -133,6 +133,7 @@ func (s *Cache[K, V]) holds(k K) bool {
 // a gap far below a one-off's; a key the ghost does not know comes in with
 // no gap.
 func TestGhostRemembersEvictedKeys(t *testing.T) {
+	t.Parallel() // one goroutine of CPU work: it overlaps the other such tests
 	seed := seedFor(t)
 	const maxE = 4096
 	forEvictConfigs(t, maxE, seed, func(t *testing.T, o Options) {

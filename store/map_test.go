@@ -53,6 +53,7 @@ func name(o Options) string {
 // TestAgainstMap runs the same random operations on a store and a map for
 // every rule and family, through several growths.
 func TestAgainstMap(t *testing.T) {
+	t.Parallel() // one goroutine of CPU work: it overlaps the other such tests
 	seed := seedFor(t)
 	n := 20000
 	if testing.Short() {

@@ -27,6 +27,7 @@ func loopKey(rng *rand.Rand, i, loop, hot int) string {
 // Set may evict (mayEvict). Peek, unlike Get, replays nothing on the
 // miniatures, so relocation stays on as the test set it.
 func TestRelocationKeepsEntries(t *testing.T) {
+	t.Parallel() // one goroutine of CPU work: it overlaps the other such tests
 	seed := seedFor(t)
 	for _, ttl := range []bool{false, true} {
 		t.Run(fmt.Sprint("ttl=", ttl), func(t *testing.T) {
@@ -197,6 +198,7 @@ func TestRelocationPausesForAll(t *testing.T) {
 // alike and the twin can lead only by chance; and that a seed decides
 // the switch.
 func TestRelocationAdapts(t *testing.T) {
+	t.Parallel() // one goroutine of CPU work: it overlaps the other such tests
 	seed := seedFor(t)
 	// The loop turned relocation on within 9,000 to 121,000 requests
 	// over 80 seeds; a run stops once it is on.

@@ -60,6 +60,7 @@ func sameContents[K comparable, V any](t *testing.T, a, b kv[K, V]) {
 // store holds the same entries, in the same buckets (its load report
 // equals the saved one, histogram, parts and stash included).
 func TestSaveOpenSameLoad(t *testing.T) {
+	t.Parallel() // one goroutine of CPU work: it overlaps the other such tests
 	seed := seedFor(t)
 	configs := everyConfig()
 	// Small buckets under one choice overflow into the stash.
