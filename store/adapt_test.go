@@ -1,8 +1,10 @@
 package store
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 )
 
@@ -93,4 +95,90 @@ func lambdaClass(c int) int {
 		return 0
 	}
 	return 1
+}
+
+// TestPriorAdapts checks the cache's choice of prior (ranking.go,
+// shadow.go): Zipf draws with s = 0.6 over 100 times more keys than the
+// cache holds, where ranking keys by how often they were used wins, move
+// it to the long prior, at the same request every time for a seed; a
+// loop that follows, where a key's first gaps say when it is due, takes
+// it back (or to a ranking that does not read gaps), so that the loop
+// hits about as a new cache's does.
+func TestPriorAdapts(t *testing.T) {
+	t.Parallel() // one goroutine of CPU work: it overlaps the other such tests
+	seed := seedFor(t)
+	const maxE = 2048
+	// The long prior took over within 149,000 to 286,000 requests over
+	// 12 seeds; the test allows 800,000.
+	const zipfMax, loop = 800_000, 400_000
+	runs := 3
+	if testing.Short() {
+		runs = 1
+	}
+	for x := range uint64(runs) {
+		sd := seed + x
+		s := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: maxE, Seed: sd | 1})
+		at := zipfUntilLong(s, sd, maxE, zipfMax)
+		if at < 0 {
+			t.Fatalf("seed %d: the long prior did not take over within %d requests of Zipf 0.6", sd, zipfMax)
+		}
+		if again := zipfUntilLong(newTestCache(t, CacheOptions[uint64, int]{MaxEntries: maxE, Seed: sd | 1}), sd, maxE, zipfMax); again != at {
+			t.Errorf("seed %d: the long prior took over at request %d, and at %d with the same seed", sd, at, again)
+		}
+		fresh := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: maxE, Seed: sd | 1})
+		hits, freshHits, back := 0, 0, -1
+		for i := range loop {
+			k := 1<<40 + uint64(i%(2*maxE))
+			for c, n := range []*int{&hits, &freshHits} {
+				cc := []*Cache[uint64, int]{s, fresh}[c]
+				if _, ok := cc.Get(k); !ok {
+					cc.Set(k, 0)
+				} else if i >= loop/2 {
+					*n++
+				}
+			}
+			if back < 0 && (s.pol.prior() == shortPrior || rankings[s.pol.choice()].shift == 0) {
+				back = i
+			}
+		}
+		t.Logf("seed %d: long prior at request %d of Zipf; the loop left it at request %d (ranking %d); loop hits in its second half %d, a new cache's %d",
+			sd, at, back, s.pol.choice(), hits, freshHits)
+		if back < 0 {
+			t.Errorf("seed %d: the loop kept the long prior under ranking %d", sd, s.pol.choice())
+		}
+		if hits < freshHits*9/10 {
+			t.Errorf("seed %d: the loop's second half hit %d times after the Zipf phase, a new cache's %d", sd, hits, freshHits)
+		}
+	}
+}
+
+// zipfUntilLong replays Gets (a miss Sets its key) of Zipf draws with
+// s = 0.6 over 100 × maxE keys on s until it takes the long prior, and
+// returns the request at which it did, or −1 after max requests.
+func zipfUntilLong(s *Cache[uint64, int], seed uint64, maxE, max int) int {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	draw := zipfDraw(rng, 0.6, 100*maxE)
+	for i := range max {
+		k := draw()
+		if _, ok := s.Get(k); !ok {
+			s.Set(k, 0)
+		}
+		if s.pol.prior() != shortPrior {
+			return i
+		}
+	}
+	return -1
+}
+
+// zipfDraw returns a draw of Zipf's law with exponent s (any s > 0, where
+// math/rand's needs s > 1) over the keys 0 to n−1, 0 the most likely, by
+// inverting its distribution function.
+func zipfDraw(rng *rand.Rand, s float64, n int) func() uint64 {
+	cdf := make([]float64, n)
+	sum := 0.0
+	for i := range cdf {
+		sum += math.Pow(float64(i+1), -s)
+		cdf[i] = sum
+	}
+	return func() uint64 { return uint64(sort.SearchFloat64s(cdf, rng.Float64()*sum)) }
 }

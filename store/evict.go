@@ -26,8 +26,8 @@ import (
 //	bit  31     live: set in every live entry's word (liveBit)
 //
 // g is a running mean of the entry's gaps: each use moves it a share α of
-// the way to the gap just seen, the first from firstGapCaps capacities
-// (ranking.go). A key the
+// the way to the gap just seen, the first from a prior gap of some
+// capacities (ranking.go). A key the
 // cache evicted leaves its word in the ghost (ghost.go), so a key that
 // comes back brings its g, moved by the gap since its last use.
 //
@@ -132,21 +132,33 @@ func gapOf(acc uint32) uint32 { return gapValue[gapCodeOf(acc)] }
 // and now.
 func ageOf(acc uint32, now uint64) uint32 { return (uint32(now) - acc) & tickMask }
 
-// policy is the ranking in use, an index into rankings that a cache reads
-// on every insert and every hit that writes a policy word (shadow.go
-// changes it), and every ranking's parameters in the cache's tick units.
+// policy is the ranking in use and the prior it blends first gaps from
+// (ranking.go), which a cache reads on every insert and every hit that
+// writes a policy word (shadow.go changes them), and every ranking's
+// parameters under each prior in the cache's tick units.
 type policy struct {
+	// w holds the ranking's index in its low byte and the prior above.
 	w     atomic.Uint32
-	ranks [numRankings]rank
+	ranks [numPriors][numRankings]rank
 	// moves: evictions relocate (relocate.go), as the miniatures chose.
 	moves atomic.Bool
 }
 
-func (p *policy) set(c int)   { p.w.Store(uint32(c)) }
-func (p *policy) choice() int { return int(p.w.Load()) }
+// set makes ranking c the one in use, under the same prior. Only the
+// shadows' chooser and a new cache write w, one at a time.
+func (p *policy) set(c int) { p.w.Store(p.w.Load()&^0xff | uint32(c)) }
+
+// setPrior makes pr the prior, under the same ranking.
+func (p *policy) setPrior(pr int) { p.w.Store(p.w.Load()&0xff | uint32(pr)<<8) }
+
+func (p *policy) choice() int { return int(p.w.Load() & 0xff) }
+func (p *policy) prior() int  { return int(p.w.Load() >> 8) }
 
 // current returns the parameters of the ranking in use.
-func (p *policy) current() *rank { return &p.ranks[p.w.Load()%uint32(numRankings)] }
+func (p *policy) current() *rank {
+	w := p.w.Load()
+	return &p.ranks[(w>>8)%numPriors][(w&0xff)%uint32(numRankings)]
+}
 
 // score returns the victim score of a slot whose word is acc, at tick unit
 // now, and its age: the highest score goes, the older of two equal ones.
@@ -175,7 +187,8 @@ func (r *rank) accessed(acc uint32, now uint64) uint32 {
 }
 
 // gapOf returns the gap a use blends from in the policy word acc: its
-// gap, or for noGap firstGap, the same for every ranking (see rank).
+// gap, or for noGap firstGap, the prior, the same for every ranking (see
+// ranking).
 func (r *rank) gapOf(acc uint32) uint32 {
 	if c := gapCodeOf(acc); c != noGap {
 		return gapValue[c]

@@ -300,7 +300,7 @@ func TestPolicyWord(t *testing.T) {
 		{word(16, 100), word(512, 999), [3]string{"x", "x", "x"}},
 	} {
 		for l, want := range c.want {
-			r := ranking{m4: [3]int64{4, 0, -6}[l]}.in(1000)
+			r := ranking{m4: [3]int64{4, 0, -6}[l]}.in(1000, shortPrior)
 			sx, _ := r.score(c.x, 1000)
 			sy, _ := r.score(c.y, 1000)
 			if got := map[bool]string{true: "x", false: "y"}[sx > sy]; got != want {

@@ -36,13 +36,27 @@ import "math"
 // enough to choose.
 //
 // The rankings read one policy word: a key's first gap is blended from
-// the same 8 capacities (firstGapCaps) under every ranking, whatever gap
-// the ranking scores a newcomer with, so that the words one ranking
-// leaves mean the same to the ranking the cache moves to. Blended from
-// the ranking's own newcomer gap, "patient"'s keys would have gaps of
-// some 16 capacities after their first hit, which "due" would then evict
-// first: on lirs/multi3 at 25% one move from "patient" to "due" would
-// cost 3.7 points against either ranking run alone.
+// the same prior gap under every ranking, whatever gap the ranking scores
+// a newcomer with, so that the words one ranking leaves mean the same to
+// the ranking the cache moves to. Blended from the ranking's own newcomer
+// gap, "patient"'s keys would have gaps of some 16 capacities after their
+// first hit, which "due" would then evict first: on lirs/multi3 at 25% one
+// move from "patient" to "due" would cost 3.7 points against either
+// ranking run alone.
+//
+// The prior is the cache's second choice, made the same way as the
+// first (shadow.go): short (8 capacities) or long (64). Under the short
+// prior a key's gap follows the first gaps it shows, which is right when
+// gaps repeat (loops, working sets). Under the long one, a use moves a
+// key's gap only a quarter or half of the way down from 64 capacities,
+// so a key's gap says mostly how many times the cache has seen it used,
+// and the cache ranks keys by frequency, as LFU does: right for
+// independent draws over many more keys than the cache holds (Zipf with
+// a low exponent), where a key that came back soon once is more likely a
+// rare key that was lucky than a hot one. Either prior forced on every
+// workload loses where the other is right (bench --corpus with Zipf rows:
+// the long prior takes Zipf 0.6 at 1% from 11.0% to 13.5% and costs
+// OLTP at 1% 3 points and lirs/gli at 25% 12).
 type ranking struct {
 	m4       int64  // 4·(1−λ)
 	shift    uint8  // α = 2^-shift; 0 keeps the last gap
@@ -61,10 +75,19 @@ var rankings = [...]ranking{
 	{m4: -6, shift: 2, newCaps: 8},
 }
 
-// firstGapCaps is the gap, in capacities, that a key's first use blends
-// from: longer than any gap a cached key shows, so that a key used once
-// stays below the keys used often.
-const firstGapCaps = 8
+// priorCaps are the priors, in capacities: the gaps a key's first use
+// blends from, short and long (see above). Both are longer than the gaps
+// of the keys a cache keeps, so that a key used once stays below the keys
+// used often; the long one is the ghost's span (ghost.go), so that a key
+// the ghost brings back is scored by a gap it can measure.
+var priorCaps = [numPriors]uint64{8, 64}
+
+// numPriors is the number of priors; shortPrior is the one a cache
+// starts with.
+const (
+	numPriors  = 2
+	shortPrior = 0
+)
 
 // numRankings is the number of rankings.
 const numRankings = len(rankings)
@@ -81,30 +104,32 @@ type rank struct {
 	m4       int64  // 4·(1−λ)
 	gmask    uint32 // all ones, or 0 to score by age alone
 	newGap   uint32 // the gap a key without one is scored with
-	firstGap uint32 // the gap a key's first use blends from (firstGapCaps)
+	firstGap uint32 // the gap a key's first use blends from: the prior
 	window   uint32 // a key without a gap younger than this is kept
 	shift    uint8  // α = 2^-shift
 }
 
-// in returns the ranking in the units of a cache that takes capUnits tick
-// units to insert its capacity.
-func (r ranking) in(capUnits uint64) rank {
+// in returns the ranking under prior pr in the units of a cache that
+// takes capUnits tick units to insert its capacity.
+func (r ranking) in(capUnits uint64, pr int) rank {
 	k := rank{m4: r.m4, shift: r.shift, gmask: math.MaxUint32}
 	if r.recency {
 		k.gmask = 0
 	}
 	k.newGap = uint32(min(uint64(r.newCaps)*capUnits, math.MaxUint32))
-	k.firstGap = uint32(min(firstGapCaps*capUnits, math.MaxUint32))
+	k.firstGap = uint32(min(priorCaps[pr]*capUnits, math.MaxUint32))
 	if r.winParts > 0 {
 		k.window = uint32(min(capUnits/uint64(r.winParts), math.MaxUint32))
 	}
 	return k
 }
 
-// initRanks sets every ranking's parameters for a cache that takes
-// capUnits tick units to insert its capacity.
+// initRanks sets every ranking's parameters under each prior for a cache
+// that takes capUnits tick units to insert its capacity.
 func (p *policy) initRanks(capUnits uint64) {
-	for c, r := range rankings {
-		p.ranks[c] = r.in(capUnits)
+	for pr := range p.ranks {
+		for c, r := range rankings {
+			p.ranks[pr][c] = r.in(capUnits, pr)
+		}
 	}
 }

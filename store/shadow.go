@@ -62,8 +62,9 @@ import (
 // bounded: under 2 × minShadow entries of 12 bytes (fingerprint, policy
 // word, the key's other candidate) and a ghost of 4 words an entry
 // rounded up to a power of two (16 to 32 bytes an entry), so the
-// numRankings + 1 miniatures of a cache (the rankings' and the twin) take
-// at most 8 × 512 × 44 bytes, under 200 KB, whatever its capacity.
+// numRankings + 2 miniatures of a cache (the rankings', the twin and the
+// prior's) take at most 9 × 512 × 44 bytes, under 200 KiB, whatever its
+// capacity.
 //
 // The same test decides whether evictions relocate (relocate.go): a twin
 // of the miniature of the ranking in use relocates, and the cache starts
@@ -75,6 +76,22 @@ import (
 // on others (bench's Zipf corpus rows, 1M keys and caches of 10,000 and
 // 100,000, leave it off); where every policy hits alike (uniform draws)
 // it stays off.
+//
+// The prior (ranking.go) is chosen the same way: one more miniature runs
+// the ranking in use under the other prior, and the cache takes that
+// prior when its miniature leads by z > zSwitch. The two then trade
+// places (the miniature that led becomes the ranking's, the other runs
+// the prior left behind) and their counts with them, so moving back takes
+// as clear a lead again. The counts start once that miniature has
+// inserted as many keys as the short prior's span (8 capacities): before
+// then most keys have had at most one gap, the one place the priors
+// differ, and a prior that fits a cold cache (the long one, on the short
+// traces lirs/cs and lirs/ps at 25% of bench --corpus) would take over
+// and then not trail clearly enough to leave. On Zipf draws over many
+// more keys than the cache holds the long prior leads (by about 2.5
+// points at s = 0.6 and a cache of 1% of the keys); on loops the short
+// one does; the rankings that read no gap (recency) or only the last one
+// ("due, last gap") do not care.
 type shadows struct {
 	mu    sync.Mutex
 	minis [numRankings]mini
@@ -84,8 +101,15 @@ type shadows struct {
 	// ranking's miniature missed, and the other way round.
 	twin                 mini
 	twinWins, twinLosses float64
-	miniCap              int
-	gets                 int // sampled Gets in this period
+	// alt runs the ranking in use under the other prior; altWins and
+	// altLosses count as twinWins and twinLosses do.
+	alt                mini
+	altWins, altLosses float64
+	// warm is the inserts the prior's miniature makes before its
+	// counts start (see above).
+	warm    uint64
+	miniCap int
+	gets    int // sampled Gets in this period
 	// period is the sampled Gets between two choices: an eighth of a
 	// miniature's capacity, at least 16.
 	period int
@@ -117,10 +141,12 @@ func shadowMask(capacity int) (mask uint64, miniCap int) {
 func (sh *shadows) init(capacity int, pol *policy) {
 	_, mc := shadowMask(capacity)
 	for c := range sh.minis {
-		sh.minis[c].init(mc, c)
+		sh.minis[c].init(mc, c, pol.prior())
 	}
-	sh.twin.init(mc, pol.choice())
+	sh.twin.init(mc, pol.choice(), pol.prior())
 	sh.twin.move = true
+	sh.alt.init(mc, pol.choice(), numPriors-1-pol.prior())
+	sh.warm = priorCaps[shortPrior] * uint64(mc)
 	sh.miniCap = mc
 	sh.period = max(mc/8, 16)
 	sh.pol = pol
@@ -142,11 +168,19 @@ func (sh *shadows) get(h uint64) {
 	for c := range sh.minis {
 		hit[c] = sh.minis[c].get(fp, b0, b1)
 	}
-	switch twin, cur := sh.twin.get(fp, b0, b1), hit[sh.pol.choice()]; {
+	cur := hit[sh.pol.choice()]
+	switch twin := sh.twin.get(fp, b0, b1); {
 	case twin && !cur:
 		sh.twinWins++
 	case cur && !twin:
 		sh.twinLosses++
+	}
+	switch alt := sh.alt.get(fp, b0, b1); {
+	case sh.alt.tick < sh.warm:
+	case alt && !cur:
+		sh.altWins++
+	case cur && !alt:
+		sh.altLosses++
 	}
 	for i := range hit {
 		if !hit[i] {
@@ -180,9 +214,13 @@ func (sh *shadows) choose() {
 			best, bestZ = c, z
 		}
 	}
+	pr := sh.pol.prior()
 	if best != cur {
 		sh.pol.set(best)
-		sh.twin.r = rankings[best].in(uint64(sh.miniCap))
+		sh.twin.r = rankings[best].in(uint64(sh.miniCap), pr)
+		sh.alt.r = rankings[best].in(uint64(sh.miniCap), numPriors-1-pr)
+	} else if z := lead(sh.altWins, sh.altLosses); z > zSwitch {
+		sh.switchPrior(cur, pr)
 	}
 	for i := range sh.wins {
 		for j := range sh.wins[i] {
@@ -190,7 +228,7 @@ func (sh *shadows) choose() {
 		}
 	}
 	if w, l := sh.twinWins, sh.twinLosses; w+l > 0 {
-		z := (w - l) / math.Sqrt(w+l)
+		z := lead(w, l)
 		switch on := sh.pol.moves.Load(); {
 		case !on && z > zSwitch:
 			sh.pol.moves.Store(true)
@@ -200,6 +238,33 @@ func (sh *shadows) choose() {
 	}
 	sh.twinWins *= shadowDecay
 	sh.twinLosses *= shadowDecay
+	sh.altWins *= shadowDecay
+	sh.altLosses *= shadowDecay
+}
+
+// lead returns McNemar's z for w wins and l losses: the lead in standard
+// deviations of a fair coin's, 0 when there is nothing to compare.
+func lead(w, l float64) float64 {
+	if w+l == 0 {
+		return 0
+	}
+	return (w - l) / math.Sqrt(w+l)
+}
+
+// switchPrior moves the cache from prior pr to the other under ranking
+// cur: the prior's miniature, which led, becomes the ranking's, the
+// ranking's runs the prior left behind, and every other miniature takes
+// the new prior's parameters with the entries it has. The caller holds
+// sh.mu.
+func (sh *shadows) switchPrior(cur, pr int) {
+	np := numPriors - 1 - pr
+	sh.pol.setPrior(np)
+	sh.minis[cur], sh.alt = sh.alt, sh.minis[cur]
+	for c := range sh.minis {
+		sh.minis[c].r = rankings[c].in(uint64(sh.miniCap), np)
+	}
+	sh.twin.r = rankings[cur].in(uint64(sh.miniCap), np)
+	sh.altWins, sh.altLosses = sh.altLosses, sh.altWins
 }
 
 // mini is a miniature cache under one ranking: see shadows.
@@ -216,7 +281,7 @@ type mini struct {
 	move   bool  // evictions relocate (relocate.go)
 }
 
-func (m *mini) init(capacity, ranking int) {
+func (m *mini) init(capacity, ranking, prior int) {
 	n := max((uint64(capacity)+slotsPerBucket-1)/slotsPerBucket, 2)
 	n = (n + 1) / 2 * 2
 	m.half = n / 2
@@ -226,7 +291,7 @@ func (m *mini) init(capacity, ranking int) {
 	m.other = make([]uint32, n*slotsPerBucket)
 	g := uint64(1) << bits.Len64(uint64(ghostPerEntry*capacity)-1)
 	m.ghost = make([]uint32, g)
-	m.r = rankings[ranking].in(uint64(capacity))
+	m.r = rankings[ranking].in(uint64(capacity), prior)
 	m.gshift = ghostShift(uint64(capacity))
 }
 
