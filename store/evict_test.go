@@ -76,11 +76,25 @@ func TestEvictionTakesTheOldest(t *testing.T) {
 			t.Fatalf("%d of the %d most recently set keys were evicted", lost, len(recent))
 		}
 		// And the oldest keys are gone: only entries hit since could
-		// have outlived 7 capacities' worth of inserts.
+		// have outlived 7 capacities' worth of inserts, and entries that
+		// the ghost gave a gap when they were set, taking them for an
+		// evicted key whose fingerprint they share (1 in 255 of the
+		// ghost's collisions): those have a gap, and are few.
+		mistaken := 0
 		for _, k := range keys[:maxE] {
-			if _, ok := held[k]; ok {
+			if _, ok := held[k]; !ok {
+				continue
+			}
+			if gapCodeOf(s.wordOf(k)) == noGap {
 				t.Fatalf("key %d, set first and never read, outlived %d inserts into a cache of %d", k, len(keys)-maxE, maxE)
 			}
+			mistaken++
+		}
+		if mistaken > maxE/100 {
+			t.Fatalf("%d of the %d keys set first outlived %d inserts with a gap the ghost gave them", mistaken, maxE, len(keys)-maxE)
+		}
+		if mistaken > 0 {
+			t.Logf("%d of the keys set first outlived the others with a gap the ghost gave them", mistaken)
 		}
 	})
 }
