@@ -210,7 +210,7 @@ func (sh *shadows) choose() {
 		if w <= l {
 			continue
 		}
-		if z := (w - l) / math.Sqrt(w+l); z > bestZ {
+		if z := lead(w, l); z > bestZ {
 			best, bestZ = c, z
 		}
 	}
