@@ -89,6 +89,9 @@ const (
 	shortPrior = 0
 )
 
+// otherPrior returns the prior that is not pr.
+func otherPrior(pr int) int { return numPriors - 1 - pr }
+
 // numRankings is the number of rankings.
 const numRankings = len(rankings)
 

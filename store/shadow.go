@@ -156,7 +156,7 @@ func (sh *shadows) init(capacity int, pol *policy) {
 	}
 	sh.twin.init(mc, pol.choice(), pol.prior())
 	sh.twin.move = true
-	sh.alt.init(mc, pol.choice(), numPriors-1-pol.prior())
+	sh.alt.init(mc, pol.choice(), otherPrior(pol.prior()))
 	sh.warm = priorCaps[shortPrior] * uint64(mc)
 	sh.miniCap = mc
 	sh.period = max(mc/8, 16)
@@ -219,8 +219,8 @@ func (sh *shadows) choose() {
 	pr := sh.pol.prior()
 	if best != cur {
 		sh.pol.set(best)
-		sh.twin.r = rankings[best].in(uint64(sh.miniCap), pr)
-		sh.alt.r = rankings[best].in(uint64(sh.miniCap), numPriors-1-pr)
+		sh.twin.r = sh.rank(best, pr)
+		sh.alt.r = sh.rank(best, otherPrior(pr))
 	} else if sh.altDuel.lead() > zSwitch {
 		sh.altDuel.acted()
 		sh.switchPrior(cur, pr)
@@ -242,6 +242,9 @@ func (sh *shadows) choose() {
 	sh.altDuel.decay()
 }
 
+// rank returns ranking c under prior pr in the miniatures' units.
+func (sh *shadows) rank(c, pr int) rank { return rankings[c].in(uint64(sh.miniCap), pr) }
+
 // lead returns McNemar's z for w wins and l losses: the lead in standard
 // deviations of a fair coin's, 0 when there is nothing to compare.
 func lead(w, l float64) float64 {
@@ -257,13 +260,13 @@ func lead(w, l float64) float64 {
 // the new prior's parameters with the entries it has. The caller holds
 // sh.mu.
 func (sh *shadows) switchPrior(cur, pr int) {
-	np := numPriors - 1 - pr
+	np := otherPrior(pr)
 	sh.pol.setPrior(np)
 	sh.minis[cur], sh.alt = sh.alt, sh.minis[cur]
 	for c := range sh.minis {
-		sh.minis[c].r = rankings[c].in(uint64(sh.miniCap), np)
+		sh.minis[c].r = sh.rank(c, np)
 	}
-	sh.twin.r = rankings[cur].in(uint64(sh.miniCap), np)
+	sh.twin.r = sh.rank(cur, np)
 	sh.altDuel.swap()
 }
 
