@@ -6,12 +6,15 @@ import (
 	"slices"
 	"sort"
 	"testing"
+
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // TestPolicyAdapts checks that the shadows move the eviction policy with
 // a workload that changes its nature (shadow.go), and that they move it
 // the same way every time for a seed (adaptRun).
 func TestPolicyAdapts(t *testing.T) {
+	testutil.SkipOneGoroutine(t, "the policy replays a changing workload")
 	t.Parallel() // one goroutine of CPU work: it overlaps the other such tests
 	seed := seedFor(t)
 	const maxE = 4096
@@ -105,6 +108,7 @@ func lambdaClass(c int) int {
 // it back (or to a ranking that does not read gaps), so that the loop
 // hits about as a new cache's does.
 func TestPriorAdapts(t *testing.T) {
+	testutil.SkipOneGoroutine(t, "the prior replays Zipf draws and a loop")
 	t.Parallel() // one goroutine of CPU work: it overlaps the other such tests
 	seed := seedFor(t)
 	const maxE = 2048

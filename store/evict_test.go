@@ -9,6 +9,8 @@ import (
 
 	"github.com/twochoice/twochoice/bucket"
 	"github.com/twochoice/twochoice/hashfn"
+
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // evictConfigs are a few cache configurations, one per kind of candidate
@@ -147,6 +149,7 @@ func (s *Cache[K, V]) holds(k K) bool {
 // a gap far below a one-off's; a key the ghost does not know comes in with
 // no gap.
 func TestGhostRemembersEvictedKeys(t *testing.T) {
+	testutil.SkipOneGoroutine(t, "one-off keys evict a hot key")
 	t.Parallel() // one goroutine of CPU work: it overlaps the other such tests
 	seed := seedFor(t)
 	const maxE = 4096
