@@ -57,6 +57,11 @@ type tickStripe struct {
 // shared count.
 const tickBatch = 64
 
+// maxLag bounds how far one goroutine's reading of the clock can be
+// behind another's, in ticks and so in tick units too: every other
+// stripe's pending ticks, fewer than a batch each.
+const maxLag = numStripes * tickBatch
+
 // now returns the tick as the goroutine with the given hint sees it.
 func (c *ticks) now(hint uint64) uint64 {
 	return c.global.Load() + c.local[stripeOf(hint)].n.Load()

@@ -64,8 +64,9 @@ import (
 // LRU does. The cache does not settle on one ranking: it runs the one
 // whose miniature cache does best on a sample of its keys (shadow.go).
 //
-// Ages and gaps are taken mod 2^20 units, so an entry left alone for 2^20
-// units (over 1,000 capacities of inserts) would look young again. That
+// Ages and gaps are taken mod 2^20 units, so an entry left alone for
+// nearly 2^20 units (2^20 − maxLag, over 1,000 capacities of inserts; see
+// ageOf) would look young again. That
 // does not happen to an entry in a cache that inserts: each of its buckets
 // is a candidate of some 16 inserts per capacity, and an entry unused for
 // a few dozen capacities scores above any entry in use. A cache that
@@ -129,8 +130,19 @@ func gapCodeOf(acc uint32) uint8 { return uint8(acc >> gapShift & gapMask) }
 func gapOf(acc uint32) uint32 { return gapValue[gapCodeOf(acc)] }
 
 // ageOf returns how many tick units passed between the slot's last access
-// and now.
-func ageOf(acc uint32, now uint64) uint32 { return (uint32(now) - acc) & tickMask }
+// and now. A call reads the striped clock up to maxLag ticks behind
+// another (clock.go; even one goroutine's Get and Set may read different
+// stripes), so a word another call stamped may be a little ahead of now: a difference that far below 0 is that lag, and the age is
+// 0. Taken mod 2^20 units, it would be an age of 2^20 units, and a hit
+// would blend that into the key's gap, so that a key hit just after its
+// insert looked like one unused for a thousand capacities.
+func ageOf(acc uint32, now uint64) uint32 {
+	a := (uint32(now) - acc) & tickMask
+	if a > tickMask-maxLag {
+		return 0
+	}
+	return a
+}
 
 // policy is the ranking in use and the prior it blends first gaps from
 // (ranking.go), which a cache reads on every insert and every hit that

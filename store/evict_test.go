@@ -249,7 +249,8 @@ func TestCacheEvictsOnlyWhenCandidatesFull(t *testing.T) {
 
 // The policy word's fields, the gap codes, the blending of gaps, the
 // scores of λ = 0, 1 and 2.5, and the wrap that evict.go documents: ages
-// mod 2^20 units.
+// mod 2^20 units, but for a word up to maxLag units ahead of now, whose
+// age is 0 (ageOf), in the policy word and in the ghost's.
 func TestPolicyWord(t *testing.T) {
 	w := packAcc(5, 3)
 	if w&liveBit == 0 || gapOf(w) != 3 {
@@ -258,9 +259,24 @@ func TestPolicyWord(t *testing.T) {
 	for _, c := range []struct {
 		now  uint64
 		want uint32
-	}{{5, 0}, {9, 4}, {tickMask + 5, tickMask}, {tickMask + 6, 0}, {1 << 40, (1<<40 - 5) & tickMask}} {
+	}{
+		{5, 0}, {9, 4}, {tickMask + 5 - maxLag, tickMask - maxLag}, {tickMask + 6, 0}, {1<<40 + 9, 4},
+		{4, 0}, {tickMask + 6 - maxLag, 0}, {tickMask + 5, 0}, // stamped up to maxLag ahead of now
+	} {
 		if got := ageOf(w, c.now); got != c.want {
 			t.Errorf("ageOf(tick 5, now %d) = %d, want %d", c.now, got, c.want)
+		}
+	}
+	for _, shift := range []uint8{0, 3, 12} {
+		at := uint64(1<<30 + 5<<shift)
+		x := ghostWord(packAcc(at, 3), at, shift, 7)
+		for _, c := range []struct {
+			now  uint64
+			want uint32
+		}{{at, 0}, {at + 9<<shift, 9 << shift}, {at - 1, 0}, {at - maxLag, 0}, {at + 0xffff<<shift - maxLag - 2<<shift, 0xffff<<shift - maxLag - 2<<shift}} {
+			if g, age := ghostRead(x, c.now, shift); g != 3 || age != c.want {
+				t.Errorf("ghost unit 2^%d: a word of tick %d read at %d: gap code %d, age %d; want 3, %d", shift, at, c.now, g, age, c.want)
+			}
 		}
 	}
 	// Every code decodes to the largest coded gap not above it, exact

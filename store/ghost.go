@@ -94,10 +94,14 @@ func ghostWord(acc uint32, now uint64, shift uint8, fp uint32) uint32 {
 }
 
 // ghostRead unpacks a ghost word at tick unit now: its gap code and its
-// age.
+// age. As in ageOf, a word up to maxLag ticks ahead of now was written by
+// a call that read the clock later than this one, and its age is 0.
 func ghostRead(x uint32, now uint64, shift uint8) (gap uint8, age uint32) {
-	age = (uint32(now>>shift) - x) & 0xffff << shift
-	return uint8(x >> 16 & gapMask), age
+	d := (uint32(now>>shift) - x) & 0xffff
+	if d > 0xffff-(maxLag>>shift+1) {
+		d = 0
+	}
+	return uint8(x >> 16 & gapMask), d << shift
 }
 
 // newcomer returns the policy word of a key inserted at tick unit now
