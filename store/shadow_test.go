@@ -10,7 +10,7 @@ import (
 // TestCacheRunsItsMiniature checks the cache's policy against its
 // miniature (shadow.go), which runs the same rankings on exact ticks of a
 // single clock: replayed on the same requests at the same capacity, under
-// each ranking forced, the two hit alike. The requests come from a
+// each ranking, prior and relocation setting forced, the two hit alike. The requests come from a
 // workload where the newest keys are the most requested, so that most
 // hits land just after their key's insert, where a cache whose calls read
 // its striped clock (clock.go) a little apart must not take the
@@ -19,7 +19,7 @@ func TestCacheRunsItsMiniature(t *testing.T) {
 	testutil.SkipOneGoroutine(t, "a cache and a miniature replay the same requests")
 	t.Parallel() // one goroutine of CPU work: it overlaps the other such tests
 	seed := seedFor(t)
-	const maxE, n = 4096, 300_000
+	const maxE, n = 4096, 200_000
 	rng := rand.New(rand.NewPCG(seed, 11))
 	draw := zipfDraw(rng, 1.0, 50_000)
 	keys := make([]uint64, n)
@@ -30,30 +30,35 @@ func TestCacheRunsItsMiniature(t *testing.T) {
 		}
 		keys[i] = newest - draw()
 	}
-	for _, c := range []int{0, 1, 2, 4, defaultRanking} {
-		s := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: maxE, Seed: seed | 1})
-		var m mini
-		m.init(maxE, c, shortPrior)
-		hits, miniHits := 0, 0
-		for _, k := range keys {
-			s.pol.w.Store(uint32(c)) // ranking c, the short prior
-			s.pol.moves.Store(false)
-			if _, ok := s.Get(k); ok {
-				hits++
-			} else {
-				s.Set(k, 0)
+	for c := range numRankings {
+		for pr := range numPriors {
+			for _, move := range []bool{false, true} {
+				s := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: maxE, Seed: seed | 1})
+				var m mini
+				m.init(maxE, c, pr)
+				m.move = move
+				hits, miniHits := 0, 0
+				for _, k := range keys {
+					s.pol.w.Store(uint32(pr)<<8 | uint32(c))
+					s.pol.moves.Store(move)
+					if _, ok := s.Get(k); ok {
+						hits++
+					} else {
+						s.Set(k, 0)
+					}
+					h := s.hash(k)
+					b0 := uint64(uint32(h)) * m.half >> 32
+					b1 := m.half + (h>>32)*m.half>>32
+					if m.get(fingerprint(h), b0, b1) {
+						miniHits++
+					}
+				}
+				got, want := 100*float64(hits)/n, 100*float64(miniHits)/n
+				t.Logf("ranking %d, prior %d, relocation %v: the cache hits %.2f%%, its miniature %.2f%%", c, pr, move, got, want)
+				if got < want-0.5 || got > want+0.5 {
+					t.Errorf("ranking %d, prior %d, relocation %v: the cache hits %.2f%% of the requests, a miniature of its size %.2f%%", c, pr, move, got, want)
+				}
 			}
-			h := s.hash(k)
-			b0 := uint64(uint32(h)) * m.half >> 32
-			b1 := m.half + (h>>32)*m.half>>32
-			if m.get(fingerprint(h), b0, b1) {
-				miniHits++
-			}
-		}
-		got, want := 100*float64(hits)/n, 100*float64(miniHits)/n
-		t.Logf("ranking %d: the cache hits %.2f%%, its miniature %.2f%%", c, got, want)
-		if got < want-0.5 || got > want+0.5 {
-			t.Errorf("ranking %d: the cache hits %.2f%% of the requests, a miniature of its size %.2f%%", c, got, want)
 		}
 	}
 }
