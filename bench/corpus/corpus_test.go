@@ -57,19 +57,22 @@ func TestParse(t *testing.T) {
 	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "listed twice") {
 		t.Errorf("the loop reached twice: %v", err)
 	}
-	items, err = Parse(dir + ", zipf:0.80")
+	items, err = Parse(dir + ", zipf:0.80, aging:0.8")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Item{{Name: "a", Path: filepath.Join(dir, "a.lis")}, {Name: "sub/loop", Path: filepath.Join(dir, "sub", "loop.trace")}, {Name: "zipf:0.8", S: 0.8}}
+	want := []Item{{Name: "a", Path: filepath.Join(dir, "a.lis")}, {Name: "sub/loop", Path: filepath.Join(dir, "sub", "loop.trace")}, {Name: "zipf:0.8", S: 0.8}, {Name: "aging:0.8", S: 0.8, Aging: true}}
 	if !slices.Equal(items, want) {
 		t.Errorf("items %+v, want %+v", items, want)
+	}
+	if !items[2].Zipf() || !items[2].Generated() || items[3].Zipf() || !items[3].Generated() || items[0].Generated() {
+		t.Errorf("kinds of %+v", items)
 	}
 	if items, err := Parse("trace:" + filepath.Join(dir, "a.lis")); err != nil || len(items) != 1 || items[0].Name != "a" || items[0].Zipf() {
 		t.Errorf("trace:FILE: %+v, %v", items, err)
 	}
 	empty := t.TempDir()
-	for _, bad := range []string{"zipf:0", "zipf:x", "zipf:inf", "", dir + ",", empty, "trace:" + dir, "zipf:1,zipf:1.0"} {
+	for _, bad := range []string{"zipf:0", "zipf:x", "zipf:inf", "", dir + ",", empty, "trace:" + dir, "zipf:1,zipf:1.0", "aging:0", "aging:-1", "aging:1,aging:1.0"} {
 		if _, err := Parse(bad); !errors.Is(err, ErrConfig) {
 			t.Errorf("Parse(%q): %v, want ErrConfig", bad, err)
 		}
@@ -198,7 +201,7 @@ func checkResult(t *testing.T, res *Result, workloads, capacities int) {
 func TestRunSmall(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir)
-	items, err := Parse(dir + ",zipf:0.9")
+	items, err := Parse(dir + ",zipf:0.9,aging:0.9")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,13 +213,13 @@ func TestRunSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkResult(t, res, 3, 2)
+	checkResult(t, res, 4, 2)
 	if calls == 0 || last != 1 {
 		t.Errorf("progress: %d calls, last %v", calls, last)
 	}
-	// At each of the 6 rows: 4 caches that replay exactly, otter and
+	// At each of the 8 rows: 4 caches that replay exactly, otter and
 	// ristretto 3 times each, and the two optima.
-	if res.Replays != 12*6 || res.Rounds != 3 || res.ZipfKeys != 2000 || res.ZipfRequests != 20_000 || !slices.Equal(res.Peers, []string{"otter", "ristretto", "lru", "arc", "2q"}) {
+	if res.Replays != 12*8 || res.Rounds != 3 || res.ZipfKeys != 2000 || res.ZipfRequests != 20_000 || !slices.Equal(res.Peers, []string{"otter", "ristretto", "lru", "arc", "2q"}) {
 		t.Errorf("result %+v", res)
 	}
 	for _, r := range res.Rows {
@@ -242,6 +245,12 @@ func TestRunSmall(t *testing.T) {
 			if r.DistinctKeys != 2000 || r.Reads != 20_000 || r.Entries != map[string]int{"5%": 100, "25%": 500}[r.Capacity] {
 				t.Errorf("row %+v", r)
 			}
+		case "aging:0.9":
+			// 40,000 requests over 2,000 ranks, a key born every 16:
+			// up to 2,000 + 2,500 keys, most of them named.
+			if r.DistinctKeys <= 2000 || r.DistinctKeys > 4500 || r.Reads != 20_000 {
+				t.Errorf("row %+v", r)
+			}
 		}
 	}
 
@@ -249,7 +258,7 @@ func TestRunSmall(t *testing.T) {
 	if err := WriteTable(&b, res); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"3 workloads × 2 capacities = 6 rows", "median of 3 replays", "zipf:S is Zipf with exponent S over 2000 keys", "sub/loop", "best peer",
+	for _, want := range []string{"4 workloads × 2 capacities = 8 rows", "median of 3 replays", "zipf:S is Zipf with exponent S over 2000 keys", "aging:S the same law", "sub/loop", "best peer",
 		"within 0.5 point of the best peer", "mean margin", "worst row", "gap to belady closed"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
@@ -260,7 +269,7 @@ func TestRunSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) != 7 || lines[0] != "workload,capacity,entries,distinct_keys,reads,twochoice,otter,ristretto,lru,arc,2q,belady,belady-bypass,best_peer,margin_points,problems" {
+	if len(lines) != 9 || lines[0] != "workload,capacity,entries,distinct_keys,reads,twochoice,otter,ristretto,lru,arc,2q,belady,belady-bypass,best_peer,margin_points,problems" {
 		t.Errorf("csv:\n%s", b.String())
 	}
 	b.Reset()
@@ -269,11 +278,11 @@ func TestRunSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back Result
-	if err := json.Unmarshal(js, &back); err != nil || back.Summary.Rows != 6 || back.Rows[0].HitRatio[Twochoice] != res.Rows[0].HitRatio[Twochoice] {
+	if err := json.Unmarshal(js, &back); err != nil || back.Summary.Rows != 8 || back.Rows[0].HitRatio[Twochoice] != res.Rows[0].HitRatio[Twochoice] {
 		t.Errorf("json: %v\n%s", err, js)
 	}
 	ch := MarginChart(res)
-	if len(ch.Series) != 2 || !slices.Equal(ch.XNames, []string{"a", "loop", "zipf:0.9"}) || len(ch.Series[0].X) != 3 {
+	if len(ch.Series) != 2 || !slices.Equal(ch.XNames, []string{"a", "loop", "zipf:0.9", "aging:0.9"}) || len(ch.Series[0].X) != 4 {
 		t.Errorf("chart %+v", ch)
 	}
 	if err := ch.SVG(&b); err != nil || !strings.Contains(b.String(), "loop") {

@@ -1,5 +1,5 @@
 // Package corpus replays a corpus of workloads, every block trace of a
-// folder and generated Zipf streams, against every bounded cache at
+// folder and generated Zipf and aging streams, against every bounded cache at
 // capacities given as shares of each workload's distinct keys, and sums
 // up how the bounded twochoice store does against the best of the other
 // caches and against Belady's optimum. It is the instrument for tuning
@@ -9,12 +9,15 @@
 //
 //   - A workload is one item of the corpus ([Item]): a trace (ARC or
 //     LIRS format, told apart by its first line as workload.OpenTrace
-//     does, compressed with zstd or not) or a Zipf stream over Config.Keys
-//     keys.
+//     does, compressed with zstd or not), a Zipf stream over Config.Keys
+//     keys, or an aging stream (workload.Aging: the same law over
+//     Config.Keys ranks counted back from the newest key, a key born
+//     every AgingStep requests).
 //   - A row is a workload at one capacity. Capacities are shares of the
 //     workload's distinct keys (or entries), rounded to the nearest entry
 //     as bench rounds them (measure.Capacity.Resolve); a Zipf workload's
-//     distinct keys are all Config.Keys it can draw.
+//     distinct keys are all Config.Keys it can draw, an aging workload's
+//     the keys its requests name, warm-up included.
 //   - twochoice is the store's cache mode under its default rule
 //     ("twochoice-goleft" among the peers), the cache being tuned; the
 //     peers are the other bounded caches compared (otter, ristretto, lru,

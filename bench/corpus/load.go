@@ -29,17 +29,30 @@ type loaded struct {
 func (l *loaded) reads() int64 { return int64(len(l.keys)) - l.warmup }
 
 // load reads or generates it: a whole trace, or 2 × requests draws of a
-// Zipf stream over keys from seed, the first half not counted.
+// Zipf or aging stream over keys ranks from seed, the first half not
+// counted. A Zipf stream's capacities are shares of its keys, a trace's
+// and an aging stream's of the distinct keys it names (an aging stream's
+// keys are born as it runs).
 func load(ctx context.Context, it Item, keys uint64, requests int, seed uint64) (*loaded, error) {
 	l := &loaded{item: it}
-	if it.Zipf() {
-		z, err := workload.NewZipf(it.S, keys, seed)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	if it.Generated() {
+		var next func() uint64
+		if it.Aging {
+			a, err := workload.NewAging(it.S, keys, AgingStep, seed)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+			}
+			next = a.Next
+		} else {
+			z, err := workload.NewZipf(it.S, keys, seed)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+			}
+			next = z.Next
 		}
 		l.keys = make([]uint64, 2*requests)
 		for i := range l.keys {
-			l.keys[i] = z.Next()
+			l.keys[i] = next()
 		}
 		l.warmup, l.distinct = int64(requests), int(keys)
 	} else {

@@ -86,8 +86,8 @@ type Result struct {
 	Wall        time.Duration   `json:"-"`
 	WallSeconds float64         `json:"wall_seconds"`
 	Machine     measure.Machine `json:"machine"`
-	// ZipfKeys, ZipfRequests and Seed are those of the Zipf workloads, if
-	// any.
+	// ZipfKeys, ZipfRequests and Seed are those of the generated (Zipf
+	// and aging) workloads, if any.
 	ZipfKeys     uint64 `json:"zipf_keys,omitempty"`
 	ZipfRequests int    `json:"zipf_requests,omitempty"`
 	Seed         uint64 `json:"seed"`
@@ -168,7 +168,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 			res.Peers = append(res.Peers, p.Name)
 		}
 	}
-	if slices.ContainsFunc(c.Items, Item.Zipf) {
+	if slices.ContainsFunc(c.Items, Item.Generated) {
 		res.ZipfKeys, res.ZipfRequests = c.Keys, c.Requests
 	}
 	parallel := c.Parallel
@@ -306,12 +306,12 @@ func (c *Config) validate() error {
 	}):
 		return fmt.Errorf("%w: a capacity below 1 or above %d entries, or a share outside (0, 100%%]", ErrConfig, measure.MaxCapacity)
 	}
-	if slices.ContainsFunc(c.Items, Item.Zipf) {
+	if slices.ContainsFunc(c.Items, Item.Generated) {
 		switch {
 		case c.Keys < 1 || c.Keys > workload.MaxZipfKeys:
-			return fmt.Errorf("%w: zipf over %d keys, want 1 to 2^53", ErrConfig, c.Keys)
+			return fmt.Errorf("%w: zipf or aging over %d keys, want 1 to 2^53", ErrConfig, c.Keys)
 		case c.Requests < 1 || 2*c.Requests > maxRequests:
-			return fmt.Errorf("%w: zipf with %d requests, want 1 to %d (they and as many more are held in memory)", ErrConfig, c.Requests, maxRequests/2)
+			return fmt.Errorf("%w: zipf or aging with %d requests, want 1 to %d (they and as many more are held in memory)", ErrConfig, c.Requests, maxRequests/2)
 		}
 	}
 	return nil

@@ -23,24 +23,37 @@ var (
 	ErrCheck = errors.New("corpus: a replay broke a bound")
 )
 
-// Item is one workload of a corpus: a trace file, or a Zipf stream.
+// Item is one workload of a corpus: a trace file, or a generated stream
+// (Zipf or aging).
 type Item struct {
 	// Name labels the workload's rows: the trace's path inside the
 	// folder it was found in, or its base name, without the extensions
-	// (".lis.zst"); "zipf:S" for a Zipf stream.
+	// (".lis.zst"); "zipf:S" or "aging:S" for a generated stream.
 	Name string
-	// Path is the trace file; empty for a Zipf stream.
+	// Path is the trace file; empty for a generated stream.
 	Path string
-	// S is the Zipf exponent.
+	// S is the Zipf exponent of a generated stream.
 	S float64
+	// Aging: the stream is aging (workload.Aging, a key born every
+	// AgingStep requests), not a fixed Zipf law.
+	Aging bool
 }
 
+// AgingStep is the requests between two births of an aging:S workload.
+const AgingStep = 16
+
+// Generated reports whether the item is a generated stream.
+func (it Item) Generated() bool { return it.Path == "" }
+
 // Zipf reports whether the item is a Zipf stream.
-func (it Item) Zipf() bool { return it.Path == "" }
+func (it Item) Zipf() bool { return it.Generated() && !it.Aging }
 
 // Parse reads a corpus list: items separated by commas, each one of
 //
 //	zipf:S       a Zipf stream of exponent S (a finite S > 0)
+//	aging:S      an aging stream: Zipf of exponent S over ranks counted
+//	             back from the newest key, a key born every AgingStep
+//	             requests (workload.Aging)
 //	trace:FILE   the trace FILE
 //	PATH         a trace file, or a folder: every trace in it and in its
 //	             subfolders, in the order of their paths
@@ -62,7 +75,7 @@ func Parse(list string) ([]Item, error) {
 			if i := slices.IndexFunc(items, func(o Item) bool { return o.Name == it.Name }); i >= 0 {
 				return nil, fmt.Errorf("%w: two workloads named %s (%s and %s)", ErrConfig, it.Name, describe(items[i]), describe(it))
 			}
-			if i := slices.IndexFunc(items, func(o Item) bool { return !o.Zipf() && sameFile(o.Path, it.Path) }); i >= 0 {
+			if i := slices.IndexFunc(items, func(o Item) bool { return !o.Generated() && sameFile(o.Path, it.Path) }); i >= 0 {
 				return nil, fmt.Errorf("%w: %s is listed twice (as %s and %s)", ErrConfig, it.Path, items[i].Name, it.Name)
 			}
 			items = append(items, it)
@@ -82,8 +95,8 @@ func sameFile(a, b string) bool {
 }
 
 func describe(it Item) string {
-	if it.Zipf() {
-		return "zipf:" + strconv.FormatFloat(it.S, 'g', -1, 64)
+	if it.Generated() {
+		return it.Name
 	}
 	return it.Path
 }
@@ -92,12 +105,16 @@ func parseItem(f string) ([]Item, error) {
 	if f == "" {
 		return nil, fmt.Errorf("%w: an empty item in the corpus list", ErrConfig)
 	}
-	if s, ok := strings.CutPrefix(f, "zipf:"); ok {
+	for _, kind := range []string{"zipf", "aging"} {
+		s, ok := strings.CutPrefix(f, kind+":")
+		if !ok {
+			continue
+		}
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%w: %q: want zipf:S with a finite exponent S > 0", ErrConfig, f)
+			return nil, fmt.Errorf("%w: %q: want %s:S with a finite exponent S > 0", ErrConfig, f, kind)
 		}
-		return []Item{{Name: "zipf:" + strconv.FormatFloat(v, 'g', -1, 64), S: v}}, nil
+		return []Item{{Name: kind + ":" + strconv.FormatFloat(v, 'g', -1, 64), S: v, Aging: kind == "aging"}}, nil
 	}
 	path, explicit := strings.CutPrefix(f, "trace:")
 	fi, err := os.Stat(path)

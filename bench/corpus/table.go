@@ -23,8 +23,8 @@ func WriteTable(w io.Writer, res *Result) error {
 	fmt.Fprintf(w, "machine %s\n\n", res.Machine)
 	fmt.Fprintln(w, "Hit ratios in percent; a read that misses inserts its key. Traces are replayed whole, every request counted.")
 	if res.ZipfKeys > 0 {
-		fmt.Fprintf(w, "zipf:S is Zipf with exponent S over %d keys: %d requests counted after as many that warm the caches up (seed %d).\n",
-			res.ZipfKeys, res.ZipfRequests, res.Seed)
+		fmt.Fprintf(w, "zipf:S is Zipf with exponent S over %d keys; aging:S the same law over ranks counted back from the newest key, a key born every %d requests: %d requests counted after as many that warm the caches up (seed %d).\n",
+			res.ZipfKeys, AgingStep, res.ZipfRequests, res.Seed)
 	}
 	fmt.Fprintln(w, "Capacities are shares of each workload's distinct keys, rounded to the nearest entry.")
 	fmt.Fprintln(w, "belady is Belady's optimum: a miss inserts its key and the entry used farthest in the future goes.")

@@ -9,10 +9,11 @@
 //   - A request is one access to a key: a read ([Read]: look the key up, and
 //     in a hit-ratio run insert it on a miss) or a write ([Write]: set it).
 //   - A workload is a stream of requests ([Workload]). Generators ([Zipf],
-//     [Uniform], [Scan], weighted key files) never end; traces and key files
-//     end with their last line. [Limit] cuts an endless stream.
+//     [Aging], [Uniform], [Scan], weighted key files) never end; traces and
+//     key files end with their last line. [Limit] cuts an endless stream.
 //   - A rank is a key's place in a popularity order: rank 0 is the most
-//     requested key. The generators' keys are their ranks.
+//     requested key. The generators' keys are their ranks, but for
+//     [Aging], whose ranks count back from the newest key.
 //   - A seed picks one of a generator's streams. The same generator, size and
 //     seed give the same requests on every machine, and every generator's
 //     Name includes its seed so that a reported run can be replayed.

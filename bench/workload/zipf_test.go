@@ -137,12 +137,13 @@ func TestGeneratorsDoNotAllocate(t *testing.T) {
 	s, _ := NewScan(1e6)
 	w, _ := NewWeighted("w", stringsReader("a\t1\nb\t2\n"), 1)
 	m, _ := Mix[uint64](z, 0.1, 1)
+	g, _ := NewAging(0.9, 1e6, 16, 1)
 	reqs := make([]Request[uint64], BatchSize)
 	sreqs := make([]Request[string], BatchSize)
 	for name, f := range map[string]func(){
 		"zipf": func() { z.Read(reqs) }, "uniform": func() { u.Read(reqs) },
 		"scan": func() { s.Read(reqs) }, "mix": func() { m.Read(reqs) },
-		"weighted": func() { w.Read(sreqs) },
+		"weighted": func() { w.Read(sreqs) }, "aging": func() { g.Read(reqs) },
 	} {
 		if a := testing.AllocsPerRun(10, f); a != 0 {
 			t.Errorf("%s: %v allocations per Read", name, a)

@@ -69,6 +69,10 @@ points, and a summary. LIST is comma-separated items:
   FILE         a trace; trace:FILE says so explicitly
   zipf:S       Zipf with exponent S over --keys keys: --requests requests
                counted after as many that warm the caches up (--seed)
+  aging:S      the same law over --keys ranks counted back from the
+               newest key, a new key born every 16 requests: popularity
+               that moves, as a feed's or a news site's (capacities are
+               shares of the keys it names)
 The summary counts the rows within 0.5 point of the best peer (or ahead),
 gives the mean margin and the worst row, and the gap closed:
 sum(twochoice - best peer) / sum(belady - best peer) over the rows, the
@@ -111,8 +115,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		seed      = fs.Uint64("seed", 1, "seed of the generators: the same seed replays the same requests")
 		plotFile  = fs.String("plot", "", "write hit ratio against capacity (with --corpus, the margins) to FILE.svg or FILE.png")
 		reportDir = fs.String("report", "", "run the README's comparisons and write DIR/bench-results.md, its charts and DIR/bench-summary.md")
-		corpusArg = fs.String("corpus", "", "replay a corpus: DIR, FILE, trace:FILE and zipf:S items, comma-separated (see above)")
-		requests  = fs.Int("requests", 2_000_000, "with --corpus: requests counted of each zipf:S workload, after as many uncounted")
+		corpusArg = fs.String("corpus", "", "replay a corpus: DIR, FILE, trace:FILE, zipf:S and aging:S items, comma-separated (see above)")
+		requests  = fs.Int("requests", 2_000_000, "with --corpus: requests counted of each zipf:S and aging:S workload, after as many uncounted")
 		rounds    = fs.Int("rounds", 1, "with --corpus: replays of otter and ristretto per row, whose median is reported (they draw seeds at random)")
 		quiet     = fs.Bool("quiet", false, "no progress bar")
 		format    = cli.Table
@@ -134,7 +138,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 
 	set := flagsGiven(fs)
 	if set["requests"] && *corpusArg == "" {
-		return fmt.Errorf("%w: --requests sizes the zipf:S workloads of --corpus", errUsage)
+		return fmt.Errorf("%w: --requests sizes the zipf:S and aging:S workloads of --corpus", errUsage)
 	}
 	if set["rounds"] && *corpusArg == "" {
 		return fmt.Errorf("%w: --rounds is for --corpus", errUsage)
