@@ -1,13 +1,12 @@
 package store
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"testing"
 
 	"github.com/twochoice/twochoice/internal/testutil"
+	"github.com/twochoice/twochoice/internal/zipf"
 )
 
 // TestPolicyAdapts checks that the shadows move the eviction policy with
@@ -122,11 +121,11 @@ func TestPriorAdapts(t *testing.T) {
 	for x := range uint64(runs) {
 		sd := seed + x
 		s := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: maxE, Seed: sd | 1})
-		at := zipfUntilLong(s, sd, maxE, zipfMax)
+		at := zipfUntilLong(t, s, sd, maxE, zipfMax)
 		if at < 0 {
 			t.Fatalf("seed %d: the long prior did not take over within %d requests of Zipf 0.6", sd, zipfMax)
 		}
-		if again := zipfUntilLong(newTestCache(t, CacheOptions[uint64, int]{MaxEntries: maxE, Seed: sd | 1}), sd, maxE, zipfMax); again != at {
+		if again := zipfUntilLong(t, newTestCache(t, CacheOptions[uint64, int]{MaxEntries: maxE, Seed: sd | 1}), sd, maxE, zipfMax); again != at {
 			t.Errorf("seed %d: the long prior took over at request %d, and at %d with the same seed", sd, at, again)
 		}
 		fresh := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: maxE, Seed: sd | 1})
@@ -159,9 +158,8 @@ func TestPriorAdapts(t *testing.T) {
 // zipfUntilLong replays Gets (a miss Sets its key) of Zipf draws with
 // s = 0.6 over 100 × maxE keys on s until it takes the long prior, and
 // returns the request at which it did, or −1 after max requests.
-func zipfUntilLong(s *Cache[uint64, int], seed uint64, maxE, max int) int {
-	rng := rand.New(rand.NewPCG(seed, 5))
-	draw := zipfDraw(rng, 0.6, 100*maxE)
+func zipfUntilLong(t *testing.T, s *Cache[uint64, int], seed uint64, maxE, max int) int {
+	draw := zipfDraw(t, 0.6, 100*maxE, seed)
 	for i := range max {
 		k := draw()
 		if _, ok := s.Get(k); !ok {
@@ -174,15 +172,13 @@ func zipfUntilLong(s *Cache[uint64, int], seed uint64, maxE, max int) int {
 	return -1
 }
 
-// zipfDraw returns a draw of Zipf's law with exponent s (any s > 0, where
-// math/rand's needs s > 1) over the keys 0 to n−1, 0 the most likely, by
-// inverting its distribution function.
-func zipfDraw(rng *rand.Rand, s float64, n int) func() uint64 {
-	cdf := make([]float64, n)
-	sum := 0.0
-	for i := range cdf {
-		sum += math.Pow(float64(i+1), -s)
-		cdf[i] = sum
+// zipfDraw returns draws of Zipf's law with exponent s (any s > 0, where
+// math/rand's needs s > 1) over the keys 0 to n−1, 0 the most likely, from
+// seed.
+func zipfDraw(t *testing.T, s float64, n int, seed uint64) func() uint64 {
+	z, err := zipf.New(s, uint64(n), seed)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return func() uint64 { return uint64(sort.SearchFloat64s(cdf, rng.Float64()*sum)) }
+	return z.Next
 }

@@ -21,7 +21,7 @@ func TestCacheRunsItsMiniature(t *testing.T) {
 	seed := seedFor(t)
 	const maxE, n = 4096, 200_000
 	rng := rand.New(rand.NewPCG(seed, 11))
-	draw := zipfDraw(rng, 1.0, 50_000)
+	draw := zipfDraw(t, 1.0, 50_000, seed)
 	keys := make([]uint64, n)
 	newest := uint64(50_000)
 	for i := range keys {
