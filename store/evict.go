@@ -130,18 +130,25 @@ func gapCodeOf(acc uint32) uint8 { return uint8(acc >> gapShift & gapMask) }
 func gapOf(acc uint32) uint32 { return gapValue[gapCodeOf(acc)] }
 
 // ageOf returns how many tick units passed between the slot's last access
-// and now. A call reads the striped clock up to maxLag ticks behind
-// another (clock.go; even one goroutine's Get and Set may read different
-// stripes), so a word another call stamped may be a little ahead of now: a difference that far below 0 is that lag, and the age is
-// 0. Taken mod 2^20 units, it would be an age of 2^20 units, and a hit
-// would blend that into the key's gap, so that a key hit just after its
-// insert looked like one unused for a thousand capacities.
+// and now (elapsed).
 func ageOf(acc uint32, now uint64) uint32 {
-	a := (uint32(now) - acc) & tickMask
-	if a > tickMask-maxLag {
+	return elapsed((uint32(now)-acc)&tickMask, tickMask, maxLag)
+}
+
+// elapsed returns d, a difference of ticks taken mod span+1 (span all
+// ones), or 0 when d is within lag of span+1, that is, a little below 0. A
+// call reads the striped clock up to maxLag ticks behind another
+// (clock.go; even one goroutine's Get and Set may read different
+// stripes), so a word another call stamped may be a little ahead of the
+// now it is read against. Taken mod span+1, such a difference would be an
+// age of nearly the whole span: a hit would blend it into the key's gap,
+// so that a key hit just after its insert looked unused for a thousand
+// capacities. Policy words and ghost words both read their ages here.
+func elapsed(d, span, lag uint32) uint32 {
+	if d > span-lag {
 		return 0
 	}
-	return a
+	return d
 }
 
 // policy is the ranking in use and the prior it blends first gaps from

@@ -94,13 +94,9 @@ func ghostWord(acc uint32, now uint64, shift uint8, fp uint32) uint32 {
 }
 
 // ghostRead unpacks a ghost word at tick unit now: its gap code and its
-// age. As in ageOf, a word up to maxLag ticks ahead of now was written by
-// a call that read the clock later than this one, and its age is 0.
+// age (elapsed: a word written up to maxLag ticks ahead of now has age 0).
 func ghostRead(x uint32, now uint64, shift uint8) (gap uint8, age uint32) {
-	d := (uint32(now>>shift) - x) & 0xffff
-	if d > 0xffff-(maxLag>>shift+1) {
-		d = 0
-	}
+	d := elapsed((uint32(now>>shift)-x)&0xffff, 0xffff, maxLag>>shift+1)
 	return uint8(x >> 16 & gapMask), d << shift
 }
 
