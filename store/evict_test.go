@@ -397,3 +397,44 @@ func TestCachePrefetch(t *testing.T) {
 		}
 	}
 }
+
+// TestMapPrefetch: a map whose slots pass a core's L2 prefetches its
+// candidates' slots on a Get and a Set (bigMapTable), from the table a
+// size hint makes or the one growth reaches; a small one does not, and
+// neither does a build without the prefetch's assembly.
+func TestMapPrefetch(t *testing.T) {
+	for _, c := range []struct {
+		hint int
+		want bool
+	}{
+		{1 << 20, havePrefetch}, // 192-byte buckets for a million keys: about 30 MiB
+		{1 << 12, false},        // about 0.1 MiB
+		{0, false},
+	} {
+		s, err := NewMap[string, int64](MapOptions{Seed: 1, SizeHint: c.hint})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb := s.tabs.Load().cur
+		bytes := tb.n * uint64(unsafe.Sizeof(group[string, int64]{}))
+		if tb.prefetch != c.want {
+			t.Errorf("SizeHint %d (%d bytes of slots): prefetch %v, want %v", c.hint, bytes, tb.prefetch, c.want)
+		}
+	}
+	// Growth reaches a table past the bound (2^17 int→int entries in
+	// buckets of 128 bytes of slots: over 2 MiB), which prefetches.
+	s, err := NewMap[int, int](MapOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1 << 17 {
+		s.Set(i, i)
+	}
+	for s.tabs.Load().old != nil {
+		s.Set(0, 0) // each write moves a few buckets
+	}
+	tb := s.tabs.Load().cur
+	if bytes := tb.n * uint64(unsafe.Sizeof(group[int, int]{})); tb.prefetch != havePrefetch || bytes < 2<<20 {
+		t.Errorf("after growth to %d bytes of slots: prefetch %v, want %v", bytes, tb.prefetch, havePrefetch)
+	}
+}

@@ -35,6 +35,14 @@ func (t *table[K, V]) setFast(k K, v V, h uint64, tag uint8, ifAbsent bool) (V, 
 	} else {
 		cs = t.cands(h, &c)
 	}
+	// In a table past a core's L2, the slot an update finds or an insert
+	// fills would be a miss after the header's: prefetch them together
+	// (bigMapTable).
+	if t.prefetch {
+		for _, i := range cs {
+			prefetchGroup(t.group(i))
+		}
+	}
 	l := t.lay
 	// An update locks only the bucket that holds the key: found by its
 	// tag first, then under the lock (a key only enters a bucket under

@@ -21,6 +21,10 @@ func prefetchCacheBucket[K comparable, V any](b *cacheBucket[K, V]) {}
 
 func bigCacheTable[K comparable, V any](n uint64) bool { return false }
 
+func bigMapTable[K comparable, V any](n uint64) bool { return false }
+
+func prefetchGroup[K comparable, V any](g *group[K, V]) {}
+
 func prefetchSlot[K comparable, V any](e *slot[K, V]) {}
 
 func prefetchCacheHeader[K comparable, V any](b *cacheBucket[K, V]) {}

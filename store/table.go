@@ -36,6 +36,10 @@ type table[K comparable, V any] struct {
 	prepAt int64
 
 	lay wordLayout // the slots' word layout: how they are read (layout.go)
+	// prefetch: lookups and writes prefetch their candidates' slots as
+	// they load the headers, as the slots are too many to stay in a
+	// core's L2 (bigMapTable).
+	prefetch bool
 
 	stash   stash[K, V]
 	entries atomic.Int64 // keys in the buckets and the stash
@@ -57,6 +61,7 @@ func newTableFn[K comparable, V any](o *config, n uint64, lay wordLayout, alloc 
 	t := &table[K, V]{hasher: hs, geometry: newGeometry(o, n), lay: lay}
 	t.maxEntries, t.stashBound = thresholds(o, n)
 	t.next = nextSize(o, n)
+	t.prefetch = bigMapTable[K, V](n)
 	t.prepAt = t.maxEntries - prepWindow(t.next)
 	chunks := (n + chunkSize - 1) / chunkSize
 	t.hdrs = make([][]bucketHdr, chunks)
@@ -113,6 +118,10 @@ func (t *table[K, V]) getD(k K, h uint64, tag uint8) (v V, ok bool) {
 // (BenchmarkGetRatio, count 10); reading the slot inline with the branch
 // kept saves nothing.
 //
+// In a table past a core's L2 (bigMapTable), both candidates' slots are
+// prefetched before the headers are loaded, so that the slot a tag names
+// arrives with its header rather than a miss after it.
+//
 // The slot is copied and checked against the sync word as readMatch does.
 // A key with no tag match in either candidate and no stash hint on the
 // first, most Gets of absent keys, is answered here too, without
@@ -128,6 +137,10 @@ func (t *table[K, V]) get2(k K, h uint64, tag uint8) (v V, ok bool) {
 		c0, c1 = t.cand2Words(h)
 	} else {
 		c0, c1 = t.cand2Double(h)
+	}
+	if t.prefetch {
+		prefetchGroup(t.group(c0))
+		prefetchGroup(t.group(c1))
 	}
 	h0, h1 := t.hdr(c0), t.hdr(c1)
 	l := t.lay
