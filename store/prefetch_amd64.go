@@ -87,8 +87,9 @@ func prefetchSlot[K comparable, V any](e *slot[K, V]) {
 // the Go map's time (BenchmarkSetGrowingRatio). What it costs: a Get of
 // an absent key, whose candidates' slots it never reads, takes 6% more
 // time on one goroutine and 9% on two (BenchmarkGetAbsentRatio, 1M
-// keys). At 64k keys (2 MiB) and for updates of a Zipf workload's keys,
-// which stay in cache, the difference is within the noise.
+// keys). At 64k keys (3 MiB of slots) and for updates of a Zipf
+// workload's keys, which stay in cache, the difference is within the
+// noise.
 const bigTableBytes = 1 << 20
 
 // bigCacheTable reports whether a cache's table of n buckets is at least
