@@ -164,9 +164,13 @@
 // string→int64 slot is 24 bytes, as in Go's own map): 16 bytes of header
 // per 8 slots. A map keeps its headers in an array of their own, four to a
 // cache line, beside the array of its slots, so that a lookup loads its
-// candidates' headers and then only the slot a tag names; both arrays are
-// allocated in chunks of 1024 buckets (chunk.go), so that a map's next
-// table can be allocated a chunk at a time before a growth needs it. A
+// candidates' headers and then only the slot a tag names. Past 1 MiB of
+// slots, more than a core's L2 holds, a lookup or a write prefetches both
+// candidates' slots as it loads the headers, so that the slot it reads
+// or writes comes with the header rather than a miss after it
+// (bigTableBytes). Both arrays are allocated in chunks of 1024 buckets
+// (chunk.go), so that a map's next table can be allocated a chunk at a
+// time before a growth needs it. A
 // cache keeps each bucket's header beside its slots, behind the slots'
 // 32-bit policy words (evict.go), 48 bytes of header, so that a Set finds
 // a candidate's policy words on the lines of its control word
