@@ -54,7 +54,7 @@ func load(ctx context.Context, it Item, keys uint64, requests int, seed uint64) 
 		for i := range l.keys {
 			l.keys[i] = next()
 		}
-		l.warmup, l.distinct = int64(requests), int(keys)
+		l.warmup = int64(requests)
 	} else {
 		f, err := workload.OpenTrace(it.Path)
 		if err != nil {
@@ -70,8 +70,9 @@ func load(ctx context.Context, it Item, keys uint64, requests int, seed uint64) 
 		return nil, err
 	}
 	l.seq = seq
-	if !it.Zipf() {
-		l.distinct = seq.Distinct
+	l.distinct = seq.Distinct
+	if it.Zipf() {
+		l.distinct = int(keys) // every key the law can draw, drawn or not
 	}
 	return l, nil
 }
