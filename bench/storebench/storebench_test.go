@@ -197,6 +197,11 @@ func BenchmarkSetGrowing(b *testing.B) {
 // all the map's, so the ratio of its medians says as much about when each
 // ran as about either; alternated fills see the same drift. Run it with
 // -test.benchtime Nx for N pairs of fills.
+//
+// vs=mutexmap pairs the same fill with one of a Go map behind a
+// sync.Mutex, what a program that sets from several goroutines would use
+// instead: the store takes a bucket lock on every Set, the plain map
+// nothing, and this says how much of x-map that is.
 func BenchmarkSetGrowingRatio(b *testing.B) {
 	keys := getSetKeys()
 	b.Run("vs=map", func(b *testing.B) {
@@ -210,6 +215,21 @@ func BenchmarkSetGrowingRatio(b *testing.B) {
 			m := make(map[string]int64)
 			for i, k := range keys {
 				m[k] = int64(i)
+			}
+			runtime.KeepAlive(m)
+		})
+	})
+	b.Run("vs=mutexmap", func(b *testing.B) {
+		testutil.PairedFill(b, len(keys), func() {
+			s, _ := store.NewMap[string, int64](store.MapOptions{Seed: 1})
+			for i, k := range keys {
+				s.Set(k, int64(i))
+			}
+			runtime.KeepAlive(s)
+		}, func() {
+			m := &mutexMap{m: make(map[string]int64)}
+			for i, k := range keys {
+				m.Set(k, int64(i))
 			}
 			runtime.KeepAlive(m)
 		})
