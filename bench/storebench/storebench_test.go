@@ -204,14 +204,15 @@ func BenchmarkSetGrowing(b *testing.B) {
 // nothing, and this says how much of x-map that is.
 func BenchmarkSetGrowingRatio(b *testing.B) {
 	keys := getSetKeys()
+	fillStore := func() {
+		s, _ := store.NewMap[string, int64](store.MapOptions{Seed: 1})
+		for i, k := range keys {
+			s.Set(k, int64(i))
+		}
+		runtime.KeepAlive(s)
+	}
 	b.Run("vs=map", func(b *testing.B) {
-		testutil.PairedFill(b, len(keys), func() {
-			s, _ := store.NewMap[string, int64](store.MapOptions{Seed: 1})
-			for i, k := range keys {
-				s.Set(k, int64(i))
-			}
-			runtime.KeepAlive(s)
-		}, func() {
+		testutil.PairedFill(b, len(keys), fillStore, func() {
 			m := make(map[string]int64)
 			for i, k := range keys {
 				m[k] = int64(i)
@@ -220,13 +221,7 @@ func BenchmarkSetGrowingRatio(b *testing.B) {
 		})
 	})
 	b.Run("vs=mutexmap", func(b *testing.B) {
-		testutil.PairedFill(b, len(keys), func() {
-			s, _ := store.NewMap[string, int64](store.MapOptions{Seed: 1})
-			for i, k := range keys {
-				s.Set(k, int64(i))
-			}
-			runtime.KeepAlive(s)
-		}, func() {
+		testutil.PairedFill(b, len(keys), fillStore, func() {
 			m := &mutexMap{m: make(map[string]int64)}
 			for i, k := range keys {
 				m.Set(k, int64(i))
