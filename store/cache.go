@@ -105,6 +105,7 @@ func newCache[K comparable, V any](o config, weigher func(K, V) uint32) *Cache[K
 	s.pol.set(defaultRanking)
 	s.sh = new(shadows)
 	s.sh.init(o.MaxEntries, &s.pol)
+	s.sh.cacheGets = func() uint64 { h, m := s.tot.sum(); return h + m }
 	s.shMask, _ = shadowMask(o.MaxEntries)
 	s.clock = o.Clock
 	if s.clock == nil {

@@ -298,6 +298,8 @@
 // for independent draws over far more keys than the cache holds, and the
 // cache takes it only while a miniature run with it clearly beats the
 // one with the prior in use. Expired entries go before any other.
+// [Cache.Policy] reports the setting in use, each miniature's hit ratio
+// and lead, and the last changes, with the Get count at which each came.
 //
 // # Relocation
 //

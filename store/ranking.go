@@ -10,14 +10,16 @@ import "math"
 // cache runs each of them on a miniature cache and uses the one that
 // does best (shadow.go); none is tuned to a trace.
 //
-//	ranking                      λ    α    newcomer gap   window   for
-//	due                          0    1/2   8 capacities   -       loops, scans
-//	due, last gap                0    1     8              -       loops whose period shifts
-//	frequency                    1    1/4   8              -       independent draws
-//	recency with frequency       2.5  1/4   8              C/10     shifting working sets
-//	recency                      -    -     -              -       LRU: age alone
-//	patient                      1/2  1/2  32              -       skewed draws, long loops
-//	recency, no window           2.5  1/4   8              -       shifting sets of long-lived keys
+//	ranking (PolicyState's name)   λ    α    newcomer gap   window   for
+//	due                            0    1/2   8 capacities   -       loops, scans
+//	due, last gap (due-last-gap)   0    1     8              -       loops whose period shifts
+//	frequency                      1    1/4   8              -       independent draws
+//	recency with frequency         2.5  1/4   8              C/10     shifting working sets
+//	  (recency-frequency)
+//	recency                        -    -     -              -       LRU: age alone
+//	patient                        1/2  1/2  32              -       skewed draws, long loops
+//	recency, no window             2.5  1/4   8              -       shifting sets of long-lived keys
+//	  (recency-no-window)
 //
 // The frequency rankings average over more gaps (α = 1/4) than the due
 // ones: a frequency is read from the mean of many gaps, while a due time
@@ -58,6 +60,7 @@ import "math"
 // the long prior takes Zipf 0.6 at 1% from 11.0% to 13.5% and costs
 // OLTP at 1% 3 points and lirs/gli at 25% 12).
 type ranking struct {
+	name     string // as PolicyState reports it
 	m4       int64  // 4·(1−λ)
 	shift    uint8  // α = 2^-shift; 0 keeps the last gap
 	recency  bool   // ignore gaps: score by age alone
@@ -66,14 +69,17 @@ type ranking struct {
 }
 
 var rankings = [...]ranking{
-	{m4: 4, shift: 1, newCaps: 8},
-	{m4: 4, shift: 0, newCaps: 8},
-	{m4: 0, shift: 2, newCaps: 8},
-	{m4: -6, shift: 2, newCaps: 8, winParts: 10},
-	{m4: 0, shift: 1, newCaps: 8, recency: true},
-	{m4: 2, shift: 1, newCaps: 32},
-	{m4: -6, shift: 2, newCaps: 8},
+	{name: "due", m4: 4, shift: 1, newCaps: 8},
+	{name: "due-last-gap", m4: 4, shift: 0, newCaps: 8},
+	{name: "frequency", m4: 0, shift: 2, newCaps: 8},
+	{name: "recency-frequency", m4: -6, shift: 2, newCaps: 8, winParts: 10},
+	{name: "recency", m4: 0, shift: 1, newCaps: 8, recency: true},
+	{name: "patient", m4: 2, shift: 1, newCaps: 32},
+	{name: "recency-no-window", m4: -6, shift: 2, newCaps: 8},
 }
+
+// priorNames are the priors' names, as PolicyState reports them.
+var priorNames = [numPriors]string{"short", "long"}
 
 // priorCaps are the priors, in capacities: the gaps a key's first use
 // blends from, short and long (see above). Both are longer than the gaps

@@ -137,6 +137,18 @@ type shadows struct {
 	// miniature's capacity, at least 16.
 	period int
 	pol    *policy
+	// What Cache.Policy reports (policy_state.go): the sampled Gets and
+	// periods so far; each miniature's hits (the rankings', the twin's
+	// and the prior's) and the sampled Gets, decayed as wins are; the
+	// last changes the chooser made, in a ring, and their number; and
+	// the cache's Gets so far, to date a change by.
+	sampled, periods  uint64
+	hits              [numRankings]float64
+	twinHits, altHits float64
+	seen              float64
+	log               [MaxPolicyChanges]PolicyChange
+	changes           uint64
+	cacheGets         func() uint64
 }
 
 // Sampling: a key is in the sample when bits shadowBit to
@@ -192,14 +204,21 @@ func (sh *shadows) get(h uint64) {
 		hit[c] = sh.minis[c].get(fp, b0, b1)
 	}
 	cur := hit[sh.pol.choice()]
-	sh.twinDuel.count(sh.twin.get(fp, b0, b1), cur)
-	if alt := sh.alt.get(fp, b0, b1); sh.alt.tick >= sh.warm {
+	twin := sh.twin.get(fp, b0, b1)
+	sh.twinDuel.count(twin, cur)
+	alt := sh.alt.get(fp, b0, b1)
+	if sh.alt.tick >= sh.warm {
 		sh.altDuel.count(alt, cur)
 	}
+	sh.sampled++
+	sh.seen++
+	sh.twinHits += b2f(twin)
+	sh.altHits += b2f(alt)
 	for i := range hit {
 		if !hit[i] {
 			continue
 		}
+		sh.hits[i]++
 		for j := range hit {
 			if !hit[j] {
 				sh.wins[i][j]++
@@ -229,29 +248,57 @@ func (sh *shadows) choose() {
 		}
 	}
 	pr := sh.pol.prior()
+	sh.periods++
 	if best != cur {
 		sh.pol.set(best)
 		sh.twin.r = sh.rank(best, pr)
 		sh.alt.r = sh.rank(best, otherPrior(pr))
-	} else if sh.altDuel.lead() > zSwitch {
+		sh.record(changeRanking, rankings[cur].name, rankings[best].name, bestZ)
+	} else if z := sh.altDuel.lead(); z > zSwitch {
 		sh.altDuel.acted()
 		sh.switchPrior(cur, pr)
+		sh.record(changePrior, priorNames[pr], priorNames[otherPrior(pr)], z)
 	}
 	for i := range sh.wins {
 		for j := range sh.wins[i] {
 			sh.wins[i][j] *= shadowDecay
 		}
+		sh.hits[i] *= shadowDecay
 	}
+	sh.seen *= shadowDecay
+	sh.twinHits *= shadowDecay
+	sh.altHits *= shadowDecay
 	switch z, on := sh.twinDuel.lead(), sh.pol.moves.Load(); {
 	case !on && z > zSwitch:
 		sh.pol.moves.Store(true)
 		sh.twinDuel.acted()
+		sh.record(changeRelocation, "off", "on", z)
 	case on && z < -zSwitch:
 		sh.pol.moves.Store(false)
 		sh.twinDuel.acted()
+		sh.record(changeRelocation, "on", "off", z)
 	}
 	sh.twinDuel.decay()
 	sh.altDuel.decay()
+}
+
+// record logs a change of the policy (see PolicyChange). The caller holds
+// sh.mu.
+func (sh *shadows) record(kind, from, to string, z float64) {
+	var gets uint64
+	if sh.cacheGets != nil {
+		gets = sh.cacheGets()
+	}
+	sh.log[sh.changes%MaxPolicyChanges] = PolicyChange{Gets: gets, SampledGets: sh.sampled, Kind: kind, From: from, To: to, Lead: z}
+	sh.changes++
+}
+
+// b2f is 1 for true and 0 for false.
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // rank returns ranking c under prior pr in the miniatures' units.
@@ -275,6 +322,7 @@ func (sh *shadows) switchPrior(cur, pr int) {
 	np := otherPrior(pr)
 	sh.pol.setPrior(np)
 	sh.minis[cur], sh.alt = sh.alt, sh.minis[cur]
+	sh.hits[cur], sh.altHits = sh.altHits, sh.hits[cur]
 	for c := range sh.minis {
 		sh.minis[c].r = sh.rank(c, np)
 	}

@@ -1,0 +1,46 @@
+package store_test
+
+import (
+	"fmt"
+
+	"github.com/twochoice/twochoice/store"
+)
+
+// A cache's eviction policy adapts to the workload as it runs, and
+// Policy says where it stands and how it got there. Here a loop over
+// twice the cache's capacity, where LRU would hit nothing: the cache
+// keeps part of the loop, and its miniatures show which rankings do.
+func ExampleCache_Policy() {
+	c, err := store.NewCache[int, int](store.CacheOptions[int, int]{MaxEntries: 1000, Seed: 1})
+	if err != nil {
+		panic(err)
+	}
+	for i := range 100_000 {
+		k := i % 2000
+		if _, ok := c.Get(k); !ok {
+			c.Set(k, i)
+		}
+	}
+	fmt.Printf("hit ratio %.0f%%\n", 100*c.Stats().HitRatio())
+	p := c.Policy()
+	for _, m := range p.Miniatures {
+		fmt.Printf("%-17s %3.0f%%\n", m.Ranking, 100*m.HitRatio)
+	}
+	fmt.Println("in use:", p.Ranking, p.Prior)
+	for _, ch := range p.Changes {
+		fmt.Printf("at Get %d: %s %s → %s\n", ch.Gets, ch.Kind, ch.From, ch.To)
+	}
+	// Output:
+	// hit ratio 47%
+	// due                47%
+	// due-last-gap       47%
+	// frequency           2%
+	// recency-frequency   1%
+	// recency             0%
+	// patient            46%
+	// recency-no-window   2%
+	// in use: due-last-gap short
+	// at Get 4309: ranking patient → due
+	// at Get 4529: ranking due → due-last-gap
+	// at Get 33850: relocation off → on
+}
