@@ -1,8 +1,8 @@
 // Package storehttp shows running stores over HTTP: a debug page per
-// store with its configuration, its counters and its bucket load
-// histogram drawn next to the fluid limit's prediction, overall and per
-// part; the same data as JSON; and, on request, the same JSON through
-// expvar.
+// store with its configuration, its counters, a cache's eviction policy
+// and its bucket load histogram drawn next to the fluid limit's
+// prediction, overall and per part; the same data as JSON; and, on
+// request, the same JSON through expvar.
 //
 //	h := storehttp.NewHandler(nil)
 //	h.Add("sessions", sessions) // a *store.Cache[string, Session]
@@ -66,7 +66,9 @@
 // (RFC 3339, when the view was taken), view_ms and max_entries; and
 // "stats": the fields of store.Stats with hit_ratio (null before the first
 // Get). Counters that store.Stats gains later appear in it, and on the
-// page, with no change here.
+// page, with no change here. A cache's object also has "policy", its
+// store.PolicyState: the eviction ranking, prior and relocation in use,
+// the miniatures' hit ratios and leads, and the last changes.
 //
 // # Cost
 //

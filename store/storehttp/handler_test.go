@@ -770,3 +770,52 @@ func TestHead(t *testing.T) {
 		t.Errorf("HEAD /s.snapshot: code %d, a body of %d bytes", rec.Code, rec.Body.Len())
 	}
 }
+
+// A cache's page and JSON show its eviction policy as Policy reports it;
+// a map's have none.
+func TestPolicy(t *testing.T) {
+	c, err := store.NewCache[string, int](store.CacheOptions[string, int]{MaxEntries: 1000, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A loop over twice the cache: the policy leaves the ranking it
+	// starts with.
+	for i := range 100_000 {
+		k := "key:" + strconv.Itoa(i%2000)
+		if _, ok := c.Get(k); !ok {
+			c.Set(k, i)
+		}
+	}
+	p := c.Policy()
+	if p.ChangesTotal == 0 {
+		t.Fatalf("no change of policy on a loop: %+v", p)
+	}
+	m := newStore(t, store.MapOptions{Seed: 5}, 100)
+	h := NewHandler(&Options{MaxAge: -1})
+	h.Add("cache", c)
+	h.Add("map", m)
+
+	card := parsePage(t, serve(h, "GET", "/cache").Body.String()).byID(t, "policy").text.String()
+	last := p.Changes[len(p.Changes)-1]
+	for _, want := range []string{"Eviction policy", "ranking", p.Ranking, "relocating", "1 key in 2", "changes", last.From + " → " + last.To} {
+		if !strings.Contains(card, want) {
+			t.Errorf("the policy card lacks %q: %s", want, card)
+		}
+	}
+	if n := len(parsePage(t, serve(h, "GET", "/map").Body.String()).find(func(e *element) bool { return e.attr["id"] == "policy" })); n != 0 {
+		t.Errorf("a map's page has %d policy cards", n)
+	}
+
+	var doc struct {
+		Policy *store.PolicyState `json:"policy"`
+	}
+	if err := json.Unmarshal(serve(h, "GET", "/cache.json").Body.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Policy == nil || doc.Policy.Ranking != p.Ranking || doc.Policy.ChangesTotal != p.ChangesTotal || len(doc.Policy.Miniatures) != len(p.Miniatures) {
+		t.Errorf("JSON policy %+v, want %+v", doc.Policy, p)
+	}
+	if b := serve(h, "GET", "/map.json").Body.String(); strings.Contains(b, `"policy"`) {
+		t.Errorf("a map's JSON has a policy:\n%s", b)
+	}
+}

@@ -30,6 +30,9 @@ type document struct {
 	Seed *uint64 `json:"seed"`
 	*store.Report
 	Stats statsDocument `json:"stats"`
+	// Policy is a cache's eviction policy (store.PolicyState); a map has
+	// none.
+	Policy *store.PolicyState `json:"policy,omitempty"`
 }
 
 // statsDocument is store.Stats with its hit ratio, which is null before
@@ -49,6 +52,7 @@ func (v *view) document(showSeed bool) *document {
 		MaxEntries: v.load.MaxEntries,
 		Report:     v.load,
 		Stats:      statsDocument{Stats: v.stats},
+		Policy:     v.policy,
 	}
 	if showSeed {
 		seed := v.load.Seed

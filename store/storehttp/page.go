@@ -31,6 +31,7 @@ type pageData struct {
 	Took     string
 
 	Config, Occupancy, Traffic []row
+	Policy                     []row // a cache's eviction policy; none for a map
 	Charts                     *charts
 	Describe                   string // what the charts compare
 	Loads                      []loadRow
@@ -207,6 +208,7 @@ func (h *Handler) pageData(v *view, refresh int) *pageData {
 		{"growing", growing, ""},
 	}
 	d.Traffic = statRows(st)
+	d.Policy = policyRows(v.policy)
 
 	d.Describe = fmt.Sprintf("%s with d = %d, buckets of %d and %s keys per bucket", r.Placement, r.Choices, r.BucketSize, decimal(float64(r.Entries)/float64(max(r.Buckets, 1)), 3))
 	for k := range r.Histogram {
@@ -295,6 +297,39 @@ func safeDiv(a, b float64) float64 {
 		return 0
 	}
 	return a / b
+}
+
+// policyRows lists a cache's eviction policy: the setting in use, the
+// evidence, and the last change; nothing for p nil (a map).
+func policyRows(p *store.PolicyState) []row {
+	if p == nil {
+		return nil
+	}
+	reloc := "no"
+	if p.Relocating {
+		reloc = "yes"
+	}
+	best, bestLead := "", math.Inf(-1)
+	for _, m := range p.Miniatures {
+		if m.Ranking != p.Ranking && m.Lead > bestLead {
+			best, bestLead = m.Ranking, m.Lead
+		}
+	}
+	rows := []row{
+		{"ranking", p.Ranking, "how eviction candidates are scored"},
+		{"prior", p.Prior, "the gap a key's first use is blended from"},
+		{"relocating", reloc, fmt.Sprintf("the relocating miniature leads by %.1f", p.RelocationLead)},
+		{"miniatures", fmt.Sprintf("%d entries", p.MiniatureEntries), fmt.Sprintf("replaying 1 key in %d: %s sampled gets", p.SampleRate, count(p.SampledGets))},
+	}
+	if best != "" {
+		rows = append(rows, row{"closest challenger", best, fmt.Sprintf("leads by %.1f; it takes over past %.0f", bestLead, p.Bar)})
+	}
+	changes := row{"changes", count(p.ChangesTotal), "none yet"}
+	if n := len(p.Changes); n > 0 {
+		c := p.Changes[n-1]
+		changes.Note = fmt.Sprintf("the last: %s %s → %s at get %s", c.Kind, c.From, c.To, count(c.Gets))
+	}
+	return append(rows, changes)
 }
 
 // statOrder names and orders the counters of store.Stats on the page.

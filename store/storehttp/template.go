@@ -108,6 +108,9 @@ footer { color: var(--muted); font-size: 12px; }
 {{template "kv" (kv "configuration" "Configuration" .Config)}}
 {{template "kv" (kv "occupancy" "Occupancy" .Occupancy)}}
 {{template "kv" (kv "traffic" "Traffic" .Traffic)}}
+{{- with .Policy}}
+{{template "kv" (kv "policy" "Eviction policy" .)}}
+{{- end}}
 </div>
 <section class="card" id="loads">
 <h2>Bucket loads next to the fluid limit</h2>

@@ -16,8 +16,11 @@ type view struct {
 	name  string
 	stats store.Stats
 	load  *store.Report
-	taken time.Time     // when taking it began
-	took  time.Duration // how long it took
+	// policy is a cache's eviction policy (store.Cache.Policy), nil for
+	// a map.
+	policy *store.PolicyState
+	taken  time.Time     // when taking it began
+	took   time.Duration // how long it took
 
 	// The page's charts are drawn once per view, and the page and the
 	// JSON rendered once per view and refresh period the page offers
@@ -111,6 +114,16 @@ func (src *source) take() *view {
 	v := &view{name: src.name, taken: start}
 	v.stats = src.s.Stats()
 	v.load = src.s.Report()
+	if p, ok := src.s.(policySource); ok {
+		ps := p.Policy()
+		v.policy = &ps
+	}
 	v.took = time.Since(start)
 	return v
+}
+
+// policySource is what a view reads of a cache's eviction policy: every
+// *store.Cache[K, V] has it, whatever K and V.
+type policySource interface {
+	Policy() store.PolicyState
 }
