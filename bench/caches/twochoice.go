@@ -99,3 +99,15 @@ func Report[K Key, V any](c Cache[K, V]) *store.Report {
 	}
 	return nil
 }
+
+// Policy returns the state of the eviction policy of the store behind a
+// twochoice cache adapter, or nil for an unbounded map or any other cache.
+func Policy[K Key, V any](c Cache[K, V]) *store.PolicyState {
+	if t, ok := c.(*twochoiceCache[K, V]); ok {
+		if p, ok := t.kv.(interface{ Policy() store.PolicyState }); ok {
+			ps := p.Policy()
+			return &ps
+		}
+	}
+	return nil
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -254,7 +255,31 @@ func TestRunSmall(t *testing.T) {
 		}
 	}
 
+	// Every row carries twochoice's policy at its end (checkPolicies); on
+	// a loop longer than the cache the miniature of the ranking in use
+	// hits and that of recency (LRU) does not.
+	checkPolicies(t, res)
+	for _, r := range res.Rows {
+		if p := r.Policy; r.Workload == "sub/loop" && r.Capacity == "25%" {
+			hr := map[string]float64{}
+			for _, m := range p.Miniatures {
+				hr[m.Ranking] = m.HitRatio
+			}
+			if hr[p.Ranking] < 0.2 || hr["recency"] != 0 {
+				t.Errorf("loop at 25%%: %s in use; miniatures' hit ratios %v", p.Ranking, hr)
+			}
+		}
+	}
 	var b bytes.Buffer
+	if err := WritePolicy(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"ranking", "relocating", "sub/loop", "at Get", "→", "the bar is 4"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("policy table lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
 	if err := WriteTable(&b, res); err != nil {
 		t.Fatal(err)
 	}
@@ -269,8 +294,11 @@ func TestRunSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) != 9 || lines[0] != "workload,capacity,entries,distinct_keys,reads,twochoice,otter,ristretto,lru,arc,2q,belady,belady-bypass,best_peer,margin_points,problems" {
+	if len(lines) != 9 || lines[0] != "workload,capacity,entries,distinct_keys,reads,twochoice,otter,ristretto,lru,arc,2q,belady,belady-bypass,best_peer,margin_points,problems,policy_ranking,policy_prior,policy_relocating,policy_changes" {
 		t.Errorf("csv:\n%s", b.String())
+	}
+	if p := res.Rows[0].Policy; len(lines) > 1 && !strings.HasSuffix(lines[1], fmt.Sprintf(",%s,%s,%v,%d", p.Ranking, p.Prior, p.Relocating, p.ChangesTotal)) {
+		t.Errorf("csv row %q, policy %+v", lines[1], p)
 	}
 	b.Reset()
 	js, err := json.Marshal(res)
@@ -363,9 +391,38 @@ func TestLIRSCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkResult(t, res, workloads, 4)
+	checkPolicies(t, res)
 	var b bytes.Buffer
+	if err := WritePolicy(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	if w := res.Rows[len(res.Rows)-1].Workload; !strings.Contains(b.String(), w) {
+		t.Errorf("policy table lacks %s:\n%s", w, b.String())
+	}
+	b.Reset()
 	if err := WriteTable(&b, res); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("\n%s", b.String())
+}
+
+// checkPolicies checks twochoice's policy at the end of every row of res:
+// there, its changes all listed (a few per row at most) and dated within
+// the row's requests.
+func checkPolicies(t *testing.T, res *Result) {
+	t.Helper()
+	for _, r := range res.Rows {
+		p := r.Policy
+		if p == nil {
+			t.Fatalf("%s at %s: no policy", r.Workload, r.Capacity)
+		}
+		if p.SampleRate < 1 || len(p.Miniatures) == 0 || p.ChangesTotal != uint64(len(p.Changes)) || p.SampledGets > uint64(r.Warmup+r.Reads) {
+			t.Errorf("%s at %s: policy %+v", r.Workload, r.Capacity, p)
+		}
+		for _, c := range p.Changes {
+			if c.Gets > uint64(r.Warmup+r.Reads) {
+				t.Errorf("%s at %s: a change at Get %d of %d requests", r.Workload, r.Capacity, c.Gets, r.Warmup+r.Reads)
+			}
+		}
+	}
 }

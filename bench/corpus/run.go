@@ -15,6 +15,7 @@ import (
 	"github.com/twochoice/twochoice/bench/hitratio"
 	"github.com/twochoice/twochoice/bench/measure"
 	"github.com/twochoice/twochoice/bench/workload"
+	"github.com/twochoice/twochoice/store"
 )
 
 // Twochoice is the display name of the bounded twochoice store under its
@@ -100,9 +101,11 @@ type Row struct {
 	Capacity string `json:"capacity"`
 	Entries  int    `json:"entries"`
 	// DistinctKeys are the keys the capacity is a share of; Reads the
-	// requests counted.
+	// requests counted, after Warmup requests replayed uncounted (the
+	// generated workloads').
 	DistinctKeys int   `json:"distinct_keys"`
 	Reads        int64 `json:"reads"`
+	Warmup       int64 `json:"warmup,omitempty"`
 	// HitRatio is each cache's hit ratio, by the names of Result.Caches,
 	// and belady's and belady-bypass's. A cache that refused the capacity
 	// (twochoice needs an entry per candidate bucket) has none. A cache
@@ -117,6 +120,10 @@ type Row struct {
 	// Margin is 100 × (twochoice − Best), in points; nil when twochoice
 	// or every peer refused the capacity.
 	Margin *float64 `json:"margin_points"`
+	// Policy is the state of twochoice's eviction policy at the end of
+	// its replay: the setting it ended on and the changes that led there
+	// (store.PolicyState); nil when twochoice refused the capacity.
+	Policy *store.PolicyState `json:"policy,omitempty"`
 	// Problems are the row's broken bounds.
 	Problems []string `json:"problems,omitempty"`
 }
@@ -361,7 +368,7 @@ func display(name string) string {
 
 // makeRow gathers a row's replays, finds its best peer and checks it.
 func makeRow(w *loaded, cp measure.Capacity, n int, ts []*task, peers []string) (Row, error) {
-	row := Row{Workload: w.item.Name, Capacity: cp.String(), Entries: n, DistinctKeys: w.distinct, Reads: w.reads(), HitRatio: map[string]float64{}}
+	row := Row{Workload: w.item.Name, Capacity: cp.String(), Entries: n, DistinctKeys: w.distinct, Reads: w.reads(), Warmup: w.warmup, HitRatio: map[string]float64{}}
 	byCache := map[string][]hitratio.Result{}
 	for _, t := range ts {
 		if t.err != nil {
@@ -375,6 +382,9 @@ func makeRow(w *loaded, cp measure.Capacity, n int, ts []*task, peers []string) 
 	for name, rs := range byCache {
 		slices.SortFunc(rs, func(a, b hitratio.Result) int { return cmp.Compare(a.Hits, b.Hits) })
 		hits[name] = rs[(len(rs)-1)/2]
+		if name == TwochoicePeer {
+			row.Policy = hits[name].Policy
+		}
 		row.HitRatio[display(name)] = hits[name].HitRatio()
 		if len(rs) > 1 {
 			if row.Range == nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/twochoice/twochoice/bench/hitratio"
 	"github.com/twochoice/twochoice/internal/cli"
+	"github.com/twochoice/twochoice/store"
 )
 
 // WriteTable prints a corpus run for people: what ran, a row per workload
@@ -109,6 +110,7 @@ func points(m *float64) string {
 func WriteCSV(w io.Writer, res *Result) error {
 	header := append(append([]string{"workload", "capacity", "entries", "distinct_keys", "reads"}, res.Caches...),
 		hitratio.BeladyName, hitratio.BeladyBypassName, "best_peer", "margin_points", "problems")
+	header = append(header, policyColumns...)
 	var rows [][]string
 	for _, r := range res.Rows {
 		line := []string{r.Workload, r.Capacity, strconv.Itoa(r.Entries), strconv.Itoa(r.DistinctKeys), strconv.FormatInt(r.Reads, 10)}
@@ -124,7 +126,74 @@ func WriteCSV(w io.Writer, res *Result) error {
 			m = strconv.FormatFloat(*r.Margin, 'g', -1, 64)
 		}
 		line = append(line, r.BestPeer, m, strings.Join(r.Problems, "; "))
+		line = append(line, policyCSV(r.Policy)...)
 		rows = append(rows, line)
 	}
 	return cli.WriteCSV(w, header, rows)
+}
+
+// policyCSV returns the CSV columns of twochoice's policy at the end of a
+// row (policyColumns), empty when there is none.
+func policyCSV(p *store.PolicyState) []string {
+	if p == nil {
+		return make([]string, len(policyColumns))
+	}
+	return []string{p.Ranking, p.Prior, strconv.FormatBool(p.Relocating), strconv.FormatUint(p.ChangesTotal, 10)}
+}
+
+// policyColumns are the CSV's columns of twochoice's policy.
+var policyColumns = []string{"policy_ranking", "policy_prior", "policy_relocating", "policy_changes"}
+
+// WritePolicy prints, for people, the setting twochoice's eviction policy
+// ended each row on (store.PolicyState), then every change that led
+// there, at the cache's Get count and as a share of the row's requests,
+// so that how the policy moves can be read next to where it lands.
+func WritePolicy(w io.Writer, res *Result) error {
+	fmt.Fprintln(w, "\ntwochoice's eviction policy at the end of each row: the ranking, the prior, whether evictions relocate, the share of keys its miniatures replay, and the changes made.")
+	header := []string{"workload", "capacity", "margin", "ranking", "prior", "relocating", "sample", "changes"}
+	var rows, changes [][]string
+	last := ""
+	for _, r := range res.Rows {
+		p := r.Policy
+		if p == nil {
+			continue
+		}
+		name := r.Workload
+		if name == last {
+			name = ""
+		}
+		last = r.Workload
+		reloc := "no"
+		if p.Relocating {
+			reloc = "yes"
+		}
+		rows = append(rows, []string{name, r.Capacity, points(r.Margin), p.Ranking, p.Prior, reloc,
+			fmt.Sprintf("1 in %d", p.SampleRate), strconv.FormatUint(p.ChangesTotal, 10)})
+		for _, c := range p.Changes {
+			share := "-"
+			if n := r.Warmup + r.Reads; n > 0 {
+				share = fmt.Sprintf("%.0f%%", 100*float64(c.Gets)/float64(n))
+			}
+			changes = append(changes, []string{r.Workload, r.Capacity, strconv.FormatUint(c.Gets, 10), share,
+				c.Kind, c.From + " → " + c.To, fmt.Sprintf("%+.1f", c.Lead)})
+		}
+	}
+	if err := cli.WriteTable(w, header, rows); err != nil {
+		return err
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nThe changes, oldest first (the last %d of a row at most): the cache's Gets when it changed and their share of the row's requests (a generated workload's uncounted first half included), and the challenger's lead in standard deviations (the bar is %v).\n", store.MaxPolicyChanges, zBar(res))
+	return cli.WriteTable(w, []string{"workload", "capacity", "at Get", "share", "kind", "change", "lead"}, changes)
+}
+
+// zBar is the policy's bar, from any row that has a policy.
+func zBar(res *Result) float64 {
+	for _, r := range res.Rows {
+		if r.Policy != nil {
+			return r.Policy.Bar
+		}
+	}
+	return 0
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/twochoice/twochoice/bench/caches"
 	"github.com/twochoice/twochoice/bench/workload"
+	"github.com/twochoice/twochoice/store"
 )
 
 // Result is the outcome of one replay.
@@ -24,6 +25,10 @@ type Result struct {
 	// batch of workload.BatchSize requests (Run and RunOne sample; Replay
 	// does not, as an unbounded cache may take time to count).
 	Peak int
+	// Policy is the state of a twochoice cache's eviction policy at the
+	// end of a replay by Run or RunOne (caches.Policy), nil for the
+	// other caches.
+	Policy *store.PolicyState
 }
 
 // HitRatio returns Hits / Reads, or 0 when there were no reads.
@@ -176,6 +181,7 @@ func runJob[K caches.Key, V any](open func() (workload.Workload[K], error), j Jo
 	if err != nil {
 		return res, err
 	}
+	res.Policy = caches.Policy(c)
 	if e, ok := c.(interface{ Err() error }); ok && e.Err() != nil {
 		return res, e.Err()
 	}

@@ -118,6 +118,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		corpusArg = fs.String("corpus", "", "replay a corpus: DIR, FILE, trace:FILE, zipf:S and aging:S items, comma-separated (see above)")
 		requests  = fs.Int("requests", 2_000_000, "with --corpus: requests counted of each zipf:S and aging:S workload, after as many uncounted")
 		rounds    = fs.Int("rounds", 1, "with --corpus: replays of otter and ristretto per row, whose median is reported (they draw seeds at random)")
+		policy    = fs.Bool("policy", false, "with --corpus: after the table, the setting twochoice's eviction policy ended each row on and its changes (JSON and CSV always carry them)")
 		quiet     = fs.Bool("quiet", false, "no progress bar")
 		format    = cli.Table
 	)
@@ -143,10 +144,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if set["rounds"] && *corpusArg == "" {
 		return fmt.Errorf("%w: --rounds is for --corpus", errUsage)
 	}
+	if set["policy"] && *corpusArg == "" {
+		return fmt.Errorf("%w: --policy is for --corpus", errUsage)
+	}
 	if *corpusArg != "" {
 		return runCorpus(ctx, corpusFlags{
 			list: *corpusArg, caches: *cacheList, capacities: *capList, keys: *keys, requests: *requests, rounds: *rounds, seed: *seed,
-			plot: *plotFile, format: format, set: set,
+			plot: *plotFile, format: format, policy: *policy, set: set,
 		}, bar, stdout, stderr)
 	}
 	if *reportDir != "" {

@@ -23,6 +23,7 @@ type corpusFlags struct {
 	seed                     uint64
 	plot                     string
 	format                   cli.Format
+	policy                   bool            // print twochoice's policy after the table
 	set                      map[string]bool // the flags given
 }
 
@@ -49,6 +50,9 @@ func runCorpus(ctx context.Context, f corpusFlags, bar *cli.Progress, stdout, st
 				return fmt.Errorf("%w: --%s shapes the zipf:S and aging:S workloads of --corpus, and %s has none", errUsage, name, f.list)
 			}
 		}
+	}
+	if f.policy && f.format != cli.Table {
+		return fmt.Errorf("%w: --policy adds a section to the table; --format %v carries the policy already", errUsage, f.format)
 	}
 	if f.rounds < 1 {
 		return fmt.Errorf("%w: --rounds %d: want at least 1", errUsage, f.rounds)
@@ -85,7 +89,10 @@ func runCorpus(ctx context.Context, f corpusFlags, bar *cli.Progress, stdout, st
 		case cli.CSV:
 			return corpus.WriteCSV(stdout, res)
 		}
-		return corpus.WriteTable(stdout, res)
+		if err := corpus.WriteTable(stdout, res); err != nil || !f.policy {
+			return err
+		}
+		return corpus.WritePolicy(stdout, res)
 	}, f.plot, func() *plot.Chart { return corpus.MarginChart(res) })
 	// A broken bound fails the run, after its figures are out.
 	return errors.Join(perr, err)

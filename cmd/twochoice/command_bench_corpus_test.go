@@ -28,6 +28,12 @@ func TestBenchCorpus(t *testing.T) {
 			Entries  int                `json:"entries"`
 			HitRatio map[string]float64 `json:"hit_ratio"`
 			Margin   *float64           `json:"margin_points"`
+			Policy   *struct {
+				Ranking string `json:"ranking"`
+				Changes []struct {
+					Kind string `json:"kind"`
+				} `json:"changes"`
+			} `json:"policy"`
 		} `json:"rows"`
 		Summary struct {
 			Rows      int      `json:"rows"`
@@ -45,7 +51,7 @@ func TestBenchCorpus(t *testing.T) {
 		t.Fatalf("result:\n%s", out)
 	}
 	for _, r := range res.Rows {
-		if r.Margin == nil || r.HitRatio["twochoice"] > r.HitRatio["belady"] || r.HitRatio["belady"] <= 0 {
+		if r.Margin == nil || r.HitRatio["twochoice"] > r.HitRatio["belady"] || r.HitRatio["belady"] <= 0 || r.Policy == nil || r.Policy.Ranking == "" {
 			t.Errorf("row %+v", r)
 		}
 	}
@@ -62,6 +68,15 @@ func TestBenchCorpus(t *testing.T) {
 	for _, want := range []string{"2 workloads × 2 capacities = 4 rows", "twochoice", "belady", "best peer", "margin", "within 0.5 point", "gap to belady closed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = runCLI(append(args, "--caches", "twochoice,lru", "--policy")...)
+	if code != 0 {
+		t.Fatalf("--policy: code %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"twochoice's eviction policy at the end of each row", "ranking", "prior", "relocating", "1 in "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--policy's table lacks %q:\n%s", want, out)
 		}
 	}
 	code, out, _ = runCLI(append(args, "--format", "csv", "--caches", "twochoice,lru")...)
@@ -82,6 +97,8 @@ func TestBenchCorpusErrors(t *testing.T) {
 		{"--corpus", dir, "--report", "docs"},
 		{"--requests", "5"},
 		{"--rounds", "3"},
+		{"--policy"},
+		{"--corpus", dir, "--policy", "--format", "json"},
 		{"--corpus", dir, "--rounds", "0"},
 		{"--corpus", dir, "--keys", "500"}, // no zipf:S to shape
 		{"--corpus", dir, "--caches", "lru,arc"},
