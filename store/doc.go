@@ -314,9 +314,12 @@
 // at most two buckets. Each resident looked at is hashed again (a slot
 // keeps no hash), which makes an evicting Set several times dearer
 // (BenchmarkRelocation), so a cache relocates only while a relocating
-// twin of its miniature clearly beats the one that does not (shadow.go),
-// by a large lead over recent requests or a small one over many (the
-// prior's miniature is weighed the same way, duel.go);
+// twin of its miniature beats the one that does not (shadow.go): from its
+// first sampled Gets on, on trial, until the twin's lead over a couple of
+// hundred differing Gets keeps it or ends it (trial.go), and then
+// whenever the twin leads by a large lead over recent requests or a
+// small one over many (the prior's miniature is weighed the same way,
+// duel.go);
 // Stats.Relocations counts the moves. A move holds both of the resident's
 // candidates, so every writer finds the key where it is; a Get that races
 // the move may miss it, as it may miss a key being evicted; All stops

@@ -56,6 +56,9 @@ func (d *duel) lead() float64 {
 	return lead(d.long[0], d.long[1])
 }
 
+// longLead returns the challenger's lead over the long memory alone.
+func (d *duel) longLead() float64 { return lead(d.long[0], d.long[1]) }
+
 // acted is called when the cache has acted on the lead: if the short
 // memory overruled the long one, the long one is cleared (see duel).
 func (d *duel) acted() {

@@ -10,6 +10,8 @@ import (
 // Policy says where it stands and how it got there. Here a loop over
 // twice the cache's capacity, where LRU would hit nothing: the cache
 // keeps part of the loop, and its miniatures show which rankings do.
+// Relocation is tried from the first evidence on, dropped when the trial
+// does not show it paying, and taken up again once its lead is clear.
 func ExampleCache_Policy() {
 	c, err := store.NewCache[int, int](store.CacheOptions[int, int]{MaxEntries: 1000, Seed: 1})
 	if err != nil {
@@ -28,7 +30,11 @@ func ExampleCache_Policy() {
 	}
 	fmt.Println("in use:", p.Ranking, p.Prior)
 	for _, ch := range p.Changes {
-		fmt.Printf("at Get %d: %s %s → %s\n", ch.Gets, ch.Kind, ch.From, ch.To)
+		trial := ""
+		if ch.Trial {
+			trial = " (trial)"
+		}
+		fmt.Printf("at Get %d: %s %s → %s%s\n", ch.Gets, ch.Kind, ch.From, ch.To, trial)
 	}
 	// Output:
 	// hit ratio 47%
@@ -40,7 +46,9 @@ func ExampleCache_Policy() {
 	// patient            46%
 	// recency-no-window   2%
 	// in use: due-last-gap short
+	// at Get 126: relocation off → on (trial)
 	// at Get 4309: ranking patient → due
 	// at Get 4529: ranking due → due-last-gap
+	// at Get 4529: relocation on → off (trial)
 	// at Get 33850: relocation off → on
 }

@@ -16,7 +16,7 @@ type PolicyState struct {
 	// with) or "recency-no-window". Prior is "short" or "long": the gap
 	// a key's first use is blended from. Relocating reports whether an
 	// eviction may move a resident to its other candidate to reach a
-	// better victim.
+	// better victim (never with d ≠ 2 or a weight bound).
 	Ranking    string `json:"ranking"`
 	Prior      string `json:"prior"`
 	Relocating bool   `json:"relocating"`
@@ -75,6 +75,11 @@ type PolicyChange struct {
 	To   string `json:"to"`
 	// Lead is the challenger's lead that made the change.
 	Lead float64 `json:"lead"`
+	// Trial marks the start and the end of relocation's trial: a cache
+	// turns relocation on at its first period whatever the lead, and its
+	// twin's lead, on the trial's own lower bar, decides whether it stays
+	// on (see "Relocation" in the package documentation).
+	Trial bool `json:"trial,omitempty"`
 }
 
 // The kinds of PolicyChange.
@@ -99,7 +104,7 @@ func (s *Cache[K, V]) Policy() PolicyState {
 	ps := PolicyState{
 		Ranking:          rankings[cur].name,
 		Prior:            priorNames[sh.pol.prior()],
-		Relocating:       sh.pol.moves.Load(),
+		Relocating:       sh.pol.moves.Load() && s.cfg.Choices == 2 && s.weigher == nil,
 		SampleRate:       int(s.shMask + 1),
 		MiniatureEntries: sh.miniCap,
 		SampledGets:      sh.sampled,
@@ -124,7 +129,7 @@ func (s *Cache[K, V]) Policy() PolicyState {
 		})
 	}
 	for i := sh.changes - min(sh.changes, MaxPolicyChanges); i < sh.changes; i++ {
-		ps.Changes = append(ps.Changes, sh.log[i%MaxPolicyChanges])
+		ps.Changes = append(ps.Changes, sh.changeLog[i%MaxPolicyChanges])
 	}
 	return ps
 }

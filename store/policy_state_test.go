@@ -59,7 +59,7 @@ func TestPolicyStateTracksChanges(t *testing.T) {
 	ps, polled, atLoop := policyRun(t, seed, maxE, phase)
 	t.Logf("%d sampled Gets in %d periods, %d changes; now %s, %s prior, relocating %v", ps.SampledGets, ps.Periods, ps.ChangesTotal, ps.Ranking, ps.Prior, ps.Relocating)
 	for _, c := range ps.Changes {
-		t.Logf("  at Get %d (sampled %d): %s %s → %s, lead %.2f", c.Gets, c.SampledGets, c.Kind, c.From, c.To, c.Lead)
+		t.Logf("  at Get %d (sampled %d): %s %s → %s, lead %.2f, trial %v", c.Gets, c.SampledGets, c.Kind, c.From, c.To, c.Lead, c.Trial)
 	}
 	if ps.ChangesTotal == 0 {
 		t.Fatal("no change over a workload that moves from a shifting set to a loop and back")
@@ -73,6 +73,7 @@ func TestPolicyStateTracksChanges(t *testing.T) {
 	ranking, prior, reloc := "patient", "short", "off"
 	var last uint64
 	var rankingMoves []string
+	trials := 0 // changes of relocation's trial seen
 	for i, c := range ps.Changes {
 		if c.Gets < last || c.Gets > 3*phase || c.SampledGets > c.Gets {
 			t.Errorf("change %d at Get %d (sampled %d), after one at %d of %d", i, c.Gets, c.SampledGets, last, 3*phase)
@@ -94,13 +95,28 @@ func TestPolicyStateTracksChanges(t *testing.T) {
 			t.Errorf("change %d: %s from %s to %s, but the %s was %s", i, c.Kind, c.From, c.To, c.Kind, *cur)
 		}
 		*cur = c.To
-		if c.Kind == changeRelocation && c.To == "off" {
+		switch {
+		case c.Trial && (c.Kind != changeRelocation || c.To == "on" && trials != 0 || c.To == "off" && trials != 1):
+			t.Errorf("change %d: %s to %s marked as relocation's trial, after %d changes of the trial", i, c.Kind, c.To, trials)
+		case c.Trial && c.To == "off" && c.Lead >= trialBar:
+			t.Errorf("change %d: relocation's trial failed on a lead of %.2f, past its bar of %v", i, c.Lead, float64(trialBar))
+		case c.Trial:
+		case c.Kind == changeRelocation && c.To == "off":
 			if c.Lead >= -ps.Bar {
 				t.Errorf("change %d: relocation off on a lead of %.2f, not under −%v", i, c.Lead, ps.Bar)
 			}
-		} else if c.Lead <= ps.Bar {
+		case c.Lead <= ps.Bar:
 			t.Errorf("change %d: %s to %s on a lead of %.2f, not past %v", i, c.Kind, c.To, c.Lead, ps.Bar)
 		}
+		if c.Trial {
+			trials++
+		} else if c.Kind == changeRelocation && trials == 0 {
+			t.Errorf("change %d: relocation %s before its trial", i, c.To)
+		}
+	}
+	// A cache that Gets tries relocation at its first period.
+	if trials == 0 || ps.Changes[0].Kind != changeRelocation || ps.Changes[0].SampledGets > uint64(ps.SampledGets/ps.Periods+1) {
+		t.Errorf("relocation's trial did not start with the first period: %+v", ps.Changes[0])
 	}
 	if ranking != ps.Ranking || prior != ps.Prior || (reloc == "on") != ps.Relocating {
 		t.Errorf("the changes lead to %s, %s prior, relocation %s; the report says %s, %s, %v", ranking, prior, reloc, ps.Ranking, ps.Prior, ps.Relocating)
@@ -171,7 +187,7 @@ func TestPolicyStateKeepsLastChanges(t *testing.T) {
 	const n = MaxPolicyChanges + 9
 	s.sh.mu.Lock()
 	for i := range n {
-		s.sh.record(changeRanking, fmt.Sprint(i), fmt.Sprint(i+1), 5)
+		s.sh.log(PolicyChange{Kind: changeRanking, From: fmt.Sprint(i), To: fmt.Sprint(i + 1), Lead: 5})
 	}
 	s.sh.mu.Unlock()
 	ps := s.Policy()

@@ -30,12 +30,13 @@ package store
 //
 // A slot keeps no hash, so each resident looked at is hashed again, and
 // its other bucket is scanned: an eviction that relocates costs several
-// times one that does not. So the cache relocates only when its
+// times one that does not. So the cache relocates only where its
 // miniatures show that it pays (shadow.go: a twin of the miniature of the
-// ranking in use relocates, and the cache relocates while the twin hits
-// clearly more often), and an eviction whose victim is a key that has
-// shown no reuse yet does not look further: any other such key would do
-// no better. Relocation needs d = 2 and is off in a cache bounded by
+// ranking in use relocates; the cache tries relocation from the first
+// evidence on and keeps it if the twin leads, trial.go, and later
+// relocates while the twin hits clearly more often), and an eviction
+// whose victim is a key that has shown no reuse yet does not look
+// further: any other such key would do no better. Relocation needs d = 2 and is off in a cache bounded by
 // weight, whose victims are not tied to the candidates (weight.go).
 
 // evictee is the entry an insert evicts: what the listener, the stats

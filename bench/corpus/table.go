@@ -174,8 +174,12 @@ func WritePolicy(w io.Writer, res *Result) error {
 			if n := r.Warmup + r.Reads; n > 0 {
 				share = fmt.Sprintf("%.0f%%", 100*float64(c.Gets)/float64(n))
 			}
+			kind := c.Kind
+			if c.Trial {
+				kind += " trial"
+			}
 			changes = append(changes, []string{r.Workload, r.Capacity, strconv.FormatUint(c.Gets, 10), share,
-				c.Kind, c.From + " → " + c.To, fmt.Sprintf("%+.1f", c.Lead)})
+				kind, c.From + " → " + c.To, fmt.Sprintf("%+.1f", c.Lead)})
 		}
 	}
 	if err := cli.WriteTable(w, header, rows); err != nil {
@@ -184,7 +188,7 @@ func WritePolicy(w io.Writer, res *Result) error {
 	if len(changes) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "\nThe changes, oldest first (the last %d of a row at most): the cache's Gets when it changed and their share of the row's requests (a generated workload's uncounted first half included), and the challenger's lead in standard deviations (the bar is %v).\n", store.MaxPolicyChanges, zBar(res))
+	fmt.Fprintf(w, "\nThe changes, oldest first (the last %d of a row at most): the cache's Gets when it changed and their share of the row's requests (a generated workload's uncounted first half included), and the challenger's lead in standard deviations (the bar is %v; relocation's trial starts at the first evidence, whatever the lead, and ends on a bar of its own).\n", store.MaxPolicyChanges, zBar(res))
 	return cli.WriteTable(w, []string{"workload", "capacity", "at Get", "share", "kind", "change", "lead"}, changes)
 }
 
