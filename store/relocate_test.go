@@ -198,8 +198,9 @@ func TestRelocationPausesForAll(t *testing.T) {
 // clearly more often, relocation is on at the end of the run, and the
 // same seed makes the same changes. On uniform draws, where every policy
 // hits alike, each of 40 seeds ends the trial within 100,000 requests, off
-// in all but a few: a twin that only ties passes the trial's bar about
-// once in 44 (z ≥ 2), so more than 6 of 40 would take a real lead.
+// in all but a few: a twin that only ties passes the trial's bar (z ≥ 2)
+// about once in 40 (16 of 600 seeds), so more than 6 of 40 would take a
+// real lead.
 func TestRelocationAdapts(t *testing.T) {
 	t.Parallel() // one goroutine of CPU work: it overlaps the other such tests
 	seed := seedFor(t)

@@ -26,8 +26,9 @@ package store
 // effect.
 //
 // trialGets is where McNemar's z means something: over 200 differing
-// Gets a twin that wins 57% of them leads by z = 2, one that wins 50% by
-// chance reaches z = 2 once in 44 trials. On bench --corpus the trial lifts
+// Gets a twin that wins 57% of them leads by z = 2, and one that only
+// ties reaches z = 2 by chance once in 44 trials by the normal law (16 of
+// 600 seeds of TestRelocationAdapts's uniform draws, one in 37). On bench --corpus the trial lifts
 // the 48 trace rows by 4.8 points in sum (lirs/gli, multi2 at 25% +1.0,
 // multi1 at 1% +0.7) and the 8 Zipf rows by 1.0; it costs 0.3 over the 12
 // aging rows (aging:1 at 25%) and P12 at 25% 0.25. Without the early
