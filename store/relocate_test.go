@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 // loopKey is the key a relocation test sets at step i: a loop over
@@ -202,6 +204,7 @@ func TestRelocationPausesForAll(t *testing.T) {
 // about once in 40 (16 of 600 seeds), so more than 6 of 40 would take a
 // real lead.
 func TestRelocationAdapts(t *testing.T) {
+	testutil.SkipOneGoroutine(t, "relocation's trial replays 1.5 million requests")
 	t.Parallel() // one goroutine of CPU work: it overlaps the other such tests
 	seed := seedFor(t)
 	run := func(seed uint64, loop bool, requests int) (s *Cache[string, int], done int) {
