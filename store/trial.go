@@ -28,13 +28,15 @@ package store
 // trialGets is where McNemar's z means something: over 200 differing
 // Gets a twin that wins 57% of them leads by z = 2, and one that only
 // ties reaches z = 2 by chance once in 44 trials by the normal law (16 of
-// 600 seeds of TestRelocationAdapts's uniform draws, one in 37). On bench --corpus the trial lifts
-// the 48 trace rows by 4.8 points in sum (lirs/gli, multi2 at 25% +1.0,
-// multi1 at 1% +0.7) and the 8 Zipf rows by 1.0; it costs 0.3 over the 12
-// aging rows (aging:1 at 25%) and P12 at 25% 0.25. Without the early
-// failure, large caches (which sample 1 key in 256 or fewer, so reach
-// trialGets late) kept relocating through most of the aging streams and
-// lost 1.1 there.
+// 600 seeds of TestRelocationAdapts's uniform draws, one in 37).
+//
+// On bench --corpus the trial lifts the 48 trace rows by 4.8 points in
+// sum (lirs/gli, multi2 at 25% +1.0, multi1 at 1% +0.7) and the 8 Zipf
+// rows by 1.0 (Zipf 0.6 at 10% +0.4, which brings it within half a point
+// of otter); it costs 0.3 over the 12 aging rows (aging:1 at 25%) and P12
+// at 25% 0.25. Without the early failure, large caches (which replay 1
+// key in 256 or fewer, so reach trialGets late) kept relocating through
+// most of the aging streams and lost 1.1 there.
 //
 // What the trial costs is CPU while it runs: an evicting Set that
 // relocates takes several times as long (BenchmarkRelocation). On Zipf
