@@ -34,9 +34,10 @@ type PolicyState struct {
 	Miniatures []MiniatureState `json:"miniatures"`
 	// RelocationLead is the lead of the twin, which relocates, over the
 	// miniature of the ranking in use (negative: it trails), and
-	// RelocationHitRatio the twin's hit ratio. A cache that relocates
-	// stops when the lead falls under −Bar; one that does not starts
-	// when it passes Bar.
+	// RelocationHitRatio the twin's hit ratio. Once relocation's trial is
+	// over (PolicyChange.Trial), a cache that relocates stops when the
+	// lead falls under −Bar, and one that does not starts when it passes
+	// Bar.
 	RelocationLead     float64 `json:"relocation_lead"`
 	RelocationHitRatio float64 `json:"relocation_hit_ratio"`
 	// PriorLead is the lead of the ranking in use under the other prior,
