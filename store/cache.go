@@ -104,8 +104,7 @@ func newCache[K comparable, V any](o config, weigher func(K, V) uint32) *Cache[K
 	s.pol.initRanks(uint64(o.MaxEntries) >> s.tq)
 	s.pol.set(defaultRanking)
 	s.sh = new(shadows)
-	s.sh.init(o.MaxEntries, &s.pol)
-	s.sh.cacheGets = func() uint64 { h, m := s.tot.sum(); return h + m }
+	s.sh.init(o.MaxEntries, &s.pol, func() uint64 { h, m := s.tot.sum(); return h + m })
 	s.shMask, _ = shadowMask(o.MaxEntries)
 	s.clock = o.Clock
 	if s.clock == nil {

@@ -172,7 +172,7 @@ func shadowMask(capacity int) (mask uint64, miniCap int) {
 	return rate - 1, max(capacity/int(rate), 16)
 }
 
-func (sh *shadows) init(capacity int, pol *policy) {
+func (sh *shadows) init(capacity int, pol *policy, cacheGets func() uint64) {
 	_, mc := shadowMask(capacity)
 	for c := range sh.minis {
 		sh.minis[c].init(mc, c, pol.prior())
@@ -184,6 +184,7 @@ func (sh *shadows) init(capacity int, pol *policy) {
 	sh.miniCap = mc
 	sh.period = max(mc/8, 16)
 	sh.pol = pol
+	sh.cacheGets = cacheGets
 }
 
 // get replays a sampled Get of the key with hash h: a hit, or a miss
@@ -285,9 +286,7 @@ func (sh *shadows) choose() {
 // log records a change of the policy, dated with the cache's Gets and
 // the sampled ones (see PolicyChange). The caller holds sh.mu.
 func (sh *shadows) log(c PolicyChange) {
-	if sh.cacheGets != nil {
-		c.Gets = sh.cacheGets()
-	}
+	c.Gets = sh.cacheGets()
 	c.SampledGets = sh.sampled
 	sh.changeLog[sh.changes%MaxPolicyChanges] = c
 	sh.changes++

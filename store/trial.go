@@ -75,9 +75,9 @@ func (sh *shadows) runTrial() {
 			sh.trial = trialDone // the usual rule turned it off
 			return
 		}
-		w, l := sh.twinDuel.long[0], sh.twinDuel.long[1]
-		z := lead(w, l)
-		if z > -trialBar && w+l < trialGets {
+		d := &sh.twinDuel
+		z := d.longLead()
+		if z > -trialBar && d.long[0]+d.long[1] < trialGets {
 			return
 		}
 		sh.trial = trialDone
