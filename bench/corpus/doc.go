@@ -1,9 +1,10 @@
 // Package corpus replays a corpus of workloads, every block trace of a
-// folder and generated Zipf and aging streams, against every bounded cache at
-// capacities given as shares of each workload's distinct keys, and sums
-// up how the bounded twochoice store does against the best of the other
-// caches and against Belady's optimum. It is the instrument for tuning
-// the store's eviction policy: one command, one table, one summary.
+// folder and generated Zipf, aging and synthetic streams, against every
+// bounded cache at capacities given as shares of each workload's distinct
+// keys, and sums up how the bounded twochoice store does against the best
+// of the other caches and against Belady's optimum. It is the instrument
+// for tuning the store's eviction policy: one command, one table, one
+// summary.
 //
 // # Terms
 //
@@ -12,12 +13,15 @@
 //     does, compressed with zstd or not), a Zipf stream over Config.Keys
 //     keys, or an aging stream (workload.Aging: the same law over
 //     Config.Keys ranks counted back from the newest key, a key born
-//     every AgingStep requests).
+//     every AgingStep requests), or a synthetic stream (workload.Synthetic:
+//     drift, phases, mixloop, zscan, oneoffs or uniform over Config.Keys
+//     keys), shapes that a fixed law lacks and that no constant of the
+//     store was chosen on.
 //   - A row is a workload at one capacity. Capacities are shares of the
 //     workload's distinct keys (or entries), rounded to the nearest entry
 //     as bench rounds them (measure.Capacity.Resolve); a Zipf workload's
-//     distinct keys are all Config.Keys it can draw, an aging workload's
-//     the keys its requests name, warm-up included.
+//     distinct keys are all Config.Keys it can draw, an aging or
+//     synthetic workload's the keys its requests name, warm-up included.
 //   - twochoice is the store's cache mode under its default rule
 //     ("twochoice-goleft" among the peers), the cache being tuned; the
 //     peers are the other bounded caches compared (otter, ristretto, lru,
@@ -58,8 +62,13 @@
 // every key set with more hits than belady, any cache with more hits than
 // Belady's optimum with bypass (which bounds caches that may refuse a key,
 // ristretto), or any cache that held more entries than its capacity
-// (sampled after each batch of requests). Run returns the problems with the
-// results, and an error wrapping ErrCheck.
+// (sampled after each batch of requests). Hits are compared over the whole
+// stream, warm-up included: Belady's optimum has the most hits of any
+// cache over the stream, but not over every part of it, and a generated
+// stream whose popularity moves (synthetic:drift) has rows where Belady's
+// optimum with forced insertion hits more than the one with bypass in
+// the counted half alone. Run returns the problems with the results, and
+// an error wrapping ErrCheck.
 //
 // # Noise
 //

@@ -29,21 +29,28 @@ type loaded struct {
 func (l *loaded) reads() int64 { return int64(len(l.keys)) - l.warmup }
 
 // load reads or generates it: a whole trace, or 2 × requests draws of a
-// Zipf or aging stream over keys ranks from seed, the first half not
-// counted. A Zipf stream's capacities are shares of its keys, a trace's
-// and an aging stream's of the distinct keys it names (an aging stream's
-// keys are born as it runs).
+// Zipf, aging or synthetic stream over keys ranks from seed, the first
+// half not counted. A Zipf stream's capacities are shares of its keys, a
+// trace's and the other streams' of the distinct keys they name (an aging
+// stream's keys are born as it runs, a synthetic one's may be).
 func load(ctx context.Context, it Item, keys uint64, requests int, seed uint64) (*loaded, error) {
 	l := &loaded{item: it}
 	if it.Generated() {
 		var next func() uint64
-		if it.Aging {
+		switch {
+		case it.Kind != "":
+			g, err := workload.NewSynthetic(it.Kind, keys, 2*uint64(requests), seed)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+			}
+			next = g.Next
+		case it.Aging:
 			a, err := workload.NewAging(it.S, keys, AgingStep, seed)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 			}
 			next = a.Next
-		} else {
+		default:
 			z, err := workload.NewZipf(it.S, keys, seed)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %w", ErrConfig, err)

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/twochoice/twochoice/bench/workload"
 )
 
 // The errors of the package.
@@ -24,11 +26,12 @@ var (
 )
 
 // Item is one workload of a corpus: a trace file, or a generated stream
-// (Zipf or aging).
+// (Zipf, aging or synthetic).
 type Item struct {
 	// Name labels the workload's rows: the trace's path inside the
 	// folder it was found in, or its base name, without the extensions
-	// (".lis.zst"); "zipf:S" or "aging:S" for a generated stream.
+	// (".lis.zst"); "zipf:S", "aging:S" or "synthetic:KIND" for a
+	// generated stream.
 	Name string
 	// Path is the trace file; empty for a generated stream.
 	Path string
@@ -37,6 +40,9 @@ type Item struct {
 	// Aging: the stream is aging (workload.Aging, a key born every
 	// AgingStep requests), not a fixed Zipf law.
 	Aging bool
+	// Kind is a synthetic stream's kind (workload.Synthetic); empty for
+	// the others.
+	Kind string
 }
 
 // AgingStep is the requests between two births of an aging:S workload.
@@ -46,7 +52,7 @@ const AgingStep = 16
 func (it Item) Generated() bool { return it.Path == "" }
 
 // Zipf reports whether the item is a Zipf stream.
-func (it Item) Zipf() bool { return it.Generated() && !it.Aging }
+func (it Item) Zipf() bool { return it.Generated() && !it.Aging && it.Kind == "" }
 
 // Parse reads a corpus list: items separated by commas, each one of
 //
@@ -54,6 +60,9 @@ func (it Item) Zipf() bool { return it.Generated() && !it.Aging }
 //	aging:S      an aging stream: Zipf of exponent S over ranks counted
 //	             back from the newest key, a key born every AgingStep
 //	             requests (workload.Aging)
+//	synthetic:K  a synthetic stream of kind K (workload.Synthetic: drift,
+//	             phases, mixloop, zscan, oneoffs or uniform), or of every
+//	             kind for synthetic:all
 //	trace:FILE   the trace FILE
 //	PATH         a trace file, or a folder: every trace in it and in its
 //	             subfolders, in the order of their paths
@@ -104,6 +113,19 @@ func describe(it Item) string {
 func parseItem(f string) ([]Item, error) {
 	if f == "" {
 		return nil, fmt.Errorf("%w: an empty item in the corpus list", ErrConfig)
+	}
+	if k, ok := strings.CutPrefix(f, "synthetic:"); ok {
+		kinds := []string{k}
+		if k == "all" {
+			kinds = workload.SyntheticKinds
+		} else if !slices.Contains(workload.SyntheticKinds, k) {
+			return nil, fmt.Errorf("%w: %q: want synthetic:KIND with KIND one of %s, or synthetic:all", ErrConfig, f, strings.Join(workload.SyntheticKinds, ", "))
+		}
+		items := make([]Item, len(kinds))
+		for i, k := range kinds {
+			items[i] = Item{Name: "synthetic:" + k, Kind: k}
+		}
+		return items, nil
 	}
 	for _, kind := range []string{"zipf", "aging"} {
 		s, ok := strings.CutPrefix(f, kind+":")

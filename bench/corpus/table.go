@@ -24,7 +24,7 @@ func WriteTable(w io.Writer, res *Result) error {
 	fmt.Fprintf(w, "machine %s\n\n", res.Machine)
 	fmt.Fprintln(w, "Hit ratios in percent; a read that misses inserts its key. Traces are replayed whole, every request counted.")
 	if res.ZipfKeys > 0 {
-		fmt.Fprintf(w, "zipf:S is Zipf with exponent S over %d keys; aging:S the same law over ranks counted back from the newest key, a key born every %d requests: %d requests counted after as many that warm the caches up (seed %d).\n",
+		fmt.Fprintf(w, "zipf:S is Zipf with exponent S over %d keys; aging:S the same law over ranks counted back from the newest key, a key born every %d requests; synthetic:K a shape of kind K over as many ranks (twochoice bench --help): %d requests counted after as many that warm the caches up (seed %d).\n",
 			res.ZipfKeys, AgingStep, res.ZipfRequests, res.Seed)
 	}
 	fmt.Fprintln(w, "Capacities are shares of each workload's distinct keys, rounded to the nearest entry.")

@@ -21,6 +21,12 @@ type Result struct {
 	Reads    int64  // read requests
 	Writes   int64  // write requests
 	Hits     int64  // reads that found their key
+	// WarmupHits counts the reads that found their key among the
+	// uncounted first requests. Belady's optimum bounds the hits of a
+	// whole stream, not of its end: a cache that does worse early may
+	// hold keys that serve the counted part better, so checks against
+	// the optimum compare Hits + WarmupHits.
+	WarmupHits int64
 	// Peak is the most entries a bounded cache held, sampled after each
 	// batch of workload.BatchSize requests (Run and RunOne sample; Replay
 	// does not, as an unbounded cache may take time to count).
@@ -71,6 +77,9 @@ func replay[K caches.Key, V any](c caches.Cache[K, V], w workload.Workload[K], w
 				c.Set(q.Key, zero)
 			}
 			if seen++; seen <= warmup {
+				if hit {
+					r.WarmupHits++
+				}
 				continue
 			}
 			switch {

@@ -128,13 +128,14 @@ func TestReplayWrites(t *testing.T) {
 	}
 }
 
-// Warm-up requests go to the cache but not into the counts.
+// Warm-up requests go to the cache but not into the counts; their hits
+// are counted apart.
 func TestReplayWarmup(t *testing.T) {
-	keys := []uint64{1, 2, 3, 1, 2, 3, 4}
+	keys := []uint64{1, 1, 2, 3, 1, 2, 3, 4}
 	c, _ := caches.NewMap[uint64, struct{}](caches.Options{})
 	r, err := Replay(c, workload.Replay("w", workload.Reads(keys)), 3)
-	if err != nil || r.Reads != 4 || r.Hits != 3 {
-		t.Fatalf("result %+v, %v; want 4 reads, 3 hits", r, err)
+	if err != nil || r.Reads != 5 || r.Hits != 3 || r.WarmupHits != 1 {
+		t.Fatalf("result %+v, %v; want 5 reads, 3 hits, 1 warm-up hit", r, err)
 	}
 }
 

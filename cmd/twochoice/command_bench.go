@@ -73,6 +73,13 @@ points, and a summary. LIST is comma-separated items:
                newest key, a new key born every 16 requests: popularity
                that moves, as a feed's or a news site's (capacities are
                shares of the keys it names)
+  synthetic:K  a shape a fixed law lacks, over --keys keys, --requests
+               counted after as many uncounted: drift (popularity that
+               moves on), phases (working sets A, B, A, C), mixloop (a
+               loop beside hot keys), zscan (table scans among hot keys),
+               oneoffs (one-off keys among hot ones), uniform (a control);
+               synthetic:all is every kind (capacities are shares of the
+               keys it names)
 The summary counts the rows within 0.5 point of the best peer (or ahead),
 gives the mean margin and the worst row, and the gap closed:
 sum(twochoice - best peer) / sum(belady - best peer) over the rows, the
@@ -115,8 +122,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		seed      = fs.Uint64("seed", 1, "seed of the generators: the same seed replays the same requests")
 		plotFile  = fs.String("plot", "", "write hit ratio against capacity (with --corpus, the margins) to FILE.svg or FILE.png")
 		reportDir = fs.String("report", "", "run the README's comparisons and write DIR/bench-results.md, its charts and DIR/bench-summary.md")
-		corpusArg = fs.String("corpus", "", "replay a corpus: DIR, FILE, trace:FILE, zipf:S and aging:S items, comma-separated (see above)")
-		requests  = fs.Int("requests", 2_000_000, "with --corpus: requests counted of each zipf:S and aging:S workload, after as many uncounted")
+		corpusArg = fs.String("corpus", "", "replay a corpus: DIR, FILE, trace:FILE, zipf:S, aging:S and synthetic:K items, comma-separated (see above)")
+		requests  = fs.Int("requests", 2_000_000, "with --corpus: requests counted of each generated (zipf:S, aging:S, synthetic:K) workload, after as many uncounted")
 		rounds    = fs.Int("rounds", 1, "with --corpus: replays of otter and ristretto per row, whose median is reported (they draw seeds at random)")
 		policy    = fs.Bool("policy", false, "with --corpus: after the table, the setting twochoice's eviction policy ended each row on and its changes (JSON and CSV always carry them)")
 		quiet     = fs.Bool("quiet", false, "no progress bar")
@@ -139,7 +146,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 
 	set := flagsGiven(fs)
 	if set["requests"] && *corpusArg == "" {
-		return fmt.Errorf("%w: --requests sizes the zipf:S and aging:S workloads of --corpus", errUsage)
+		return fmt.Errorf("%w: --requests sizes the generated (zipf:S, aging:S, synthetic:K) workloads of --corpus", errUsage)
 	}
 	if set["rounds"] && *corpusArg == "" {
 		return fmt.Errorf("%w: --rounds is for --corpus", errUsage)

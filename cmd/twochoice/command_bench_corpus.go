@@ -47,7 +47,7 @@ func runCorpus(ctx context.Context, f corpusFlags, bar *cli.Progress, stdout, st
 	if !slices.ContainsFunc(items, corpus.Item.Generated) {
 		for _, name := range []string{"keys", "requests"} {
 			if f.set[name] {
-				return fmt.Errorf("%w: --%s shapes the zipf:S and aging:S workloads of --corpus, and %s has none", errUsage, name, f.list)
+				return fmt.Errorf("%w: --%s shapes the generated (zipf:S, aging:S, synthetic:K) workloads of --corpus, and %s has none", errUsage, name, f.list)
 			}
 		}
 	}
