@@ -78,7 +78,10 @@ import (
 // pays for it only where it is seen to win: on loops and long cycles the
 // twin wins clearly; on Zipf draws at caches of 1% of the keys it wins by
 // a few tenths of a point, which the long memory finds; where every
-// policy hits alike (uniform draws) it stays off.
+// policy hits alike (uniform draws) it stays off. When the cache moves
+// to another ranking, the twin restarts as a relocating copy of that
+// ranking's miniature, its duel from nothing (restartTwin): its evidence
+// is about relocation under the ranking in use.
 //
 // Before that rule, relocation has a trial (trial.go): it turns on at the
 // first period and stays on only if the twin shows it paying by a lower
@@ -251,7 +254,7 @@ func (sh *shadows) choose() {
 	sh.periods++
 	if best != cur {
 		sh.pol.set(best)
-		sh.twin.r = sh.rank(best, pr)
+		sh.restartTwin(best, pr)
 		sh.alt.r = sh.rank(best, otherPrior(pr))
 		sh.log(PolicyChange{Kind: changeRanking, From: rankings[cur].name, To: rankings[best].name, Lead: bestZ})
 	} else if z := sh.altDuel.lead(); z > zSwitch {
@@ -281,6 +284,20 @@ func (sh *shadows) choose() {
 	}
 	sh.twinDuel.decay()
 	sh.altDuel.decay()
+}
+
+// restartTwin makes the twin the miniature of ranking c under prior pr,
+// relocating, and clears its duel: the cache has just moved to c. The
+// twin's evidence is about relocation under the ranking in use; kept
+// across the move, its counts would mix two rankings' and its entries
+// would be those the old ranking chose, so the duel would weigh the move
+// as much as relocation. On the synthetic mixloop at 25% of bench's probe,
+// a trial that had run under "patient" failed three thousand Gets after
+// the move to "due", which relocates to gain there when run alone.
+func (sh *shadows) restartTwin(c, pr int) {
+	sh.twin.copyFrom(&sh.minis[c])
+	sh.twin.r = sh.rank(c, pr)
+	sh.twinDuel = duel{}
 }
 
 // log records a change of the policy, dated with the cache's Gets and
@@ -355,6 +372,17 @@ func (m *mini) init(capacity, ranking, prior int) {
 	m.ghost = make([]uint32, g)
 	m.r = rankings[ranking].in(uint64(capacity), prior)
 	m.gshift = ghostShift(uint64(capacity))
+}
+
+// copyFrom makes m a copy of o's entries, ghost and tick (a miniature of
+// the same capacity), keeping m's own ranking and relocation setting.
+func (m *mini) copyFrom(o *mini) {
+	copy(m.keys, o.keys)
+	copy(m.accs, o.accs)
+	copy(m.loads, o.loads)
+	copy(m.other, o.other)
+	copy(m.ghost, o.ghost)
+	m.tick = o.tick
 }
 
 // fingerprint returns the nonzero 32-bit fingerprint of hash h.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/twochoice/twochoice/internal/testutil"
@@ -61,4 +62,66 @@ func TestCacheRunsItsMiniature(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A move to another ranking restarts the twin (restartTwin): it becomes
+// a relocating copy of the new ranking's miniature, under that ranking,
+// and its duel starts from nothing, while the miniatures keep what they
+// had.
+func TestRankingMoveRestartsTwin(t *testing.T) {
+	seed := seedFor(t)
+	s := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: 1024, Seed: seed | 1})
+	draw := zipfDraw(t, 0.9, 20_000, seed)
+	for range 50_000 {
+		if k := draw(); !has(s, k) {
+			s.Set(k, 0)
+		}
+	}
+	sh := s.sh
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	cur := sh.pol.choice()
+	to := (cur + 1) % numRankings
+	if sh.twinDuel == (duel{}) || slices.Equal(sh.twin.keys, sh.minis[to].keys) {
+		t.Fatalf("before the move: twin duel %+v, twin already a copy of ranking %d", sh.twinDuel, to)
+	}
+	before := append([]uint32(nil), sh.minis[to].keys...)
+	// Give ranking to a lead past the bar over the one in use.
+	sh.wins[to][cur], sh.wins[cur][to] = 100, 0
+	sh.choose()
+	if got := sh.pol.choice(); got != to {
+		t.Fatalf("ranking %d after choose, want %d", got, to)
+	}
+	pr := sh.pol.prior()
+	if !slices.Equal(sh.twin.keys, sh.minis[to].keys) || !slices.Equal(sh.twin.accs, sh.minis[to].accs) ||
+		!slices.Equal(sh.twin.ghost, sh.minis[to].ghost) || sh.twin.tick != sh.minis[to].tick {
+		t.Error("the twin is not a copy of the new ranking's miniature")
+	}
+	if !slices.Equal(sh.minis[to].keys, before) {
+		t.Error("the move changed the new ranking's miniature")
+	}
+	if sh.twin.r != sh.rank(to, pr) || !sh.twin.move {
+		t.Errorf("twin ranking %+v relocating %v, want %+v relocating", sh.twin.r, sh.twin.move, sh.rank(to, pr))
+	}
+	if sh.twinDuel != (duel{}) {
+		t.Errorf("twin duel %+v after the move, want none", sh.twinDuel)
+	}
+	// The twin goes on as a miniature of its own: it relocates where the
+	// ranking's does not, so the two part.
+	sh.mu.Unlock()
+	for range 50_000 {
+		if k := draw(); !has(s, k) {
+			s.Set(k, 0)
+		}
+	}
+	sh.mu.Lock()
+	if slices.Equal(sh.twin.keys, sh.minis[sh.pol.choice()].keys) {
+		t.Error("the twin did not part from the ranking's miniature")
+	}
+}
+
+// has reports whether a Get of k hits.
+func has(s *Cache[uint64, int], k uint64) bool {
+	_, ok := s.Get(k)
+	return ok
 }
