@@ -54,6 +54,10 @@ var (
 	// corpusRounds replays otter and ristretto, whose hit ratios vary
 	// from run to run, this many times per corpus row, for the median.
 	corpusRounds = 3
+	// The synthetic shapes (workload.Synthetic) are replayed over
+	// syntheticKeys ranks, syntheticRequests counted after as many.
+	syntheticKeys     = uint64(100_000)
+	syntheticRequests = 1_000_000
 )
 
 // oltpReference is the table of docs/traces.md: hit ratios in percent on
@@ -125,8 +129,12 @@ func Generate(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("report: the corpus: %w", err)
 	}
-	const corpusWeight = 12
-	var total, done float64 = corpusWeight, 0
+	synItems, err := corpus.Parse("synthetic:all")
+	if err != nil {
+		return fmt.Errorf("report: the synthetic shapes: %w", err)
+	}
+	const corpusWeight, syntheticWeight = 12, 2
+	var total, done float64 = corpusWeight + syntheticWeight, 0
 	for _, p := range parts {
 		total += p.weight
 	}
@@ -164,6 +172,21 @@ func Generate(ctx context.Context, o Options) error {
 	if o.Log != nil {
 		fmt.Fprintf(o.Log, "report: corpus done in %v\n", time.Since(t).Round(time.Second))
 	}
+	done += corpusWeight
+	t = time.Now()
+	syn, err := corpus.Run(ctx, corpus.Config{Items: synItems, Capacities: corpus.DefaultCapacities(), Rounds: corpusRounds,
+		Keys: syntheticKeys, Requests: syntheticRequests, Seed: o.Seed,
+		Progress: func(f float64, d string) {
+			if o.Progress != nil {
+				o.Progress((done+f*syntheticWeight)/total, "synthetic: "+d)
+			}
+		}})
+	if err != nil {
+		return fmt.Errorf("report: synthetic shapes: %w", err)
+	}
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, "report: synthetic shapes done in %v\n", time.Since(t).Round(time.Second))
+	}
 
 	oltpChart := filepath.Join(o.Dir, "hitratio-oltp.svg")
 	p12Chart := filepath.Join(o.Dir, "hitratio-p12.svg")
@@ -175,7 +198,7 @@ func Generate(ctx context.Context, o Options) error {
 	}
 	var b bytes.Buffer
 	// The charts sit beside bench-results.md, which links them so.
-	writeMarkdown(&b, results, corp, filepath.Base(oltpChart), filepath.Base(p12Chart), time.Since(start))
+	writeMarkdown(&b, results, corp, syn, filepath.Base(oltpChart), filepath.Base(p12Chart), time.Since(start))
 	// Whole or not at all: a full disk must not leave a partial file,
 	// which scripts/bench-report would put in the README in place of the
 	// last complete one.
@@ -183,7 +206,7 @@ func Generate(ctx context.Context, o Options) error {
 		return err
 	}
 	b.Reset()
-	writeSummary(&b, results[2], results[3], corp)
+	writeSummary(&b, results[2], results[3], corp, syn)
 	return cli.ReplaceFile(filepath.Join(o.Dir, "bench-summary.md"), b.Bytes())
 }
 
@@ -205,7 +228,7 @@ func threads() []int {
 }
 
 // writeMarkdown prints docs/bench-results.md: the full results.
-func writeMarkdown(w io.Writer, results []*measure.Result, corp *corpus.Result, oltpChart, p12Chart string, took time.Duration) {
+func writeMarkdown(w io.Writer, results []*measure.Result, corp, syn *corpus.Result, oltpChart, p12Chart string, took time.Duration) {
 	oltp, p12, tp, mem := results[0], results[1], results[2], results[3]
 	fmt.Fprint(w, "# Benchmark results\n\n")
 	fmt.Fprintf(w, "Measured on %s, in %v, by `scripts/bench-report`, which writes this page and the README's table; "+
@@ -214,6 +237,7 @@ func writeMarkdown(w io.Writer, results []*measure.Result, corp *corpus.Result, 
 		oltp.Machine, took.Round(time.Minute))
 
 	writeCorpus(w, corp)
+	writeSynthetic(w, syn)
 
 	fmt.Fprint(w, "\n## OLTP and P12\n\nThe two ARC traces ([traces](traces.md)), replayed whole by one goroutine from an empty cache, "+
 		"every request counted; a read that misses inserts its block.\n")
@@ -250,11 +274,28 @@ func writeMarkdown(w io.Writer, results []*measure.Result, corp *corpus.Result, 
 // writeCorpus prints the corpus run: its summary, then a row per trace and
 // capacity with every cache's hit ratio, Belady's and twochoice's margin.
 func writeCorpus(w io.Writer, res *corpus.Result) {
-	s := res.Summary
 	fmt.Fprintf(w, "\n## The corpus\n\nEvery trace of [the corpus](traces.md) (%d: the ARC and LIRS traces) replayed whole at 1, 5, 10 and 25%% "+
 		"of its distinct blocks, %d rows, against every bounded cache and Belady's optimum; otter's and ristretto's figures "+
 		"are medians of %d replays (they draw seeds at random). Hit ratios in percent; margin is twochoice's cache less the "+
 		"best of %s, in points.\n\n", res.Workloads, len(res.Rows), res.Rounds, strings.Join(res.Peers, ", "))
+	corpusRows(w, res, "trace")
+}
+
+// writeSynthetic prints the run of the synthetic shapes as writeCorpus
+// prints the corpus's.
+func writeSynthetic(w io.Writer, res *corpus.Result) {
+	fmt.Fprintf(w, "\n## Synthetic shapes\n\nThe shapes of `bench --corpus synthetic:all` (`twochoice bench --help`): popularity that "+
+		"drifts, working sets that come back, a loop beside hot keys, scans, one-off keys and uniform draws, each over %s ranks, "+
+		"%s requests counted after as many (seed %d), at 1, 5, 10 and 25%% of the keys each names. No constant of the store "+
+		"was chosen on them: they show how the policy does on shapes it was not built on. Same columns as above.\n\n",
+		thousands(int(res.ZipfKeys)), thousands(res.ZipfRequests), res.Seed)
+	corpusRows(w, res, "shape")
+}
+
+// corpusRows prints a corpus run's summary line and a row per workload
+// and capacity; first names the first column.
+func corpusRows(w io.Writer, res *corpus.Result, first string) {
+	s := res.Summary
 	fmt.Fprintf(w, "twochoice is within %.1f point of the best other cache, or ahead, on %d rows of %d (ahead on %d); mean margin %+.2f points",
 		corpus.WithinPoints, s.Within, s.Rows, s.Ahead, s.MeanMargin)
 	if s.Worst != nil {
@@ -265,7 +306,7 @@ func writeCorpus(w io.Writer, res *corpus.Result) {
 	}
 	fmt.Fprint(w, ".\n\n")
 	names := append(slices.Clone(res.Caches), hitratio.BeladyName)
-	fmt.Fprint(w, "| trace | capacity |")
+	fmt.Fprintf(w, "| %s | capacity |", first)
 	for _, n := range names {
 		fmt.Fprintf(w, " %s |", n)
 	}
@@ -290,7 +331,7 @@ func writeCorpus(w io.Writer, res *corpus.Result) {
 // writeSummary prints the README's table (bench-summary.md): twochoice's
 // cache against otter and the maps, in hit ratio over the corpus, speed
 // on Zipf keys and memory per entry.
-func writeSummary(w io.Writer, tp, mem *measure.Result, corp *corpus.Result) {
+func writeSummary(w io.Writer, tp, mem *measure.Result, corp, syn *corpus.Result) {
 	cols := []struct{ name, title string }{
 		{caches.CacheName, "twochoice cache"}, {"otter", "otter"}, {caches.MapName, "twochoice map"}, {"map", "Go map + RWMutex"}}
 	cell := func(v *float64, format string) string {
@@ -338,6 +379,13 @@ func writeSummary(w io.Writer, tp, mem *measure.Result, corp *corpus.Result) {
 	row(fmt.Sprintf("rows within %.1f point of the best other cache, or ahead", corpus.WithinPoints), func(c string) string {
 		if c == caches.CacheName {
 			return fmt.Sprintf("%d of %d", s.Within, s.Rows)
+		}
+		return ""
+	})
+	ss := syn.Summary
+	row(fmt.Sprintf("the same on the %d rows of synthetic shapes (`bench --corpus synthetic:all`), mean margin", ss.Rows), func(c string) string {
+		if c == caches.CacheName {
+			return fmt.Sprintf("%d of %d, %+.2f points", ss.Within, ss.Rows, ss.MeanMargin)
 		}
 		return ""
 	})

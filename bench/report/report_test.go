@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -180,12 +181,16 @@ func TestSummaryTable(t *testing.T) {
 		{HitRatio: map[string]float64{corpus.Twochoice: 0.3, "otter": 0.2}, Margin: &m},
 	}}
 	corp.Summary = corpus.Summarize(corp.Rows)
+	m2 := -1.5
+	syn := &corpus.Result{Rows: append(slices.Clone(corp.Rows), corpus.Row{HitRatio: map[string]float64{corpus.Twochoice: 0.1, "otter": 0.2}, Margin: &m2})}
+	syn.Summary = corpus.Summarize(syn.Rows)
 	var b bytes.Buffer
-	writeSummary(&b, tp, mem, corp)
+	writeSummary(&b, tp, mem, corp, syn)
 	for _, want := range []string{
 		"| | twochoice cache | otter | twochoice map | Go map + RWMutex |",
 		"| hit ratio, mean of the corpus's 2 rows ([traces](docs/traces.md) at 1 to 25% of their keys) | 40.00% | 30.00% | ceiling | ceiling |",
 		"| rows within 0.5 point of the best other cache, or ahead | 2 of 2 |  |  |  |",
+		"| the same on the 3 rows of synthetic shapes (`bench --corpus synthetic:all`), mean margin | 2 of 3, +0.17 points |  |  |  |",
 		"| million requests/s, Zipf 1.0 over 1M keys, a cache of 100,000, 2 goroutines | 32.0 | 10.0 | 26.0 | 6.0 |",
 		"| bytes per entry, 1,000,000 uint64 entries | 16.0 | 5.0 | 13.0 | 3.0 |",
 		"[docs/bench-results.md](docs/bench-results.md)",
@@ -193,5 +198,32 @@ func TestSummaryTable(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// The synthetic shapes' section: its heading, the sizes they ran at, the
+// summary line and a row per shape and capacity.
+func TestWriteSynthetic(t *testing.T) {
+	items, err := corpus.Parse("synthetic:all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := corpus.Run(context.Background(), corpus.Config{Items: items, Capacities: corpus.DefaultCapacities(),
+		Rounds: 1, Keys: 1000, Requests: 5000, Seed: 9, Caches: []string{corpus.Twochoice, "lru"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	writeSynthetic(&b, res)
+	out := b.String()
+	for _, want := range []string{"## Synthetic shapes", "over 1,000 ranks, 5,000 requests counted after as many (seed 9)",
+		"twochoice is within 0.5 point of the best other cache, or ahead, on", "| shape | capacity | twochoice | lru | belady | margin |",
+		"| synthetic:drift | 1% |", "| synthetic:uniform | 25% |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if rows := strings.Count(out, "\n| synthetic:"); rows != 4*len(items) {
+		t.Errorf("%d rows, want %d:\n%s", rows, 4*len(items), out)
 	}
 }
