@@ -159,33 +159,33 @@ func Generate(ctx context.Context, o Options) error {
 		}
 	}
 
-	t := time.Now()
-	corp, err := corpus.Run(ctx, corpus.Config{Items: items, Capacities: corpus.DefaultCapacities(), Rounds: corpusRounds,
-		Progress: func(f float64, d string) {
+	// runCorpus runs a corpus of the report, weighing weight in the
+	// progress.
+	runCorpus := func(name string, c corpus.Config, weight float64) (*corpus.Result, error) {
+		t := time.Now()
+		c.Capacities, c.Rounds = corpus.DefaultCapacities(), corpusRounds
+		c.Progress = func(f float64, d string) {
 			if o.Progress != nil {
-				o.Progress((done+f*corpusWeight)/total, "corpus: "+d)
+				o.Progress((done+f*weight)/total, name+": "+d)
 			}
-		}})
+		}
+		res, err := corpus.Run(ctx, c)
+		if err != nil {
+			return nil, fmt.Errorf("report: %s: %w", name, err)
+		}
+		done += weight
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "report: %s done in %v\n", name, time.Since(t).Round(time.Second))
+		}
+		return res, nil
+	}
+	corp, err := runCorpus("corpus", corpus.Config{Items: items}, corpusWeight)
 	if err != nil {
-		return fmt.Errorf("report: corpus: %w", err)
+		return err
 	}
-	if o.Log != nil {
-		fmt.Fprintf(o.Log, "report: corpus done in %v\n", time.Since(t).Round(time.Second))
-	}
-	done += corpusWeight
-	t = time.Now()
-	syn, err := corpus.Run(ctx, corpus.Config{Items: synItems, Capacities: corpus.DefaultCapacities(), Rounds: corpusRounds,
-		Keys: syntheticKeys, Requests: syntheticRequests, Seed: o.Seed,
-		Progress: func(f float64, d string) {
-			if o.Progress != nil {
-				o.Progress((done+f*syntheticWeight)/total, "synthetic: "+d)
-			}
-		}})
+	syn, err := runCorpus("synthetic shapes", corpus.Config{Items: synItems, Keys: syntheticKeys, Requests: syntheticRequests, Seed: o.Seed}, syntheticWeight)
 	if err != nil {
-		return fmt.Errorf("report: synthetic shapes: %w", err)
-	}
-	if o.Log != nil {
-		fmt.Fprintf(o.Log, "report: synthetic shapes done in %v\n", time.Since(t).Round(time.Second))
+		return err
 	}
 
 	oltpChart := filepath.Join(o.Dir, "hitratio-oltp.svg")
