@@ -209,14 +209,14 @@ func TestWriteSynthetic(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := corpus.Run(context.Background(), corpus.Config{Items: items, Capacities: corpus.DefaultCapacities(),
-		Rounds: 1, Keys: 1000, Requests: 5000, Seed: 9, Caches: []string{corpus.Twochoice, "lru"}})
+		Rounds: 1, Keys: 1000, Requests: 2000, Seed: 9, Caches: []string{corpus.Twochoice, "lru"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
 	writeSynthetic(&b, res)
 	out := b.String()
-	for _, want := range []string{"## Synthetic shapes", "over 1,000 ranks, 5,000 requests counted after as many (seed 9)",
+	for _, want := range []string{"## Synthetic shapes", "over 1,000 ranks, 2,000 requests counted after as many (seed 9)",
 		"twochoice is within 0.5 point of the best other cache, or ahead, on", "| shape | capacity | twochoice | lru | belady | margin |",
 		"| synthetic:drift | 1% |", "| synthetic:uniform | 25% |"} {
 		if !strings.Contains(out, want) {
