@@ -291,9 +291,10 @@ func (sh *shadows) choose() {
 // twin's evidence is about relocation under the ranking in use; kept
 // across the move, its counts would mix two rankings' and its entries
 // would be those the old ranking chose, so the duel would weigh the move
-// as much as relocation. On the synthetic mixloop at 25% of bench's probe,
-// a trial that had run under "patient" failed three thousand Gets after
-// the move to "due", which relocates to gain there when run alone.
+// as much as relocation. In ExampleCache_Policy (a loop over twice the
+// cache) relocation's trial failed at the very Get of the move to "due,
+// last gap", and relocation came back 29,000 Gets later; with the
+// restart it stays on.
 func (sh *shadows) restartTwin(c, pr int) {
 	sh.twin.copyFrom(&sh.minis[c])
 	sh.twin.r = sh.rank(c, pr)
