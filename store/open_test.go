@@ -1393,6 +1393,15 @@ func TestOpenErrors(t *testing.T) {
 // exactly the saved entries (a flip in bbolt's free space changes
 // nothing).
 func TestOpenDamaged(t *testing.T) {
+	if testutil.Race {
+		// The race detector's build checks every unsafe.Slice (checkptr),
+		// and a damaged page's element count makes bbolt's slice of it a
+		// fatal error there, which no recover catches (about 1 run in 350
+		// of random damage). Builds without it panic, and Open's guard
+		// (internal/snapshot) turns the panic into ErrCorrupt: this test
+		// checks that in the suite without -race.
+		t.Skip("random damage to bbolt pages is checked without the race detector: its checkptr makes bbolt's reads of them fatal")
+	}
 	dir := t.TempDir()
 	s := newTestMap[string, int](t, MapOptions{Seed: 12})
 	for i := range 200 {
