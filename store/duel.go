@@ -53,7 +53,7 @@ func (d *duel) lead() float64 {
 	if zs := lead(d.short[0], d.short[1]); math.Abs(zs) > zSwitch {
 		return zs
 	}
-	return lead(d.long[0], d.long[1])
+	return d.longLead()
 }
 
 // longLead returns the challenger's lead over the long memory alone.

@@ -36,8 +36,9 @@ package store
 // evidence on and keeps it if the twin leads, trial.go, and later
 // relocates while the twin hits clearly more often), and an eviction
 // whose victim is a key that has shown no reuse yet does not look
-// further: any other such key would do no better. Relocation needs d = 2 and is off in a cache bounded by
-// weight, whose victims are not tied to the candidates (weight.go).
+// further: any other such key would do no better. Relocation needs d = 2
+// and is off in a cache bounded by weight, whose victims are not tied to
+// the candidates (weight.go).
 
 // evictee is the entry an insert evicts: what the listener, the stats
 // recorder and the ghost are told of it.
