@@ -60,8 +60,9 @@ import (
 // again, the way W-TinyLFU's admission and 2Q's probation queue treat
 // newcomers, without refusing any key (a Set is never dropped). A ranking
 // may also keep such a key for a window of ticks first, as W-TinyLFU's
-// window does, and one ranking ignores gaps and scores by age alone, as
-// LRU does. The cache does not settle on one ranking: it runs the one
+// window does; one ranking ignores gaps and scores by age alone, as
+// LRU does, and one ranks by age alone only the keys whose last gap was
+// within a capacity and puts the rest on probation, as 2Q does. The cache does not settle on one ranking: it runs the one
 // whose miniature cache does best on a sample of its keys (shadow.go).
 //
 // Ages and gaps are taken mod 2^20 units, so an entry left alone for
@@ -187,14 +188,13 @@ func (p *policy) current() *rank {
 func (r *rank) score(acc uint32, now uint64) (int64, uint32) {
 	age := ageOf(acc, now)
 	var g uint32
-	if c := gapCodeOf(acc); c != noGap {
-		g = gapValue[c]
-	} else if age < r.window {
+	if c := gapCodeOf(acc); c != noGap && gapValue[c] <= r.cut {
+		g = gapValue[c] & r.gmask
+	} else if c == noGap && age < r.window {
 		return int64(age) - int64(r.window), age
 	} else {
-		g = r.newGap
+		g = r.newGap // a newcomer, or a key on probation
 	}
-	g &= r.gmask
 	return 4*int64(max(g, age)) - r.m4*int64(min(g, age)), age
 }
 

@@ -366,6 +366,55 @@ func TestPolicyWord(t *testing.T) {
 	}
 }
 
+// TestProbationScore checks the probation ranking's scores (ranking.go)
+// in a cache whose capacity takes 1,000 tick units: a key whose last gap
+// is at most a capacity is protected and ranked by age alone, below any
+// key on probation that is not older than the newcomer gap; a key whose
+// gap is longer scores as a newcomer does; on either side the older goes
+// first; and LRU ("recency") still ranks every key by age alone.
+func TestProbationScore(t *testing.T) {
+	var prob, lru rank
+	for _, r := range rankings {
+		switch r.name {
+		case "probation":
+			prob = r.in(1000, shortPrior)
+		case "recency":
+			lru = r.in(1000, shortPrior)
+		}
+	}
+	if prob.cut != 1000 || prob.newGap != 8000 {
+		t.Fatalf("probation's cut %d and newcomer gap %d, want 1000 and 8000", prob.cut, prob.newGap)
+	}
+	const now = 20_000
+	word := func(gap uint32, last uint64) uint32 { return packAcc(last, gapCode(gap)) }
+	score := func(r *rank, w uint32) int64 { s, _ := r.score(w, now); return s }
+	protected, protectedOld := word(1000, now-500), word(900, now-3000)
+	onProbation, newcomer := word(1100, now-10), packAcc(now-10, noGap)
+	if got, want := score(&prob, protected), int64(4*500); got != want {
+		t.Errorf("a protected key 500 units old scores %d, want %d (its age alone)", got, want)
+	}
+	if score(&prob, protectedOld) <= score(&prob, protected) {
+		t.Errorf("the older protected key scores %d, the younger %d: want the older above", score(&prob, protectedOld), score(&prob, protected))
+	}
+	if score(&prob, onProbation) != score(&prob, newcomer) {
+		t.Errorf("a key whose gap is past the cut scores %d, a newcomer of its age %d: want equal", score(&prob, onProbation), score(&prob, newcomer))
+	}
+	if score(&prob, onProbation) <= score(&prob, protectedOld) {
+		t.Errorf("a key on probation 10 units old scores %d, a protected one 3,000 old %d: want probation to go first", score(&prob, onProbation), score(&prob, protectedOld))
+	}
+	if a, b := score(&prob, word(5000, now-9000)), score(&prob, word(5000, now-8500)); a <= b {
+		t.Errorf("keys on probation past the newcomer gap: the older scores %d, the younger %d", a, b)
+	}
+	if s, age := prob.score(newcomer, now); s != 4*8000 || age != 10 {
+		t.Errorf("a newcomer 10 units old scores %d (age %d), want %d: no window", s, age, 4*8000)
+	}
+	for _, w := range []uint32{protected, onProbation, newcomer, word(5000, now-9000)} {
+		if s, age := lru.score(w, now); s != 4*int64(age) {
+			t.Errorf("LRU scores a word of age %d at %d, want its age alone", age, s)
+		}
+	}
+}
+
 // A cache bucket's header (policy words, control word, sync word) is the
 // 48 bytes bucket.go describes: on one cache line whenever the bucket
 // starts at byte 0 or 16 of a line. An unbounded store's bucket has a

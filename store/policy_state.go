@@ -13,7 +13,7 @@ package store
 type PolicyState struct {
 	// Ranking is the ranking in use: "due", "due-last-gap", "frequency",
 	// "recency-frequency", "recency", "patient" (the one a cache starts
-	// with) or "recency-no-window". Prior is "short" or "long": the gap
+	// with), "recency-no-window" or "probation". Prior is "short" or "long": the gap
 	// a key's first use is blended from. Relocating reports whether an
 	// eviction may move a resident to its other candidate to reach a
 	// better victim (never with d ≠ 2 or a weight bound).
