@@ -60,10 +60,11 @@ import (
 // again, the way W-TinyLFU's admission and 2Q's probation queue treat
 // newcomers, without refusing any key (a Set is never dropped). A ranking
 // may also keep such a key for a window of ticks first, as W-TinyLFU's
-// window does; one ranking ignores gaps and scores by age alone, as
-// LRU does, and one ranks by age alone only the keys whose last gap was
-// within a capacity and puts the rest on probation, as 2Q does. The cache does not settle on one ranking: it runs the one
-// whose miniature cache does best on a sample of its keys (shadow.go).
+// window does. One ranking ignores gaps and scores by age alone, as LRU
+// does, and one scores by age alone only the keys whose last gap was
+// within a capacity and puts the rest on probation, as 2Q does. The cache
+// does not settle on one ranking: it runs the one whose miniature cache
+// does best on a sample of its keys (shadow.go).
 //
 // Ages and gaps are taken mod 2^20 units, so an entry left alone for
 // nearly 2^20 units (2^20 − maxLag, over 1,000 capacities of inserts; see
