@@ -188,34 +188,48 @@ func zipfDraw(t *testing.T, s float64, n int, seed uint64) func() uint64 {
 // capacities of keys whose most popular key moves on one key every 10
 // requests, so that a key rises, is popular for a while and is then never
 // used again. Forced, probation hits 43.0% of the second half at seed 7,
-// "due, last gap" 41.8%, LRU 40.6%, recency with frequency 26.4%. The
-// cache must run at least three quarters of the second half under it,
-// its miniature must not trail another's at the end, and the same seed
+// "due, last gap" 41.8%, LRU 40.6%, recency with frequency 26.4%.
+//
+// On each of three seeds, probation's miniature must not trail another's
+// at the end; on at least two, the cache must run three quarters of the
+// second half under probation. Not on all three: a cache that has moved
+// to "due, last gap" first stays there on about 1 seed in 100 (3 of 300),
+// as probation's lead over it, some 1.2 points, does not clear the bar
+// within the test (the chooser's path; see shadows.choose). The same seed
 // must move the cache at the same requests.
 func TestProbationTakesDrift(t *testing.T) {
 	testutil.SkipOneGoroutine(t, "the policy replays a drifting Zipf law")
 	t.Parallel() // one goroutine of CPU work: it overlaps the other such tests
 	seed := seedFor(t)
-	const maxE, total = 1024, 600_000
-	ps, under, hits, moves := driftRun(t, seed, maxE, total)
-	var prob MiniatureState
-	for _, m := range ps.Miniatures {
-		if m.Ranking == "probation" {
-			prob = m
+	const maxE, total, runs = 1024, 600_000, 3
+	took := 0
+	for x := range uint64(runs) {
+		ps, under, hits, moves := driftRun(t, seed+x, maxE, total)
+		var prob MiniatureState
+		for _, m := range ps.Miniatures {
+			if m.Ranking == "probation" {
+				prob = m
+			}
+		}
+		t.Logf("seed %d: %.1f%% hits; %d of the second half's %d requests under probation; its miniature %.1f%%; moves %v",
+			seed+x, 100*float64(hits)/total, under, total/2, 100*prob.HitRatio, moves)
+		if under >= total/2*3/4 {
+			took++
+		}
+		for _, m := range ps.Miniatures {
+			if m.HitRatio > prob.HitRatio+0.01 {
+				t.Errorf("seed %d: %s's miniature hits %.2f%%, above probation's %.2f%%", seed+x, m.Ranking, 100*m.HitRatio, 100*prob.HitRatio)
+			}
+		}
+		if x > 0 {
+			continue
+		}
+		if _, u2, h2, m2 := driftRun(t, seed, maxE, total); u2 != under || h2 != hits || !slices.Equal(m2, moves) {
+			t.Errorf("a second run with the same seed differs: hits %d, %d; moves %v, %v", hits, h2, moves, m2)
 		}
 	}
-	t.Logf("%.1f%% hits; %d of the second half's %d requests under probation; its miniature %.1f%%; moves %v",
-		100*float64(hits)/total, under, total/2, 100*prob.HitRatio, moves)
-	if under < total/2*3/4 {
-		t.Errorf("%d of the second half's %d requests ran under probation", under, total/2)
-	}
-	for _, m := range ps.Miniatures {
-		if m.HitRatio > prob.HitRatio+0.01 {
-			t.Errorf("%s's miniature hits %.2f%%, above probation's %.2f%%", m.Ranking, 100*m.HitRatio, 100*prob.HitRatio)
-		}
-	}
-	if _, u2, h2, m2 := driftRun(t, seed, maxE, total); u2 != under || h2 != hits || !slices.Equal(m2, moves) {
-		t.Errorf("a second run with the same seed differs: hits %d, %d; moves %v, %v", hits, h2, moves, m2)
+	if took < runs-1 {
+		t.Errorf("the cache ran three quarters of the second half under probation on %d of %d seeds", took, runs)
 	}
 }
 
