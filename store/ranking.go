@@ -83,7 +83,7 @@ type ranking struct {
 	m4       int64  // 4·(1−λ)
 	shift    uint8  // α = 2^-shift; 0 keeps the last gap
 	recency  bool   // ignore gaps: score by age alone (but for cutCaps)
-	newCaps  uint32 // the gap a key without one is scored with, in capacities
+	newCaps  uint32 // the gap a key without one is scored with, in capacities (0: its age alone)
 	winParts uint32 // such a key is kept for capacity/winParts ticks; 0: no window
 	cutCaps  uint32 // a key whose gap is above this many capacities scores as one without; 0: none
 }
@@ -93,7 +93,7 @@ var rankings = [...]ranking{
 	{name: "due-last-gap", m4: 4, shift: 0, newCaps: 8},
 	{name: "frequency", m4: 0, shift: 2, newCaps: 8},
 	{name: "recency-frequency", m4: -6, shift: 2, newCaps: 8, winParts: 10},
-	{name: "recency", m4: 0, shift: 1, newCaps: 8, recency: true},
+	{name: "recency", m4: 0, shift: 1, recency: true},
 	{name: "patient", m4: 2, shift: 1, newCaps: 32},
 	{name: "recency-no-window", m4: -6, shift: 2, newCaps: 8},
 	{name: "probation", m4: 0, shift: 0, newCaps: 8, recency: true, cutCaps: 1},
@@ -150,9 +150,6 @@ func (r ranking) in(capUnits uint64, pr int) rank {
 	}
 	if r.recency {
 		k.gmask = 0
-		if r.cutCaps == 0 {
-			k.newGap = 0 // LRU: a newcomer's age alone, too
-		}
 	}
 	k.firstGap = uint32(min(priorCaps[pr]*capUnits, math.MaxUint32))
 	if r.winParts > 0 {
