@@ -32,6 +32,7 @@ import (
 // measure a policy on shapes it was not built on (bench --corpus).
 type Synthetic struct {
 	kind          string
+	shape         int // kind's index in SyntheticKinds, which Next switches on
 	n, total      uint64
 	seed          uint64
 	i             uint64 // requests drawn
@@ -44,6 +45,17 @@ type Synthetic struct {
 // SyntheticKinds are the kinds of Synthetic, in the order bench lists
 // them.
 var SyntheticKinds = []string{"drift", "phases", "mixloop", "zscan", "oneoffs", "uniform"}
+
+// The kinds' indices in SyntheticKinds: Next switches on an integer, not
+// on the kind's name, once per request.
+const (
+	shapeDrift = iota
+	shapePhases
+	shapeMixloop
+	shapeZscan
+	shapeOneoffs
+	shapeUniform
+)
 
 // syntheticStream is the PCG stream of a Synthetic's own draws (the
 // loop's and the one-offs' turns); its Zipf part has a stream of its own.
@@ -58,7 +70,8 @@ var syntheticExponents = map[string]float64{
 // SyntheticKinds) over n keys, with 20 ≤ n ≤ 2^40 and total ≥ 1, drawn
 // from seed.
 func NewSynthetic(kind string, n, total, seed uint64) (*Synthetic, error) {
-	if !slices.Contains(SyntheticKinds, kind) {
+	shape := slices.Index(SyntheticKinds, kind)
+	if shape < 0 {
 		return nil, fmt.Errorf("%w: synthetic kind %q, want one of %v", ErrParam, kind, SyntheticKinds)
 	}
 	if n < 20 || n > 1<<40 {
@@ -67,7 +80,7 @@ func NewSynthetic(kind string, n, total, seed uint64) (*Synthetic, error) {
 	if total < 1 {
 		return nil, fmt.Errorf("%w: synthetic of 0 requests", ErrParam)
 	}
-	s := &Synthetic{kind: kind, n: n, total: total, seed: seed, rng: rand.New(rand.NewPCG(seed, syntheticStream))}
+	s := &Synthetic{kind: kind, shape: shape, n: n, total: total, seed: seed, rng: rand.New(rand.NewPCG(seed, syntheticStream))}
 	if e, ok := syntheticExponents[kind]; ok {
 		z, err := NewZipf(e, n, seed)
 		if err != nil {
@@ -91,20 +104,20 @@ func (s *Synthetic) Name() string {
 func (s *Synthetic) Next() uint64 {
 	i := s.i
 	s.i++
-	switch s.kind {
-	case "drift":
+	switch s.shape {
+	case shapeDrift:
 		return i/10 + s.n - 1 - s.z.Next()
-	case "phases":
+	case shapePhases:
 		set := [4]uint64{0, 1, 0, 2}[min(4*i/s.total, 3)]
 		return set*s.n + s.z.Next()
-	case "mixloop":
+	case shapeMixloop:
 		if s.rng.Uint64N(10) < 4 {
 			k := s.n + s.loop%(2*s.n/5)
 			s.loop++
 			return k
 		}
 		return s.z.Next()
-	case "zscan":
+	case shapeZscan:
 		if s.scanned > 0 {
 			s.scanned--
 			return s.fresh()
@@ -114,13 +127,13 @@ func (s *Synthetic) Next() uint64 {
 			return s.fresh()
 		}
 		return s.z.Next()
-	case "oneoffs":
+	case shapeOneoffs:
 		if s.rng.Uint64()&1 == 0 {
 			return s.fresh()
 		}
 		return s.z.Next()
 	}
-	return s.rng.Uint64N(s.n) // uniform
+	return s.rng.Uint64N(s.n) // shapeUniform
 }
 
 // fresh returns a key never returned before.

@@ -178,3 +178,17 @@ func TestSyntheticRejectsBadParameters(t *testing.T) {
 		t.Errorf("Name = %q", s.Name())
 	}
 }
+
+// TestSyntheticShapeIndices checks that the integer kinds Next switches
+// on name the kinds of SyntheticKinds in its order.
+func TestSyntheticShapeIndices(t *testing.T) {
+	for shape, want := range map[int]string{shapeDrift: "drift", shapePhases: "phases", shapeMixloop: "mixloop",
+		shapeZscan: "zscan", shapeOneoffs: "oneoffs", shapeUniform: "uniform"} {
+		if SyntheticKinds[shape] != want {
+			t.Errorf("SyntheticKinds[%d] = %q, want %q", shape, SyntheticKinds[shape], want)
+		}
+	}
+	if len(SyntheticKinds) != 6 {
+		t.Errorf("%d kinds, want the 6 Next knows", len(SyntheticKinds))
+	}
+}

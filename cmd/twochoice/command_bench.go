@@ -98,9 +98,9 @@ gives the rows and the summary for scripts.
 
 --report DIR runs the README's comparisons instead (the corpus of traces
 in the folder $TWOCHOICE_TRACES names, see docs/traces.md, the synthetic
-shapes and Zipf keys; about 20 minutes on two cores) and writes DIR/bench-results.md with its charts and
-DIR/bench-summary.md, the README's table, which scripts/bench-report puts
-in the README.
+shapes and Zipf keys; about 20 minutes on two cores) and writes
+DIR/bench-results.md with its charts and DIR/bench-summary.md, the
+README's table, which scripts/bench-report puts in the README.
 
 Examples:
   twochoice bench
