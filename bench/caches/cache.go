@@ -44,6 +44,9 @@ type Options struct {
 	// Sync makes a cache finish deferred work before each call returns
 	// (see the package documentation). Hit-ratio runs set it.
 	Sync bool
+	// Seed is the hash seed of a cache that takes one (Peer.Seeded); 0
+	// means the harness's fixed seed, so that a run replays exactly.
+	Seed uint64
 }
 
 // The errors of the package.

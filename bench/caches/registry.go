@@ -25,6 +25,11 @@ type Peer[K Key, V any] struct {
 	// (otter, ristretto; see the package documentation). The others
 	// replay exactly.
 	Random bool
+	// Seeded reports whether the cache's hit ratio depends on the hash
+	// seed it is given (Options.Seed): twochoice's caches, whose adaptive
+	// policy replays a sample of the keys chosen by their hash. One seed
+	// replays exactly; several show how much of a figure is the sample's.
+	Seeded bool
 }
 
 // Peers returns every cache the harness compares, in report order.

@@ -7,8 +7,9 @@ import (
 	"github.com/twochoice/twochoice/store"
 )
 
-// twochoiceSeed fixes the store's seed in the harness so that a run is
-// replayable: the same workload and capacity give the same hit ratio.
+// twochoiceSeed fixes the store's seed in the harness (unless
+// Options.Seed gives another) so that a run is replayable: the same
+// workload and capacity give the same hit ratio.
 const twochoiceSeed = 1
 
 // MapName is the name of the unbounded twochoice map among the peers:
@@ -32,7 +33,7 @@ func twochoicePeers[K Key, V any]() []Peer[K, V] {
 	}}}
 	for _, rule := range bucket.Placements() {
 		name := "twochoice-" + rule.String()
-		ps = append(ps, Peer[K, V]{Name: name, Bounded: true, New: func(o Options) (Cache[K, V], error) {
+		ps = append(ps, Peer[K, V]{Name: name, Bounded: true, Seeded: true, New: func(o Options) (Cache[K, V], error) {
 			if err := checkCapacity(name, o); err != nil {
 				return nil, err
 			}
@@ -44,7 +45,8 @@ func twochoicePeers[K Key, V any]() []Peer[K, V] {
 
 // NewTwochoice returns a twochoice cache under rule, bounded to o.Capacity
 // entries, or with o.Capacity 0 the unbounded map (go-left, whatever rule
-// says). Neither needs background work, so o.Sync changes nothing.
+// says), hashed under o.Seed (twochoiceSeed if 0). Neither needs
+// background work, so o.Sync changes nothing.
 func NewTwochoice[K Key, V any](rule bucket.Placement, o Options) (Cache[K, V], error) {
 	if o.Capacity < 0 {
 		return nil, fmt.Errorf("%w: twochoice with capacity %d", ErrCapacity, o.Capacity)
@@ -53,8 +55,12 @@ func NewTwochoice[K Key, V any](rule bucket.Placement, o Options) (Cache[K, V], 
 	if rule == bucket.OneChoice {
 		d = 1
 	}
+	seed := o.Seed
+	if seed == 0 {
+		seed = twochoiceSeed
+	}
 	if o.Capacity == 0 {
-		m, err := store.NewMap[K, V](store.MapOptions{Seed: twochoiceSeed})
+		m, err := store.NewMap[K, V](store.MapOptions{Seed: seed})
 		if err != nil {
 			return nil, fmt.Errorf("caches: twochoice: %w", err)
 		}
@@ -64,7 +70,7 @@ func NewTwochoice[K Key, V any](rule bucket.Placement, o Options) (Cache[K, V], 
 		MaxEntries: o.Capacity,
 		Placement:  rule,
 		Choices:    d,
-		Seed:       twochoiceSeed,
+		Seed:       seed,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("caches: twochoice-%v: %w", rule, err)

@@ -507,3 +507,66 @@ func checkPolicies(t *testing.T, res *Result) {
 		}
 	}
 }
+
+// Seeds replays twochoice under seeds 1 to Seeds: its figure is the
+// median, its range covers the seed-1 figure of a run with one seed, and
+// a second run gives the same figures.
+func TestRunSeeds(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir)
+	items, err := Parse(dir + ",zipf:0.9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Config{Items: items, Capacities: []measure.Capacity{{Share: 0.05}, {Share: 0.25}}, Caches: []string{"twochoice", "lru"},
+		Keys: 4000, Requests: 40_000, Seed: 3, Seeds: 3}
+	res, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Seeds = 1
+	one, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// At each of the 6 rows: twochoice 3 times, lru, and the two optima.
+	if res.Seeds != 3 || res.Replays != 6*6 || one.Seeds != 1 || one.Replays != 6*4 {
+		t.Errorf("seeds %d, %d replays; with one seed %d, %d", res.Seeds, res.Replays, one.Seeds, one.Replays)
+	}
+	spread := false
+	for i, r := range res.Rows {
+		rg, ok := r.Range[Twochoice]
+		tc := r.HitRatio[Twochoice]
+		spread = spread || rg[0] < rg[1]
+		if !ok || tc < rg[0] || tc > rg[1] || len(r.Range) != 1 {
+			t.Errorf("%s at %s: twochoice %v, ranges %v", r.Workload, r.Capacity, tc, r.Range)
+		}
+		if first := one.Rows[i].HitRatio[Twochoice]; first < rg[0] || first > rg[1] {
+			t.Errorf("%s at %s: seed 1 gives %v, outside the seeds' range %v", r.Workload, r.Capacity, first, rg)
+		}
+		if len(one.Rows[i].Range) != 0 {
+			t.Errorf("%s at %s: one seed has ranges %v", r.Workload, r.Capacity, one.Rows[i].Range)
+		}
+		if tc != again.Rows[i].HitRatio[Twochoice] || rg != again.Rows[i].Range[Twochoice] || r.Policy.Ranking != again.Rows[i].Policy.Ranking {
+			t.Errorf("%s at %s: %v %v, then %v %v", r.Workload, r.Capacity, tc, rg, again.Rows[i].HitRatio[Twochoice], again.Rows[i].Range[Twochoice])
+		}
+	}
+	if !spread {
+		t.Error("every seed gives the same figures on every row: the seeds do not reach twochoice")
+	}
+	var b bytes.Buffer
+	if err := WriteTable(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "median of its replays under hash seeds 1 to 3") {
+		t.Errorf("table:\n%s", b.String())
+	}
+	b.Reset()
+	if err := WriteTable(&b, one); err != nil || strings.Contains(b.String(), "hash seeds") {
+		t.Errorf("table with one seed: %v\n%s", err, b.String())
+	}
+}

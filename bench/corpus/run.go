@@ -58,6 +58,10 @@ type Config struct {
 	// run (caches.Peer.Random: otter, ristretto) is replayed on each row,
 	// to report the median; < 1 means 1.
 	Rounds int
+	// Seeds is how many hash seeds each seeded cache (caches.Peer.Seeded:
+	// twochoice's) is replayed under on each row, seeds 1 to Seeds, to
+	// report the median; < 1 means 1, the harness's fixed seed alone.
+	Seeds int
 	// Parallel is the most replays at once; < 1 means GOMAXPROCS.
 	Parallel int
 	// Progress, if set, is told the share of the work done and what runs;
@@ -79,10 +83,12 @@ type Result struct {
 	// package documentation); a correct replay has none.
 	Problems []string `json:"problems,omitempty"`
 	// Workloads is the number of workloads, Replays the number of
-	// replays made, Rounds those of each cache whose figures vary.
+	// replays made, Rounds those of each cache whose figures vary, and
+	// Seeds those of each seeded cache.
 	Workloads int `json:"workloads"`
 	Replays   int `json:"replays"`
 	Rounds    int `json:"rounds"`
+	Seeds     int `json:"seeds"`
 	// Wall is the run's wall time, in seconds in JSON.
 	Wall        time.Duration   `json:"-"`
 	WallSeconds float64         `json:"wall_seconds"`
@@ -110,7 +116,8 @@ type Row struct {
 	// and belady's and belady-bypass's. A cache that refused the capacity
 	// (twochoice needs an entry per candidate bucket) has none. A cache
 	// replayed several times (Config.Rounds) has the median of its
-	// replays, and its lowest and highest in Range.
+	// replays (a seeded one, the median of its seeds), and its lowest and
+	// highest in Range. Policy comes from twochoice's median replay.
 	HitRatio map[string]float64    `json:"hit_ratio"`
 	Range    map[string][2]float64 `json:"hit_ratio_range,omitempty"`
 	// BestPeer is the peer with the highest hit ratio (the first of the
@@ -148,6 +155,7 @@ type task struct {
 	w        *loaded
 	peer     caches.Peer[uint64, struct{}]
 	capacity int
+	seed     uint64 // a seeded peer's hash seed: 1, 2, …
 	cost     float64
 	res      hitratio.Result
 	err      error
@@ -168,7 +176,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	res := &Result{Machine: measure.ThisMachine(), Seed: c.Seed, Workloads: len(c.Items), Rounds: max(c.Rounds, 1)}
+	res := &Result{Machine: measure.ThisMachine(), Seed: c.Seed, Workloads: len(c.Items), Rounds: max(c.Rounds, 1), Seeds: max(c.Seeds, 1)}
 	for _, p := range peers {
 		res.Caches = append(res.Caches, display(p.Name))
 		if !strings.HasPrefix(p.Name, "twochoice") {
@@ -236,11 +244,17 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 					cache.Close()
 				}
 				rounds := 1
-				if p.Random {
+				switch {
+				case p.Random:
 					rounds = res.Rounds
+				case p.Seeded:
+					rounds = res.Seeds
 				}
-				for range rounds {
+				for r := range rounds {
 					t := &task{w: w, peer: p, capacity: n, cost: float64(len(w.keys)) * costOf(p.Name)}
+					if p.Seeded {
+						t.seed = uint64(r) + 1
+					}
 					byEntries[at{w, n}] = append(byEntries[at{w, n}], t)
 					tasks = append(tasks, t)
 				}
@@ -261,7 +275,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		open := func() (workload.Workload[uint64], error) {
 			return &cancelable{ctx: ctx, w: workload.ReplayReads(t.w.item.Name, t.w.keys)}, nil
 		}
-		t.res, t.err = hitratio.RunOne(open, hitratio.Job[uint64, struct{}]{Peer: t.peer, Capacity: t.capacity}, t.w.warmup)
+		t.res, t.err = hitratio.RunOne(open, hitratio.Job[uint64, struct{}]{Peer: t.peer, Capacity: t.capacity, Seed: t.seed}, t.w.warmup)
 		if t.err != nil && ctx.Err() != nil {
 			return ctx.Err()
 		}

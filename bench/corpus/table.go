@@ -34,6 +34,9 @@ func WriteTable(w io.Writer, res *Result) error {
 	} else {
 		fmt.Fprintln(w, "otter and ristretto draw seeds at random: their figures vary from run to run (--rounds takes medians).")
 	}
+	if res.Seeds > 1 {
+		fmt.Fprintf(w, "twochoice's figures are the median of its replays under hash seeds 1 to %d.\n", res.Seeds)
+	}
 	fmt.Fprintf(w, "margin is twochoice (the bounded %s store) less the best of %s, in points.\n\n", TwochoicePeer, strings.Join(res.Peers, ", "))
 
 	header := append(append([]string{"workload", "capacity", "entries"}, res.Caches...), hitratio.BeladyName, "best peer", "margin")

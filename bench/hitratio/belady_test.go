@@ -193,15 +193,7 @@ func refBelady(keys []uint64, capacity int) int64 {
 // replay gets the hits of the obvious implementation.
 func TestBeladyMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(randomSeed(t), 2))
-	z, err := workload.NewZipf(0.9, 3000, r.Uint64())
-	if err != nil {
-		t.Fatal(err)
-	}
-	reqs, _ := workload.Collect[uint64](z, 30_000)
-	keys := make([]uint64, len(reqs))
-	for i, q := range reqs {
-		keys[i] = q.Key
-	}
+	reqs, keys := zipfKeys(t, 0.9, 3000, r.Uint64(), 30_000)
 	for _, capacity := range []int{1, 2, 7, 100, 1000, 5000} {
 		if got, want := belady(t, reqs, Forced, capacity).Hits, refBelady(keys, capacity); got != want {
 			t.Errorf("capacity %d: %d hits; the reference has %d", capacity, got, want)

@@ -102,6 +102,9 @@ func replay[K caches.Key, V any](c caches.Cache[K, V], w workload.Workload[K], w
 type Job[K caches.Key, V any] struct {
 	Peer     caches.Peer[K, V]
 	Capacity int
+	// Seed is the hash seed of a seeded peer (caches.Options.Seed); 0
+	// means the harness's fixed one.
+	Seed uint64
 }
 
 // Jobs returns a job for every peer at every capacity, peer by peer.
@@ -109,7 +112,7 @@ func Jobs[K caches.Key, V any](peers []caches.Peer[K, V], capacities []int) []Jo
 	jobs := make([]Job[K, V], 0, len(peers)*len(capacities))
 	for _, p := range peers {
 		for _, c := range capacities {
-			jobs = append(jobs, Job[K, V]{p, c})
+			jobs = append(jobs, Job[K, V]{Peer: p, Capacity: c})
 		}
 	}
 	return jobs
@@ -174,7 +177,7 @@ func RunOne[K caches.Key, V any](open func() (workload.Workload[K], error), j Jo
 }
 
 func runJob[K caches.Key, V any](open func() (workload.Workload[K], error), j Job[K, V], warmup int64) (res Result, err error) {
-	c, err := j.Peer.New(caches.Options{Capacity: j.Capacity, Sync: true})
+	c, err := j.Peer.New(caches.Options{Capacity: j.Capacity, Sync: true, Seed: j.Seed})
 	if err != nil {
 		return res, err
 	}

@@ -194,7 +194,7 @@ func TestRunErrors(t *testing.T) {
 	good := func() (workload.Workload[uint64], error) {
 		return closeTracker{workload.NewARC("good.lis", strings.NewReader("1 1 0 0\n1 1 0 0\n")), &closed}, nil
 	}
-	jobs := []Job[uint64, struct{}]{{peer(t, "lru"), 10}, {peer(t, "lru"), 0}}
+	jobs := []Job[uint64, struct{}]{{Peer: peer(t, "lru"), Capacity: 10}, {Peer: peer(t, "lru"), Capacity: 0}}
 	_, err := Run(open, jobs, Options{})
 	if !errors.Is(err, workload.ErrSyntax) || !errors.Is(err, caches.ErrCapacity) ||
 		!strings.Contains(err.Error(), "lru at capacity 10") || !strings.Contains(err.Error(), "lru at capacity 0") {
@@ -212,15 +212,7 @@ func TestRunErrors(t *testing.T) {
 // Every bounded peer not marked Random replays exactly: the same hits on
 // the same requests, in another cache of the same capacity.
 func TestPeersReplayExactly(t *testing.T) {
-	z, err := workload.NewZipf(0.9, 5000, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reqs, _ := workload.Collect[uint64](z, 30_000)
-	keys := make([]uint64, len(reqs))
-	for i, q := range reqs {
-		keys[i] = q.Key
-	}
+	_, keys := zipfKeys(t, 0.9, 5000, 4, 30_000)
 	for _, p := range caches.Peers[uint64, struct{}]() {
 		if !p.Bounded || p.Random {
 			continue
@@ -230,4 +222,63 @@ func TestPeersReplayExactly(t *testing.T) {
 			t.Errorf("%s: %d hits, then %d: mark it Random", p.Name, a.Hits, b.Hits)
 		}
 	}
+}
+
+// A job's seed reaches a seeded peer: seed 0 is the harness's fixed seed
+// (1), the same seed replays exactly, and the seeds 1 to 8 do not all give
+// the same hits (the seed picks the keys the policy samples and the
+// candidates of every key). Only twochoice's caches are seeded.
+func TestSeededPeersFollowTheirSeed(t *testing.T) {
+	_, keys := zipfKeys(t, 0.8, 20_000, 6, 60_000)
+	run := func(p caches.Peer[uint64, struct{}], seed uint64) int64 {
+		t.Helper()
+		r, err := RunOne(func() (workload.Workload[uint64], error) { return workload.Replay("keys", workload.Reads(keys)), nil },
+			Job[uint64, struct{}]{Peer: p, Capacity: 600, Seed: seed}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Hits
+	}
+	seeded := 0
+	for _, p := range caches.Peers[uint64, struct{}]() {
+		if !p.Seeded {
+			continue
+		}
+		seeded++
+		if !strings.HasPrefix(p.Name, "twochoice-") || !p.Bounded || p.Random {
+			t.Errorf("%s is seeded", p.Name)
+		}
+		if a, b := run(p, 0), run(p, 1); a != b {
+			t.Errorf("%s: %d hits under seed 0, %d under seed 1", p.Name, a, b)
+		}
+		if a, b := run(p, 5), run(p, 5); a != b {
+			t.Errorf("%s: %d hits under seed 5, then %d", p.Name, a, b)
+		}
+		hits := map[int64]bool{}
+		for s := uint64(1); s <= 8; s++ {
+			hits[run(p, s)] = true
+		}
+		if len(hits) < 2 {
+			t.Errorf("%s: the same hits under seeds 1 to 8: the seed does not reach the cache", p.Name)
+		}
+	}
+	if seeded == 0 {
+		t.Error("no seeded peer")
+	}
+}
+
+// zipfKeys returns count requests of a Zipf law of exponent s over n keys,
+// drawn from seed, and their keys.
+func zipfKeys(t *testing.T, s float64, n, seed uint64, count int) ([]workload.Request[uint64], []uint64) {
+	t.Helper()
+	z, err := workload.NewZipf(s, n, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs, _ := workload.Collect[uint64](z, count)
+	keys := make([]uint64, len(reqs))
+	for i, q := range reqs {
+		keys[i] = q.Key
+	}
+	return reqs, keys
 }

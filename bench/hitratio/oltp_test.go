@@ -139,7 +139,7 @@ func TestOLTPMatchesReference(t *testing.T) {
 			if testing.Short() && (c != 1000 || name == "otter" || name == "2q") {
 				continue
 			}
-			jobs = append(jobs, Job[uint64, struct{}]{p, c})
+			jobs = append(jobs, Job[uint64, struct{}]{Peer: p, Capacity: c})
 		}
 	}
 	results, err := Run(open, jobs, Options{})

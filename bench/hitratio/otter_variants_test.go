@@ -117,7 +117,7 @@ func replayOtterVariant[K caches.Key](t *testing.T, v otterVariant, reqs []workl
 	var jobs []Job[K, struct{}]
 	for _, c := range oltpCapacities {
 		for range otterVariantReplays {
-			jobs = append(jobs, Job[K, struct{}]{p, c})
+			jobs = append(jobs, Job[K, struct{}]{Peer: p, Capacity: c})
 		}
 	}
 	o := Options{}

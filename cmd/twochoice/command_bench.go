@@ -91,10 +91,13 @@ entries than its capacity) is a bug in the replay: it is printed as a
 PROBLEM and the command exits 1. otter and ristretto draw seeds at
 random, so their figures vary from run to run (on the small LIRS traces
 by up to 6 and 18 points): --rounds N replays them N times per row and
-reports the median. --caches narrows or extends the caches
-(bounded ones, twochoice and one other at least; "twochoice" is the
-bounded go-left store here); --plot draws the margins; --format json
-gives the rows and the summary for scripts.
+reports the median. twochoice replays exactly, but its hash seed picks
+the keys its policy samples, so another seed may give another figure:
+--seeds N replays it under seeds 1 to N and reports the median.
+--caches narrows or extends the caches (bounded ones, twochoice and one
+other at least; "twochoice" is the bounded go-left store here); --plot
+draws the margins; --format json gives the rows and the summary for
+scripts.
 
 --report DIR runs the README's comparisons instead (the corpus of traces
 in the folder $TWOCHOICE_TRACES names, see docs/traces.md, the synthetic
@@ -125,6 +128,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		corpusArg = fs.String("corpus", "", "replay a corpus: DIR, FILE, trace:FILE, zipf:S, aging:S and synthetic:K items, comma-separated (see above)")
 		requests  = fs.Int("requests", 2_000_000, "with --corpus: requests counted of each generated (zipf:S, aging:S, synthetic:K) workload, after as many uncounted")
 		rounds    = fs.Int("rounds", 1, "with --corpus: replays of otter and ristretto per row, whose median is reported (they draw seeds at random)")
+		seeds     = fs.Int("seeds", 1, "with --corpus: hash seeds twochoice is replayed under per row (1 to N), whose median is reported")
 		policy    = fs.Bool("policy", false, "with --corpus: after the table, the setting twochoice's eviction policy ended each row on and its changes (JSON and CSV always carry them)")
 		quiet     = fs.Bool("quiet", false, "no progress bar")
 		format    = cli.Table
@@ -151,12 +155,15 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if set["rounds"] && *corpusArg == "" {
 		return fmt.Errorf("%w: --rounds is for --corpus", errUsage)
 	}
+	if set["seeds"] && *corpusArg == "" {
+		return fmt.Errorf("%w: --seeds is for --corpus", errUsage)
+	}
 	if set["policy"] && *corpusArg == "" {
 		return fmt.Errorf("%w: --policy is for --corpus", errUsage)
 	}
 	if *corpusArg != "" {
 		return runCorpus(ctx, corpusFlags{
-			list: *corpusArg, caches: *cacheList, capacities: *capList, keys: *keys, requests: *requests, rounds: *rounds, seed: *seed,
+			list: *corpusArg, caches: *cacheList, capacities: *capList, keys: *keys, requests: *requests, rounds: *rounds, seeds: *seeds, seed: *seed,
 			plot: *plotFile, format: format, policy: *policy, set: set,
 		}, bar, stdout, stderr)
 	}

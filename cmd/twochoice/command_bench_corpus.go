@@ -19,7 +19,7 @@ import (
 type corpusFlags struct {
 	list, caches, capacities string
 	keys                     uint64
-	requests, rounds         int
+	requests, rounds, seeds  int
 	seed                     uint64
 	plot                     string
 	format                   cli.Format
@@ -57,7 +57,10 @@ func runCorpus(ctx context.Context, f corpusFlags, bar *cli.Progress, stdout, st
 	if f.rounds < 1 {
 		return fmt.Errorf("%w: --rounds %d: want at least 1", errUsage, f.rounds)
 	}
-	c := corpus.Config{Items: items, Keys: f.keys, Requests: f.requests, Rounds: f.rounds, Seed: f.seed, Progress: bar.Update}
+	if f.seeds < 1 {
+		return fmt.Errorf("%w: --seeds %d: want at least 1", errUsage, f.seeds)
+	}
+	c := corpus.Config{Items: items, Keys: f.keys, Requests: f.requests, Rounds: f.rounds, Seeds: f.seeds, Seed: f.seed, Progress: bar.Update}
 	if f.set["capacity"] {
 		if c.Capacities, err = cli.ParseList("capacity", f.capacities, measure.ParseCapacity); err != nil {
 			return fmt.Errorf("%w: %v", errUsage, err)

@@ -97,9 +97,11 @@ func TestBenchCorpusErrors(t *testing.T) {
 		{"--corpus", dir, "--report", "docs"},
 		{"--requests", "5"},
 		{"--rounds", "3"},
+		{"--seeds", "3"},
 		{"--policy"},
 		{"--corpus", dir, "--policy", "--format", "json"},
 		{"--corpus", dir, "--rounds", "0"},
+		{"--corpus", dir, "--seeds", "0"},
 		{"--corpus", dir, "--keys", "500"}, // no zipf:S to shape
 		{"--corpus", dir, "--caches", "lru,arc"},
 		{"--corpus", dir, "--caches", "twochoice,map"},
