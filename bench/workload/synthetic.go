@@ -31,8 +31,7 @@ import (
 // No cache's parameters are taken from these kinds: they are there to
 // measure a policy on shapes it was not built on (bench --corpus).
 type Synthetic struct {
-	kind          string
-	shape         int // kind's index in SyntheticKinds, which Next switches on
+	shape         int // the kind's index in SyntheticKinds, which Next switches on
 	n, total      uint64
 	seed          uint64
 	i             uint64 // requests drawn
@@ -80,7 +79,7 @@ func NewSynthetic(kind string, n, total, seed uint64) (*Synthetic, error) {
 	if total < 1 {
 		return nil, fmt.Errorf("%w: synthetic of 0 requests", ErrParam)
 	}
-	s := &Synthetic{kind: kind, shape: shape, n: n, total: total, seed: seed, rng: rand.New(rand.NewPCG(seed, syntheticStream))}
+	s := &Synthetic{shape: shape, n: n, total: total, seed: seed, rng: rand.New(rand.NewPCG(seed, syntheticStream))}
 	if e, ok := syntheticExponents[kind]; ok {
 		z, err := NewZipf(e, n, seed)
 		if err != nil {
@@ -96,7 +95,7 @@ func NewSynthetic(kind string, n, total, seed uint64) (*Synthetic, error) {
 
 // Name returns "synthetic(kind=K,n=N,requests=R,seed=SEED)".
 func (s *Synthetic) Name() string {
-	return fmt.Sprintf("synthetic(kind=%s,n=%d,requests=%d,seed=%d)", s.kind, s.n, s.total, s.seed)
+	return fmt.Sprintf("synthetic(kind=%s,n=%d,requests=%d,seed=%d)", SyntheticKinds[s.shape], s.n, s.total, s.seed)
 }
 
 // Next returns the next key; past the last request it keeps drawing as
