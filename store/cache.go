@@ -152,13 +152,15 @@ func (s *Cache[K, V]) hash(k K) uint64 { return s.tab.Load().hash(k) }
 func (s *Cache[K, V]) Get(k K) (V, bool) {
 	t := s.tab.Load()
 	h := t.hash(k)
-	return s.getCache(t, k, h, tagOf(h), stripeHint())
+	return s.getCache(t, k, h, tagOf(h), stripeHint(), true)
 }
 
-// getCache is Get in cache mode. The TTL flag is read before the slots:
-// an entry written with an expiry after that is one this Get may return
-// anyway (it raced the Set), and it had not expired when it was written.
-func (s *Cache[K, V]) getCache(t *cacheTable[K, V], k K, h uint64, tag uint8, hint uint64) (V, bool) {
+// getCache is Get in cache mode; it counts the hit or miss when count is
+// set, and leaves it to the caller otherwise. The TTL flag is read before
+// the slots: an entry written with an expiry after that is one this Get
+// may return anyway (it raced the Set), and it had not expired when it
+// was written.
+func (s *Cache[K, V]) getCache(t *cacheTable[K, V], k K, h uint64, tag uint8, hint uint64, count bool) (V, bool) {
 	var (
 		c       [hashfn.MaxChoices]uint64
 		matches [hashfn.MaxChoices]bool
@@ -203,14 +205,53 @@ func (s *Cache[K, V]) getCache(t *cacheTable[K, V], k K, h uint64, tag uint8, hi
 			}
 		}
 		t.touch(i, f.slot, f.acc, s.tickNow(hint), s.slack, &s.pol)
+		if count {
+			s.countGet(true, hint)
+		}
+		return f.val, true
+	}
+	if count {
+		s.countGet(false, hint)
+	}
+	var zero V
+	return zero, false
+}
+
+// getUncounted is Get without the count of its hit or miss, for the
+// calls that count a Get by what they return (GetOrLoad, GetOrLoadAll).
+func (s *Cache[K, V]) getUncounted(k K, hint uint64) (V, bool) {
+	t := s.tab.Load()
+	h := t.hash(k)
+	return s.getCache(t, k, h, tagOf(h), hint, false)
+}
+
+// countGets counts hits and misses of as many Gets in Stats and the
+// recorder, which hears of none when there are none.
+func (s *Cache[K, V]) countGets(hits, misses int, hint uint64) {
+	st := s.tot.stripe(hint)
+	if hits > 0 {
+		st.hits.Add(uint64(hits))
+		if s.rec != nil {
+			s.rec.RecordHits(hits)
+		}
+	}
+	if misses > 0 {
+		st.misses.Add(uint64(misses))
+		if s.rec != nil {
+			s.rec.RecordMisses(misses)
+		}
+	}
+}
+
+// countGet counts a Get's hit or miss in Stats and the recorder.
+func (s *Cache[K, V]) countGet(hit bool, hint uint64) {
+	if hit {
 		s.tot.hit(hint)
 		s.recordHit()
-		return f.val, true
+		return
 	}
 	s.tot.miss(hint)
 	s.recordMiss()
-	var zero V
-	return zero, false
 }
 
 // expire removes k from bucket i if it is there and expired: a Get that

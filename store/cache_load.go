@@ -74,7 +74,10 @@ func (s *Cache[K, V]) loadTable() *loads[K, V] {
 // it, so a load that honours its ctx fails for all the waiters when that
 // caller's ctx ends.
 //
-// Every call counts as a Get, hit or miss, and a stored value as a Set.
+// Every call counts as a Get and a stored value as a Set. The Get is a hit
+// when the call returns a stored value without a load (its own or one it
+// waits for): a first look that races a relocation of k and misses it, and
+// a second look under the loads' lock that finds it, count one hit.
 // load must not call the cache's writing methods for k (Set,
 // Compute, ...): they do not wait for the load, and the load's result
 // replaces what they stored.
@@ -96,29 +99,38 @@ func (s *Cache[K, V]) loadTable() *loads[K, V] {
 // GetOrLoadAll refresh: a Get of an old entry returns it and does nothing
 // more.
 func (s *Cache[K, V]) GetOrLoad(ctx context.Context, k K, load func(ctx context.Context, k K) (V, error)) (V, error) {
-	if v, ok := s.Get(k); ok {
+	hint := stripeHint()
+	if v, ok := s.getUncounted(k, hint); ok {
+		s.countGet(true, hint)
 		if s.cfg.RefreshAfter > 0 {
 			s.maybeRefresh(ctx, k, load)
 		}
 		return v, nil
 	}
+	if testHookMissed != nil {
+		testHookMissed()
+	}
 	l := s.loadTable()
 	l.mu.Lock()
 	if c, ok := l.calls[k]; ok {
 		l.mu.Unlock()
+		s.countGet(false, hint)
 		if testHookWait != nil {
 			testHookWait()
 		}
 		return c.wait(ctx)
 	}
-	// Stored while this caller looked it up, by a load that has ended.
+	// Stored while this caller looked it up, by a load that has ended, or
+	// moved by a relocation that the first look raced.
 	if v, ok := s.Peek(k); ok {
 		l.mu.Unlock()
+		s.countGet(true, hint)
 		return v, nil
 	}
 	c := &loadCall[V]{done: make(chan struct{})}
 	l.calls[k] = c
 	l.mu.Unlock()
+	s.countGet(false, hint)
 
 	// A panic in load goes on up to this caller unrecovered; on its way
 	// it releases the waiters.
@@ -162,12 +174,17 @@ func (s *Cache[K, V]) GetOrLoad(ctx context.Context, k K, load func(ctx context.
 func (s *Cache[K, V]) GetOrLoadAll(ctx context.Context, keys []K, load func(ctx context.Context, keys []K) (map[K]V, error)) (map[K]V, error) {
 	out := make(map[K]V, len(keys))
 	var missed []K
+	// Each look-up counts as a Get, a hit when the key is found at the
+	// first look or, as in GetOrLoad, at the second under the loads' lock.
+	hint := stripeHint()
+	hits := 0
 	for _, k := range keys {
 		if _, dup := out[k]; dup {
 			continue
 		}
-		if v, ok := s.Get(k); ok {
+		if v, ok := s.getUncounted(k, hint); ok {
 			out[k] = v
+			hits++
 			if s.cfg.RefreshAfter > 0 {
 				s.maybeRefresh(ctx, k, func(ctx context.Context, k K) (V, error) {
 					return loadOne(ctx, k, load)
@@ -178,7 +195,11 @@ func (s *Cache[K, V]) GetOrLoadAll(ctx context.Context, keys []K, load func(ctx 
 		}
 	}
 	if len(missed) == 0 {
+		s.countGets(hits, 0, hint)
 		return out, nil
+	}
+	if testHookMissed != nil {
+		testHookMissed()
 	}
 	l := s.loadTable()
 	var (
@@ -187,6 +208,7 @@ func (s *Cache[K, V]) GetOrLoadAll(ctx context.Context, keys []K, load func(ctx 
 		waitK   []K
 		waitC   []*loadCall[V]
 		claimed = make(map[K]bool, len(missed))
+		rescued int
 	)
 	l.mu.Lock()
 	for _, k := range missed {
@@ -198,6 +220,7 @@ func (s *Cache[K, V]) GetOrLoadAll(ctx context.Context, keys []K, load func(ctx 
 			waitK, waitC = append(waitK, k), append(waitC, c)
 		} else if v, ok := s.Peek(k); ok {
 			out[k] = v
+			rescued++
 		} else {
 			c := &loadCall[V]{done: make(chan struct{})}
 			l.calls[k] = c
@@ -205,6 +228,7 @@ func (s *Cache[K, V]) GetOrLoadAll(ctx context.Context, keys []K, load func(ctx 
 		}
 	}
 	l.mu.Unlock()
+	s.countGets(hits+rescued, len(missed)-rescued, hint)
 
 	var loadErr error
 	if len(own) > 0 {
@@ -281,6 +305,11 @@ func loadOne[K comparable, V any](ctx context.Context, k K, load func(context.Co
 // testHookWait, if set (by tests), is called by a load's caller that is
 // about to wait for another's load.
 var testHookWait func()
+
+// testHookMissed, if set (by tests), is called by GetOrLoad and
+// GetOrLoadAll when their first look has missed a key, before they take
+// the loads' lock.
+var testHookMissed func()
 
 // end removes c, now complete, from the loads in flight, and releases its
 // waiters.

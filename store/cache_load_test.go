@@ -305,3 +305,51 @@ func (l *loads[K, V]) inFlight(k K) *loadCall[V] {
 	defer l.mu.Unlock()
 	return l.calls[k]
 }
+
+// A call whose first look misses a key that is stored before its second
+// look (here by a Set between the two; in a busy cache, by a relocation
+// that the first look raced) returns the stored value without a load and
+// counts one hit and no miss, in Stats and in the recorder, for GetOrLoad
+// and for each key of GetOrLoadAll.
+func TestGetOrLoadCountsWhatItReturns(t *testing.T) {
+	rec := &countingRecorder{}
+	s := newTestCache(t, CacheOptions[string, int]{MaxEntries: 100, Seed: 5, StatsRecorder: rec})
+	var store []string
+	testHookMissed = func() {
+		for _, k := range store {
+			s.Set(k, len(k))
+		}
+	}
+	defer func() { testHookMissed = nil }()
+	loaded := 0
+	load := func(_ context.Context, k string) (int, error) {
+		loaded++
+		return -1, nil
+	}
+	loadAll := func(_ context.Context, ks []string) (map[string]int, error) {
+		loaded += len(ks)
+		out := map[string]int{}
+		for _, k := range ks {
+			out[k] = -1
+		}
+		return out, nil
+	}
+	ctx := context.Background()
+
+	store = []string{"late"}
+	if v, err := s.GetOrLoad(ctx, "late", load); v != 4 || err != nil {
+		t.Errorf("GetOrLoad of a key stored after its first look = %d, %v; want 4, nil", v, err)
+	}
+	s.Set("here", 4)
+	store = []string{"later", "latest"}
+	got, err := s.GetOrLoadAll(ctx, []string{"here", "later", "latest", "absent"}, loadAll)
+	if err != nil || !maps.Equal(got, map[string]int{"here": 4, "later": 5, "latest": 6, "absent": -1}) {
+		t.Errorf("GetOrLoadAll = %v, %v", got, err)
+	}
+	st := s.Stats()
+	// Hits: late, here, later, latest. Misses: absent, the one key loaded.
+	if loaded != 1 || st.Hits != 4 || st.Misses != 1 || rec.hits.Load() != 4 || rec.misses.Load() != 1 || rec.badArg.Load() != 0 {
+		t.Errorf("%d keys loaded, Stats %d hits and %d misses, recorder %d and %d (%d bad counts); want 1, 4 and 1",
+			loaded, st.Hits, st.Misses, rec.hits.Load(), rec.misses.Load(), rec.badArg.Load())
+	}
+}
