@@ -372,15 +372,22 @@ func TestPolicyWord(t *testing.T) {
 // key on probation that is not older than the newcomer gap; a key whose
 // gap is longer scores as a newcomer does; on either side the older goes
 // first; and LRU ("recency") still ranks every key by age alone.
+// "probation-window" scores every key as probation does but for a
+// newcomer younger than a quarter of the capacity, which it keeps.
 func TestProbationScore(t *testing.T) {
-	var prob, lru rank
+	var prob, win, lru rank
 	for _, r := range rankings {
 		switch r.name {
 		case "probation":
 			prob = r.in(1000, shortPrior)
+		case "probation-window":
+			win = r.in(1000, shortPrior)
 		case "recency":
 			lru = r.in(1000, shortPrior)
 		}
+	}
+	if win.window != 250 || win.cut != prob.cut || win.newGap != prob.newGap {
+		t.Fatalf("probation-window's window %d, cut %d and newcomer gap %d; want 250, %d and %d", win.window, win.cut, win.newGap, prob.cut, prob.newGap)
 	}
 	if prob.cut != 1000 || prob.newGap != 8000 {
 		t.Fatalf("probation's cut %d and newcomer gap %d, want 1000 and 8000", prob.cut, prob.newGap)
@@ -407,6 +414,16 @@ func TestProbationScore(t *testing.T) {
 	}
 	if s, age := prob.score(newcomer, now); s != 4*8000 || age != 10 {
 		t.Errorf("a newcomer 10 units old scores %d (age %d), want %d: no window", s, age, 4*8000)
+	}
+	for _, w := range []uint32{protected, protectedOld, onProbation, word(5000, now-9000), packAcc(now-300, noGap)} {
+		if a, b := score(&win, w), score(&prob, w); a != b {
+			t.Errorf("a word of age %d: probation-window scores it %d, probation %d; want equal out of the window", ageOf(w, now), a, b)
+		}
+	}
+	young, older := score(&win, newcomer), score(&win, packAcc(now-200, noGap))
+	if young >= 0 || older >= 0 || older <= young || older >= score(&win, protected) {
+		t.Errorf("newcomers 10 and 200 units old score %d and %d under probation-window; want both below 0, the older above the younger, and below a protected key's %d",
+			young, older, score(&win, protected))
 	}
 	for _, w := range []uint32{protected, onProbation, newcomer, word(5000, now-9000)} {
 		if s, age := lru.score(w, now); s != 4*int64(age) {

@@ -47,6 +47,7 @@ func ExampleCache_Policy() {
 	// patient            46%
 	// recency-no-window   2%
 	// probation           0%
+	// probation-window    0%
 	// in use: due-last-gap short
 	// at Get 126: relocation off → on (trial)
 	// at Get 4309: ranking patient → due

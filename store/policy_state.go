@@ -13,10 +13,11 @@ package store
 type PolicyState struct {
 	// Ranking is the ranking in use: "due", "due-last-gap", "frequency",
 	// "recency-frequency", "recency", "patient" (the one a cache starts
-	// with), "recency-no-window" or "probation". Prior is "short" or "long": the gap
-	// a key's first use is blended from. Relocating reports whether an
-	// eviction may move a resident to its other candidate to reach a
-	// better victim (never with d ≠ 2 or a weight bound).
+	// with), "recency-no-window", "probation" or "probation-window".
+	// Prior is "short" or "long": the gap a key's first use is blended
+	// from. Relocating reports whether an eviction may move a resident to
+	// its other candidate to reach a better victim (never with d ≠ 2 or a
+	// weight bound).
 	Ranking    string `json:"ranking"`
 	Prior      string `json:"prior"`
 	Relocating bool   `json:"relocating"`

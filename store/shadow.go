@@ -72,7 +72,7 @@ import (
 // word, the key's other candidate) and a ghost of 4 words an entry
 // rounded up to a power of two (16 to 32 bytes an entry), so the
 // numRankings + 2 miniatures of a cache (the rankings', the twin and the
-// prior's) take at most 10 × 512 × 44 bytes, 220 KiB, whatever its
+// prior's) take at most 11 × 512 × 44 bytes, 242 KiB, whatever its
 // capacity.
 //
 // The same test decides whether evictions relocate (relocate.go): a twin
