@@ -289,11 +289,13 @@
 // (which keeps a stable subset of a loop too large for the cache, where
 // LRU keeps nothing), with λ = 2.5 the one longest unused for its gap
 // (close to LRU). λ, the share α by which a use moves g and the newcomer
-// gap make a ranking; the cache has seven (ranking.go), runs each on a
-// miniature cache that replays a sample of its keys, and moves from the
-// ranking in use to another only when that one's miniature clearly beats
-// it on the requests where they differ (shadow.go). A key's first use
-// blends g from a prior gap, short (8 capacities) or long (64); under the
+// gap make a ranking; others rank by age alone (LRU) or put the keys not
+// reused within a capacity on probation, as 2Q does. The cache has nine
+// (ranking.go), runs each on a miniature cache that replays a sample of
+// its keys, and moves from the ranking in use to another only when that
+// one's miniature clearly beats it on the requests where they differ
+// (shadow.go). A key's first use blends g from a prior gap, short (8
+// capacities) or long (64); under the
 // long one g says mostly how often a key was used, which is what counts
 // for independent draws over far more keys than the cache holds, and the
 // cache takes it only while a miniature run with it clearly beats the
