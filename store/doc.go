@@ -295,11 +295,11 @@
 // its keys, and moves from the ranking in use to another only when that
 // one's miniature clearly beats it on the requests where they differ
 // (shadow.go). A key's first use blends g from a prior gap, short (8
-// capacities) or long (64); under the
-// long one g says mostly how often a key was used, which is what counts
-// for independent draws over far more keys than the cache holds, and the
-// cache takes it only while a miniature run with it clearly beats the
-// one with the prior in use. Expired entries go before any other.
+// capacities) or long (64); under the long one g says mostly how often a
+// key was used, which is what counts for independent draws over far more
+// keys than the cache holds, and the cache takes it only while a miniature
+// run with it clearly beats the one with the prior in use. Expired entries
+// go before any other.
 // [Cache.Policy] reports the setting in use, each miniature's hit ratio
 // and lead, and the last changes, with the Get count at which each came.
 //
