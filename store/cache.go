@@ -102,8 +102,14 @@ func newCache[K comparable, V any](o config, weigher func(K, V) uint32) *Cache[K
 	s.tq = tickUnit(o.MaxEntries)
 	s.slack = max(recencySlack(o.MaxEntries)>>s.tq, 1)
 	s.pol.initRanks(uint64(o.MaxEntries) >> s.tq)
-	s.pol.set(defaultRanking)
+	start, _ := rankingIndex(o.Ranking) // checked by resolveCache
 	s.sh = new(shadows)
+	if start >= 0 {
+		s.sh.pinned = true
+	} else {
+		start = defaultRanking
+	}
+	s.pol.set(start)
 	s.sh.init(o.MaxEntries, &s.pol, func() uint64 { h, m := s.tot.sum(); return h + m })
 	s.shMask, _ = shadowMask(o.MaxEntries)
 	s.clock = o.Clock

@@ -176,6 +176,9 @@ func OpenCache[K comparable, V any](path string, opts *CacheOptions[K, V]) (*Cac
 		if opts.MaxWeight > math.MaxInt64 {
 			return nil, fmt.Errorf("snapshot %s: %w: MaxWeight %d is above %d", path, ErrOptions, opts.MaxWeight, int64(math.MaxInt64))
 		}
+		if _, err := rankingIndex(opts.Ranking); err != nil {
+			return nil, fmt.Errorf("snapshot %s: %w", path, err)
+		}
 		c := opts.config()
 		given = &c
 		weigher = opts.Weigher
@@ -347,7 +350,8 @@ func snapshotOptions(m *snapshot.Meta, given *config) (config, error) {
 	}
 	// What a process chooses for itself, not the file: the clock that
 	// expiries are read by, a map's growth, and a cache's TTL when given.
-	o.Clock, o.SizeHint, o.Growth = given.Clock, given.SizeHint, given.Growth
+	// So is a cache's pinned ranking.
+	o.Clock, o.SizeHint, o.Growth, o.Ranking = given.Clock, given.SizeHint, given.Growth, given.Ranking
 	// The kind of expiry as a whole: ExpireAfterAccess < 0 marks an
 	// ExpiryCalculator given to OpenCache, which replaces both.
 	if given.DefaultTTL != 0 || given.ExpireAfterAccess != 0 {

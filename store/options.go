@@ -155,6 +155,19 @@ type CacheOptions[K comparable, V any] struct {
 	// do). Stats counts the same events whether it is set or not.
 	StatsRecorder StatsRecorder
 
+	// Ranking, if not empty, pins the eviction policy to one of the ways
+	// of ranking candidates that Rankings lists: the cache starts with it
+	// and never leaves it, while its miniatures go on rating every
+	// ranking, so that Policy shows what each would have done on the
+	// workload. The prior and relocation still adapt. Empty (the default)
+	// lets the cache choose and move among the rankings as the workload
+	// changes, which is what a cache should do unless its workload is
+	// known; a pinned cache is for comparing rankings and for replays
+	// that must not depend on the policy's choices. An unknown name is
+	// refused with ErrOptions. OpenCache takes it from its options: a
+	// snapshot does not record it.
+	Ranking string
+
 	// Placement, Choices, BucketSize, Hash and Seed shape the table, as
 	// in MapOptions.
 	Placement  bucket.Placement
@@ -219,6 +232,8 @@ type config struct {
 
 	// A cache's sliding expiry and refresh age (CacheOptions).
 	ExpireAfterAccess, RefreshAfter time.Duration
+	// A cache's pinned ranking (CacheOptions.Ranking); empty: none.
+	Ranking string
 }
 
 func (o MapOptions) config() config {
@@ -229,7 +244,7 @@ func (o MapOptions) config() config {
 func (o CacheOptions[K, V]) config() config {
 	return config{MaxEntries: o.MaxEntries, MaxWeight: int64(min(o.MaxWeight, math.MaxInt64)), DefaultTTL: o.DefaultTTL,
 		ExpireAfterAccess: o.ExpireAfterAccess, RefreshAfter: o.RefreshAfter, Clock: o.Clock, Placement: o.Placement,
-		Choices: o.Choices, BucketSize: o.BucketSize, Hash: o.Hash, Seed: o.Seed}
+		Choices: o.Choices, BucketSize: o.BucketSize, Hash: o.Hash, Seed: o.Seed, Ranking: o.Ranking}
 }
 
 func (o *config) mapOptions() MapOptions {
@@ -242,7 +257,7 @@ func (o *config) mapOptions() MapOptions {
 func cacheOptionsOf[K comparable, V any](o *config) CacheOptions[K, V] {
 	return CacheOptions[K, V]{MaxEntries: o.MaxEntries, MaxWeight: uint64(o.MaxWeight), DefaultTTL: o.DefaultTTL,
 		ExpireAfterAccess: o.ExpireAfterAccess, RefreshAfter: o.RefreshAfter, Clock: o.Clock, Placement: o.Placement,
-		Choices: o.Choices, BucketSize: o.BucketSize, Hash: o.Hash, Seed: o.Seed}
+		Choices: o.Choices, BucketSize: o.BucketSize, Hash: o.Hash, Seed: o.Seed, Ranking: o.Ranking}
 }
 
 // resolve returns o with the defaults filled in, or an error that
@@ -310,6 +325,9 @@ func resolveCache(o config) (config, error) {
 			ErrOptions, o.DefaultTTL, o.ExpireAfterAccess)
 	case o.RefreshAfter < 0:
 		return c, fmt.Errorf("%w: RefreshAfter %v is negative", ErrOptions, o.RefreshAfter)
+	}
+	if _, err := rankingIndex(o.Ranking); err != nil {
+		return c, err
 	}
 	if err := c.resolveTable(); err != nil {
 		return c, err

@@ -21,6 +21,9 @@ type PolicyState struct {
 	Ranking    string `json:"ranking"`
 	Prior      string `json:"prior"`
 	Relocating bool   `json:"relocating"`
+	// Pinned reports a ranking pinned by CacheOptions.Ranking: the cache
+	// does not leave it, however far a miniature leads it.
+	Pinned bool `json:"pinned"`
 	// SampleRate is the share of keys replayed (1 in SampleRate), and
 	// MiniatureEntries the capacity of each miniature.
 	SampleRate       int `json:"sample_rate"`
@@ -107,6 +110,7 @@ func (s *Cache[K, V]) Policy() PolicyState {
 		Ranking:          rankings[cur].name,
 		Prior:            priorNames[sh.pol.prior()],
 		Relocating:       sh.pol.moves.Load() && s.cfg.Choices == 2 && s.weigher == nil,
+		Pinned:           sh.pinned,
 		SampleRate:       int(s.shMask + 1),
 		MiniatureEntries: sh.miniCap,
 		SampledGets:      sh.sampled,

@@ -2,10 +2,13 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -233,5 +236,104 @@ func TestPolicyConcurrent(t *testing.T) {
 	<-done
 	if ps := s.Policy(); ps.SampledGets == 0 || ps.SampledGets > 100_000 {
 		t.Errorf("%d sampled Gets of 100,000 Gets on a cache that samples every key", ps.SampledGets)
+	}
+}
+
+// A cache pinned to a ranking (CacheOptions.Ranking) starts with it and
+// stays there on a workload that moves an unpinned cache away from it:
+// on the drift of TestProbationTakesDrift, LRU pinned reports itself
+// pinned, makes no change of ranking, and its miniatures show
+// probation-window leading it past the bar on the way. Its hits are within half a
+// point of a cache's whose ranking is forced before every Get (not equal:
+// the forced cache's chooser still moves its twin and its prior's
+// miniature to the rankings it would take, which steers its relocation
+// and prior differently). Rankings lists the miniatures' names in their
+// order; an unknown name is refused with ErrOptions; a pinned cache saved
+// and opened with the option is pinned again.
+func TestPolicyPinnedRanking(t *testing.T) {
+	seed := seedFor(t)
+	if got, ps := Rankings(), newTestCache(t, CacheOptions[uint64, int]{MaxEntries: 64, Seed: 1}).Policy(); len(got) != len(ps.Miniatures) {
+		t.Fatalf("Rankings() = %v for %d miniatures", got, len(ps.Miniatures))
+	} else {
+		for i, m := range ps.Miniatures {
+			if got[i] != m.Ranking {
+				t.Errorf("Rankings()[%d] = %q, miniature %d is %q", i, got[i], i, m.Ranking)
+			}
+		}
+	}
+	for _, bad := range []string{"lru", "Recency", " recency"} {
+		if _, err := NewCache(CacheOptions[uint64, int]{MaxEntries: 64, Ranking: bad}); !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "probation-window") {
+			t.Errorf("Ranking %q: error %v, want ErrOptions naming the rankings", bad, err)
+		}
+	}
+
+	const maxE, total = 1024, 300_000
+	const pin = "recency"
+	pinned := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: maxE, Seed: seed | 1, Ranking: pin})
+	forced := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: maxE, Seed: seed | 1})
+	idx, err := rankingIndex(pin)
+	if err != nil || pinned.Options().Ranking != pin {
+		t.Fatalf("rankingIndex(%q) = %d, %v; Options().Ranking %q", pin, idx, err, pinned.Options().Ranking)
+	}
+	n := uint64(8 * maxE)
+	draw := zipfDraw(t, 0.8, int(n), seed)
+	hits, forcedHits := 0, 0
+	var lead float64 // probation-window's highest lead, polled
+	for i := range total {
+		if i%5000 == 0 {
+			for _, m := range pinned.Policy().Miniatures {
+				if m.Ranking == "probation-window" {
+					lead = max(lead, m.Lead)
+				}
+			}
+		}
+		k := uint64(i)/10 + n - 1 - draw()
+		if _, ok := pinned.Get(k); ok {
+			hits++
+		} else {
+			pinned.Set(k, 0)
+		}
+		forced.pol.w.Store(forced.pol.w.Load()&^0xff | uint32(idx))
+		if _, ok := forced.Get(k); ok {
+			forcedHits++
+		} else {
+			forced.Set(k, 0)
+		}
+	}
+	ps := pinned.Policy()
+	t.Logf("pinned to %s: %.2f%% hits, forced %.2f%%; probation-window leads by %.1f; changes %+v", pin, 100*float64(hits)/total, 100*float64(forcedHits)/total, lead, ps.Changes)
+	if ps.Ranking != pin || !ps.Pinned || lead <= ps.Bar {
+		t.Errorf("pinned to %s: reports %s, pinned %v, probation-window's highest lead %.1f (bar %.1f); want %s, true, past the bar", pin, ps.Ranking, ps.Pinned, lead, ps.Bar, pin)
+	}
+	for _, ch := range ps.Changes {
+		if ch.Kind == "ranking" {
+			t.Errorf("a pinned cache changed its ranking: %+v", ch)
+		}
+	}
+	if d := math.Abs(float64(hits-forcedHits)) / total; d > 0.005 {
+		t.Errorf("pinned to %s: %d hits; with the ranking forced before every Get, %d", pin, hits, forcedHits)
+	}
+	if free := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: 64, Seed: 1}).Policy(); free.Pinned {
+		t.Error("a cache without Ranking reports itself pinned")
+	}
+
+	path := filepath.Join(t.TempDir(), "pinned.db")
+	if err := pinned.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		opts *CacheOptions[uint64, int]
+		want string
+	}{{nil, "patient"}, {&CacheOptions[uint64, int]{Ranking: "due"}, "due"}} {
+		r, err := OpenCache(path, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ps := r.Policy(); ps.Ranking != c.want || ps.Pinned != (c.opts != nil) {
+			t.Errorf("opened with %+v: ranking %s, pinned %v; want %s, %v", c.opts, ps.Ranking, ps.Pinned, c.want, c.opts != nil)
+		}
+	}
+	if _, err := OpenCache(path, &CacheOptions[uint64, int]{Ranking: "nonesuch"}); !errors.Is(err, ErrOptions) {
+		t.Errorf("OpenCache with Ranking nonesuch: %v, want ErrOptions", err)
 	}
 }

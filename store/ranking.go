@@ -1,6 +1,10 @@
 package store
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"strings"
+)
 
 // Rankings: the ways a cache can score its eviction candidates (evict.go),
 // one of which is in use at a time. Each answers the two questions a
@@ -131,6 +135,31 @@ const (
 
 // otherPrior returns the prior that is not pr.
 func otherPrior(pr int) int { return numPriors - 1 - pr }
+
+// Rankings returns the names of the rankings a cache's eviction policy
+// chooses among, in the order PolicyState lists their miniatures: the
+// names CacheOptions.Ranking accepts.
+func Rankings() []string {
+	names := make([]string, numRankings)
+	for i, r := range rankings {
+		names[i] = r.name
+	}
+	return names
+}
+
+// rankingIndex returns the index of the ranking named name, or -1 for the
+// empty name (no pinned ranking), or an error wrapping ErrOptions.
+func rankingIndex(name string) (int, error) {
+	if name == "" {
+		return -1, nil
+	}
+	for i, r := range rankings {
+		if r.name == name {
+			return i, nil
+		}
+	}
+	return -1, fmt.Errorf("%w: Ranking %q is not one of %s", ErrOptions, name, strings.Join(Rankings(), ", "))
+}
 
 // numRankings is the number of rankings.
 const numRankings = len(rankings)

@@ -126,9 +126,13 @@ import (
 // ranking's in one mechanism each, on the same sample, and their small
 // leads carry to the cache.
 type shadows struct {
-	mu    sync.Mutex
-	minis [numRankings]mini
-	wins  [numRankings][numRankings]float64
+	mu sync.Mutex
+	// pinned keeps the cache on the ranking it started with
+	// (CacheOptions.Ranking): choose still rates every ranking, but moves
+	// to none.
+	pinned bool
+	minis  [numRankings]mini
+	wins   [numRankings][numRankings]float64
 	// twin is a miniature that relocates under the ranking in use;
 	// twinDuel compares it with that ranking's miniature.
 	twin     mini
@@ -261,7 +265,7 @@ func (sh *shadows) choose() {
 	}
 	pr := sh.pol.prior()
 	sh.periods++
-	if best != cur {
+	if best != cur && !sh.pinned {
 		sh.pol.set(best)
 		sh.restartTwin(best, pr)
 		sh.alt.r = sh.rank(best, otherPrior(pr))

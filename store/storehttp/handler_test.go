@@ -819,3 +819,23 @@ func TestPolicy(t *testing.T) {
 		t.Errorf("a map's JSON has a policy:\n%s", b)
 	}
 }
+
+// A pinned cache's policy rows say that it is pinned and that no
+// challenger takes over; an adaptive one's give the bar.
+func TestPolicyRowsPinned(t *testing.T) {
+	p := &store.PolicyState{Ranking: "recency", Prior: "short", Bar: 4, Miniatures: []store.MiniatureState{{Ranking: "recency"}, {Ranking: "due", Lead: 5}}}
+	for _, pinned := range []bool{false, true} {
+		p.Pinned = pinned
+		var notes []string
+		for _, r := range policyRows(p) {
+			notes = append(notes, r.Note)
+		}
+		all := strings.Join(notes, "\n")
+		if got := strings.Contains(all, "pinned by CacheOptions.Ranking") && strings.Contains(all, "leads by 5.0; the ranking is pinned"); got != pinned {
+			t.Errorf("pinned %v: rows say pinned %v:\n%s", pinned, got, all)
+		}
+		if got := strings.Contains(all, "takes over past 4"); got == pinned {
+			t.Errorf("pinned %v: rows give the bar %v:\n%s", pinned, got, all)
+		}
+	}
+}

@@ -315,14 +315,18 @@ func policyRows(p *store.PolicyState) []row {
 			best, bestLead = m.Ranking, m.Lead
 		}
 	}
+	rankNote, takeOver := "how eviction candidates are scored", fmt.Sprintf("it takes over past %.0f", p.Bar)
+	if p.Pinned {
+		rankNote, takeOver = "pinned by CacheOptions.Ranking: the cache does not move", "the ranking is pinned"
+	}
 	rows := []row{
-		{"ranking", p.Ranking, "how eviction candidates are scored"},
+		{"ranking", p.Ranking, rankNote},
 		{"prior", p.Prior, "the gap a key's first use is blended from"},
 		{"relocating", reloc, fmt.Sprintf("the relocating miniature leads by %.1f", p.RelocationLead)},
 		{"miniatures", fmt.Sprintf("%d entries", p.MiniatureEntries), fmt.Sprintf("replaying 1 key in %d: %s sampled gets", p.SampleRate, count(p.SampledGets))},
 	}
 	if best != "" {
-		rows = append(rows, row{"closest challenger", best, fmt.Sprintf("leads by %.1f; it takes over past %.0f", bestLead, p.Bar)})
+		rows = append(rows, row{"closest challenger", best, fmt.Sprintf("leads by %.1f; %s", bestLead, takeOver)})
 	}
 	changes := row{"changes", count(p.ChangesTotal), "none yet"}
 	if n := len(p.Changes); n > 0 {
