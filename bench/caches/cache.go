@@ -47,6 +47,10 @@ type Options struct {
 	// Seed is the hash seed of a cache that takes one (Peer.Seeded); 0
 	// means the harness's fixed seed, so that a run replays exactly.
 	Seed uint64
+	// Ranking pins a twochoice cache's eviction ranking
+	// (store.CacheOptions.Ranking); empty lets it adapt. Other caches
+	// ignore it.
+	Ranking string
 }
 
 // The errors of the package.

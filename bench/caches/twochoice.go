@@ -71,6 +71,7 @@ func NewTwochoice[K Key, V any](rule bucket.Placement, o Options) (Cache[K, V], 
 		Placement:  rule,
 		Choices:    d,
 		Seed:       seed,
+		Ranking:    o.Ranking,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("caches: twochoice-%v: %w", rule, err)

@@ -570,3 +570,63 @@ func TestRunSeeds(t *testing.T) {
 		t.Errorf("table with one seed: %v\n%s", err, b.String())
 	}
 }
+
+// Config.Ranking pins twochoice's ranking on every row: each row's policy
+// reports it pinned and never changes ranking, the table says so, the
+// JSON carries it, and an unknown ranking is refused. On a row where the
+// adaptive policy leaves patient, the pinned figure is another.
+func TestRunRanking(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir)
+	items, err := Parse(dir + ",zipf:0.9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Config{Items: items, Capacities: []measure.Capacity{{Share: 0.05}, {Share: 0.25}}, Caches: []string{"twochoice", "lru"},
+		Keys: 4000, Requests: 40_000, Seed: 3}
+	free, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Ranking = "recency"
+	pinned, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	differ := false
+	for i, r := range pinned.Rows {
+		p := r.Policy
+		if p == nil || p.Ranking != "recency" || !p.Pinned {
+			t.Fatalf("%s at %s: policy %+v, want pinned to recency", r.Workload, r.Capacity, p)
+		}
+		for _, ch := range p.Changes {
+			if ch.Kind == "ranking" {
+				t.Errorf("%s at %s: a pinned ranking changed: %+v", r.Workload, r.Capacity, ch)
+			}
+		}
+		differ = differ || r.HitRatio[Twochoice] != free.Rows[i].HitRatio[Twochoice]
+	}
+	if !differ {
+		t.Error("pinned to recency, twochoice hits as the adaptive cache does on every row: the ranking does not reach it")
+	}
+	var b bytes.Buffer
+	if err := WriteTable(&b, pinned); err != nil || !strings.Contains(b.String(), `pinned to the ranking "recency"`) {
+		t.Errorf("table (%v):\n%s", err, b.String())
+	}
+	js, err := json.Marshal(pinned)
+	var top map[string]any
+	if err == nil {
+		err = json.Unmarshal(js, &top)
+	}
+	if err != nil || top["ranking"] != "recency" {
+		t.Errorf("JSON (%v): ranking %v, want recency", err, top["ranking"])
+	}
+	var freeTop map[string]any
+	if js, err := json.Marshal(free); err != nil || json.Unmarshal(js, &freeTop) != nil || freeTop["ranking"] != nil {
+		t.Errorf("an adaptive run's JSON (%v) names a ranking: %v", err, freeTop["ranking"])
+	}
+	c.Ranking = "lru"
+	if _, err := Run(context.Background(), c); !errors.Is(err, ErrConfig) {
+		t.Errorf("ranking lru: %v, want ErrConfig", err)
+	}
+}

@@ -92,6 +92,13 @@
 // replays it under seeds 1 to Seeds and reports the median, so that a
 // change to the policy can be told from the luck of one sample.
 //
+// Config.Ranking pins twochoice's policy to one of its rankings
+// (store.CacheOptions.Ranking). Run once per ranking, the corpus shows
+// which rows the adaptive policy loses to a ranking it has (the chooser
+// moves late or wrong) and which it would lose whatever it chose (no
+// ranking reaches the best peer); each row's Policy still rates every
+// ranking on the way.
+//
 // # Method
 //
 // Each workload is read or generated once and held in memory as a slice of

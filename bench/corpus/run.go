@@ -62,6 +62,10 @@ type Config struct {
 	// twochoice's) is replayed under on each row, seeds 1 to Seeds, to
 	// report the median; < 1 means 1, the harness's fixed seed alone.
 	Seeds int
+	// Ranking, if not empty, pins twochoice's eviction ranking to one of
+	// store.Rankings() (store.CacheOptions.Ranking), to see what that
+	// ranking does on every row where the adaptive policy would choose.
+	Ranking string
 	// Parallel is the most replays at once; < 1 means GOMAXPROCS.
 	Parallel int
 	// Progress, if set, is told the share of the work done and what runs;
@@ -89,6 +93,9 @@ type Result struct {
 	Replays   int `json:"replays"`
 	Rounds    int `json:"rounds"`
 	Seeds     int `json:"seeds"`
+	// Ranking is Config.Ranking: the ranking twochoice was pinned to, if
+	// any.
+	Ranking string `json:"ranking,omitempty"`
 	// Wall is the run's wall time, in seconds in JSON.
 	Wall        time.Duration   `json:"-"`
 	WallSeconds float64         `json:"wall_seconds"`
@@ -176,7 +183,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	res := &Result{Machine: measure.ThisMachine(), Seed: c.Seed, Workloads: len(c.Items), Rounds: max(c.Rounds, 1), Seeds: max(c.Seeds, 1)}
+	res := &Result{Machine: measure.ThisMachine(), Seed: c.Seed, Workloads: len(c.Items), Rounds: max(c.Rounds, 1), Seeds: max(c.Seeds, 1), Ranking: c.Ranking}
 	for _, p := range peers {
 		res.Caches = append(res.Caches, display(p.Name))
 		if !strings.HasPrefix(p.Name, "twochoice") {
@@ -275,7 +282,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		open := func() (workload.Workload[uint64], error) {
 			return &cancelable{ctx: ctx, w: workload.ReplayReads(t.w.item.Name, t.w.keys)}, nil
 		}
-		t.res, t.err = hitratio.RunOne(open, hitratio.Job[uint64, struct{}]{Peer: t.peer, Capacity: t.capacity, Seed: t.seed}, t.w.warmup)
+		t.res, t.err = hitratio.RunOne(open, hitratio.Job[uint64, struct{}]{Peer: t.peer, Capacity: t.capacity, Seed: t.seed, Ranking: c.Ranking}, t.w.warmup)
 		if t.err != nil && ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -322,6 +329,8 @@ func (c *Config) validate() error {
 	switch {
 	case len(c.Items) == 0:
 		return fmt.Errorf("%w: no workload", ErrConfig)
+	case c.Ranking != "" && !slices.Contains(store.Rankings(), c.Ranking):
+		return fmt.Errorf("%w: ranking %q, want one of %s", ErrConfig, c.Ranking, strings.Join(store.Rankings(), ", "))
 	case slices.ContainsFunc(c.Capacities, func(x measure.Capacity) bool {
 		return !(x.Share == 0 && x.Entries >= 1 && x.Entries <= measure.MaxCapacity || x.Share > 0 && x.Share <= 1)
 	}):

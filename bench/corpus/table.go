@@ -37,6 +37,9 @@ func WriteTable(w io.Writer, res *Result) error {
 	if res.Seeds > 1 {
 		fmt.Fprintf(w, "twochoice's figures are the median of its replays under hash seeds 1 to %d.\n", res.Seeds)
 	}
+	if res.Ranking != "" {
+		fmt.Fprintf(w, "twochoice's eviction policy is pinned to the ranking %q (--ranking): it does not adapt.\n", res.Ranking)
+	}
 	fmt.Fprintf(w, "margin is twochoice (the bounded %s store) less the best of %s, in points.\n\n", TwochoicePeer, strings.Join(res.Peers, ", "))
 
 	header := append(append([]string{"workload", "capacity", "entries"}, res.Caches...), hitratio.BeladyName, "best peer", "margin")

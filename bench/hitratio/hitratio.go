@@ -105,6 +105,8 @@ type Job[K caches.Key, V any] struct {
 	// Seed is the hash seed of a seeded peer (caches.Options.Seed); 0
 	// means the harness's fixed one.
 	Seed uint64
+	// Ranking pins twochoice's eviction ranking (caches.Options.Ranking).
+	Ranking string
 }
 
 // Jobs returns a job for every peer at every capacity, peer by peer.
@@ -177,7 +179,7 @@ func RunOne[K caches.Key, V any](open func() (workload.Workload[K], error), j Jo
 }
 
 func runJob[K caches.Key, V any](open func() (workload.Workload[K], error), j Job[K, V], warmup int64) (res Result, err error) {
-	c, err := j.Peer.New(caches.Options{Capacity: j.Capacity, Sync: true, Seed: j.Seed})
+	c, err := j.Peer.New(caches.Options{Capacity: j.Capacity, Sync: true, Seed: j.Seed, Ranking: j.Ranking})
 	if err != nil {
 		return res, err
 	}

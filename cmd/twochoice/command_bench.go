@@ -19,6 +19,7 @@ import (
 	"github.com/twochoice/twochoice/bench/report"
 	"github.com/twochoice/twochoice/internal/cli"
 	"github.com/twochoice/twochoice/internal/plot"
+	"github.com/twochoice/twochoice/store"
 )
 
 func init() {
@@ -94,6 +95,9 @@ by up to 6 and 18 points): --rounds N replays them N times per row and
 reports the median. twochoice replays exactly, but its hash seed picks
 the keys its policy samples, so another seed may give another figure:
 --seeds N replays it under seeds 1 to N and reports the median.
+--ranking NAME pins its eviction policy to one of its rankings, to see
+what each does on the rows where the adaptive policy chooses (--policy
+shows what it chose).
 --caches narrows or extends the caches (bounded ones, twochoice and one
 other at least; "twochoice" is the bounded go-left store here); --plot
 draws the margins; --format json gives the rows and the summary for
@@ -129,6 +133,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		requests  = fs.Int("requests", 2_000_000, "with --corpus: requests counted of each generated (zipf:S, aging:S, synthetic:K) workload, after as many uncounted")
 		rounds    = fs.Int("rounds", 1, "with --corpus: replays of otter and ristretto per row, whose median is reported (they draw seeds at random)")
 		seeds     = fs.Int("seeds", 1, "with --corpus: hash seeds twochoice is replayed under per row (1 to N), whose median is reported")
+		ranking   = fs.String("ranking", "", "with --corpus: pin twochoice's eviction policy to one ranking ("+strings.Join(store.Rankings(), ", ")+") instead of letting it adapt")
 		policy    = fs.Bool("policy", false, "with --corpus: after the table, the setting twochoice's eviction policy ended each row on and its changes (JSON and CSV always carry them)")
 		quiet     = fs.Bool("quiet", false, "no progress bar")
 		format    = cli.Table
@@ -158,13 +163,16 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if set["seeds"] && *corpusArg == "" {
 		return fmt.Errorf("%w: --seeds is for --corpus", errUsage)
 	}
+	if set["ranking"] && *corpusArg == "" {
+		return fmt.Errorf("%w: --ranking is for --corpus", errUsage)
+	}
 	if set["policy"] && *corpusArg == "" {
 		return fmt.Errorf("%w: --policy is for --corpus", errUsage)
 	}
 	if *corpusArg != "" {
 		return runCorpus(ctx, corpusFlags{
 			list: *corpusArg, caches: *cacheList, capacities: *capList, keys: *keys, requests: *requests, rounds: *rounds, seeds: *seeds, seed: *seed,
-			plot: *plotFile, format: format, policy: *policy, set: set,
+			ranking: *ranking, plot: *plotFile, format: format, policy: *policy, set: set,
 		}, bar, stdout, stderr)
 	}
 	if *reportDir != "" {

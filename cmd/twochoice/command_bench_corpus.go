@@ -13,6 +13,7 @@ import (
 	"github.com/twochoice/twochoice/bench/measure"
 	"github.com/twochoice/twochoice/internal/cli"
 	"github.com/twochoice/twochoice/internal/plot"
+	"github.com/twochoice/twochoice/store"
 )
 
 // corpusFlags are the flags of bench --corpus.
@@ -21,6 +22,7 @@ type corpusFlags struct {
 	keys                     uint64
 	requests, rounds, seeds  int
 	seed                     uint64
+	ranking                  string
 	plot                     string
 	format                   cli.Format
 	policy                   bool            // print twochoice's policy after the table
@@ -60,7 +62,10 @@ func runCorpus(ctx context.Context, f corpusFlags, bar *cli.Progress, stdout, st
 	if f.seeds < 1 {
 		return fmt.Errorf("%w: --seeds %d: want at least 1", errUsage, f.seeds)
 	}
-	c := corpus.Config{Items: items, Keys: f.keys, Requests: f.requests, Rounds: f.rounds, Seeds: f.seeds, Seed: f.seed, Progress: bar.Update}
+	if f.ranking != "" && !slices.Contains(store.Rankings(), f.ranking) {
+		return fmt.Errorf("%w: --ranking %q: want one of %s", errUsage, f.ranking, strings.Join(store.Rankings(), ", "))
+	}
+	c := corpus.Config{Items: items, Keys: f.keys, Requests: f.requests, Rounds: f.rounds, Seeds: f.seeds, Seed: f.seed, Ranking: f.ranking, Progress: bar.Update}
 	if f.set["capacity"] {
 		if c.Capacities, err = cli.ParseList("capacity", f.capacities, measure.ParseCapacity); err != nil {
 			return fmt.Errorf("%w: %v", errUsage, err)

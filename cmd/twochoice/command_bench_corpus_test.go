@@ -102,6 +102,8 @@ func TestBenchCorpusErrors(t *testing.T) {
 		{"--corpus", dir, "--policy", "--format", "json"},
 		{"--corpus", dir, "--rounds", "0"},
 		{"--corpus", dir, "--seeds", "0"},
+		{"--ranking", "due"},
+		{"--corpus", dir, "--ranking", "lru"},
 		{"--corpus", dir, "--keys", "500"}, // no zipf:S to shape
 		{"--corpus", dir, "--caches", "lru,arc"},
 		{"--corpus", dir, "--caches", "twochoice,map"},
