@@ -237,15 +237,11 @@ func (s *Cache[K, V]) countGets(hits, misses int, hint uint64) {
 	st := s.tot.stripe(hint)
 	if hits > 0 {
 		st.hits.Add(uint64(hits))
-		if s.rec != nil {
-			s.rec.RecordHits(hits)
-		}
+		s.recordHits(hits)
 	}
 	if misses > 0 {
 		st.misses.Add(uint64(misses))
-		if s.rec != nil {
-			s.rec.RecordMisses(misses)
-		}
+		s.recordMisses(misses)
 	}
 }
 
@@ -253,11 +249,11 @@ func (s *Cache[K, V]) countGets(hits, misses int, hint uint64) {
 func (s *Cache[K, V]) countGet(hit bool, hint uint64) {
 	if hit {
 		s.tot.hit(hint)
-		s.recordHit()
+		s.recordHits(1)
 		return
 	}
 	s.tot.miss(hint)
-	s.recordMiss()
+	s.recordMisses(1)
 }
 
 // expire removes k from bucket i if it is there and expired: a Get that
@@ -346,7 +342,7 @@ func (s *Cache[K, V]) GetOrSet(k K, v V) (V, bool) {
 	}
 	if !loaded {
 		s.tot.miss(stripeHint())
-		s.recordMiss()
+		s.recordMisses(1)
 	}
 	return old, loaded
 }

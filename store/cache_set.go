@@ -351,6 +351,6 @@ func (s *Cache[K, V]) liveLocked(t *cacheTable[K, V], i uint64, j int, hint uint
 	}
 	t.touch(i, j, t.cbucket(i).acc[j].Load(), s.tickNow(hint), s.slack, &s.pol)
 	s.tot.hit(hint)
-	s.recordHit()
+	s.recordHits(1)
 	return t.cbucket(i).b.slots[j].val, true
 }

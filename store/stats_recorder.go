@@ -44,17 +44,17 @@ type StatsRecorder interface {
 	RecordLoadFailure(loadTime time.Duration)
 }
 
-// recordHit records a hit, if the cache has a recorder.
-func (s *Cache[K, V]) recordHit() {
+// recordHits records n > 0 hits, if the cache has a recorder.
+func (s *Cache[K, V]) recordHits(n int) {
 	if s.rec != nil {
-		s.rec.RecordHits(1)
+		s.rec.RecordHits(n)
 	}
 }
 
-// recordMiss records a miss, if the cache has a recorder.
-func (s *Cache[K, V]) recordMiss() {
+// recordMisses records n > 0 misses, if the cache has a recorder.
+func (s *Cache[K, V]) recordMisses(n int) {
 	if s.rec != nil {
-		s.rec.RecordMisses(1)
+		s.rec.RecordMisses(n)
 	}
 }
 

@@ -508,18 +508,27 @@ func checkPolicies(t *testing.T, res *Result) {
 	}
 }
 
-// Seeds replays twochoice under seeds 1 to Seeds: its figure is the
-// median, its range covers the seed-1 figure of a run with one seed, and
-// a second run gives the same figures.
-func TestRunSeeds(t *testing.T) {
+// smallSeededConfig returns a corpus of the test traces and zipf:0.9 at
+// 5% and 25%, twochoice against LRU: small enough that a test can run
+// it several times.
+func smallSeededConfig(t *testing.T) Config {
+	t.Helper()
 	dir := t.TempDir()
 	writeFiles(t, dir)
 	items, err := Parse(dir + ",zipf:0.9")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := Config{Items: items, Capacities: []measure.Capacity{{Share: 0.05}, {Share: 0.25}}, Caches: []string{"twochoice", "lru"},
-		Keys: 4000, Requests: 40_000, Seed: 3, Seeds: 3}
+	return Config{Items: items, Capacities: []measure.Capacity{{Share: 0.05}, {Share: 0.25}}, Caches: []string{"twochoice", "lru"},
+		Keys: 4000, Requests: 40_000, Seed: 3}
+}
+
+// Seeds replays twochoice under seeds 1 to Seeds: its figure is the
+// median, its range covers the seed-1 figure of a run with one seed, and
+// a second run gives the same figures.
+func TestRunSeeds(t *testing.T) {
+	c := smallSeededConfig(t)
+	c.Seeds = 3
 	res, err := Run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
@@ -573,17 +582,10 @@ func TestRunSeeds(t *testing.T) {
 
 // Config.Ranking pins twochoice's ranking on every row: each row's policy
 // reports it pinned and never changes ranking, the table says so, the
-// JSON carries it, and an unknown ranking is refused. On a row where the
-// adaptive policy leaves patient, the pinned figure is another.
+// JSON carries it, and an unknown ranking is refused. On some row the
+// pinned figure differs from the adaptive one.
 func TestRunRanking(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir)
-	items, err := Parse(dir + ",zipf:0.9")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := Config{Items: items, Capacities: []measure.Capacity{{Share: 0.05}, {Share: 0.25}}, Caches: []string{"twochoice", "lru"},
-		Keys: 4000, Requests: 40_000, Seed: 3}
+	c := smallSeededConfig(t)
 	free, err := Run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)

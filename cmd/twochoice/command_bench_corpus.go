@@ -13,7 +13,6 @@ import (
 	"github.com/twochoice/twochoice/bench/measure"
 	"github.com/twochoice/twochoice/internal/cli"
 	"github.com/twochoice/twochoice/internal/plot"
-	"github.com/twochoice/twochoice/store"
 )
 
 // corpusFlags are the flags of bench --corpus.
@@ -61,9 +60,6 @@ func runCorpus(ctx context.Context, f corpusFlags, bar *cli.Progress, stdout, st
 	}
 	if f.seeds < 1 {
 		return fmt.Errorf("%w: --seeds %d: want at least 1", errUsage, f.seeds)
-	}
-	if f.ranking != "" && !slices.Contains(store.Rankings(), f.ranking) {
-		return fmt.Errorf("%w: --ranking %q: want one of %s", errUsage, f.ranking, strings.Join(store.Rankings(), ", "))
 	}
 	c := corpus.Config{Items: items, Keys: f.keys, Requests: f.requests, Rounds: f.rounds, Seeds: f.seeds, Seed: f.seed, Ranking: f.ranking, Progress: bar.Update}
 	if f.set["capacity"] {
