@@ -527,6 +527,9 @@ func smallSeededConfig(t *testing.T) Config {
 // median, its range covers the seed-1 figure of a run with one seed, and
 // a second run gives the same figures.
 func TestRunSeeds(t *testing.T) {
+	if testutil.Race && testing.Short() {
+		t.Skip("three corpus runs are slow under the race detector: TestRunSmall covers Run's goroutines, and the suite without -race runs it")
+	}
 	c := smallSeededConfig(t)
 	c.Seeds = 3
 	res, err := Run(context.Background(), c)
@@ -585,6 +588,9 @@ func TestRunSeeds(t *testing.T) {
 // JSON carries it, and an unknown ranking is refused. On some row the
 // pinned figure differs from the adaptive one.
 func TestRunRanking(t *testing.T) {
+	if testutil.Race && testing.Short() {
+		t.Skip("two corpus runs are slow under the race detector: TestRunSmall covers Run's goroutines, and the suite without -race runs it")
+	}
 	c := smallSeededConfig(t)
 	free, err := Run(context.Background(), c)
 	if err != nil {

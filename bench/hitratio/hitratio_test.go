@@ -9,6 +9,7 @@ import (
 
 	"github.com/twochoice/twochoice/bench/caches"
 	"github.com/twochoice/twochoice/bench/workload"
+	"github.com/twochoice/twochoice/internal/testutil"
 )
 
 func peer(t *testing.T, name string) caches.Peer[uint64, struct{}] {
@@ -212,6 +213,7 @@ func TestRunErrors(t *testing.T) {
 // Every bounded peer not marked Random replays exactly: the same hits on
 // the same requests, in another cache of the same capacity.
 func TestPeersReplayExactly(t *testing.T) {
+	testutil.SkipOneGoroutine(t, "two replays of every bounded peer")
 	_, keys := zipfKeys(t, 0.9, 5000, 4, 30_000)
 	for _, p := range caches.Peers[uint64, struct{}]() {
 		if !p.Bounded || p.Random {
@@ -229,6 +231,7 @@ func TestPeersReplayExactly(t *testing.T) {
 // the same hits (the seed picks the keys the policy samples and the
 // candidates of every key). Only twochoice's caches are seeded.
 func TestSeededPeersFollowTheirSeed(t *testing.T) {
+	testutil.SkipOneGoroutine(t, "twelve replays of every seeded peer")
 	_, keys := zipfKeys(t, 0.8, 20_000, 6, 60_000)
 	run := func(p caches.Peer[uint64, struct{}], seed uint64) int64 {
 		t.Helper()
