@@ -224,6 +224,10 @@ func FuzzCache(f *testing.F) {
 			f.Add(append(append([]byte{byte(rule), d, c, 0, 42, 40}, seedOps(300, c)...), 15, 0, 0))
 		}
 	}
+	for r := range numRankings {
+		// Pinned to ranking r (see below).
+		f.Add(append([]byte{byte(bucket.GoLeft), 2, 8, byte(4*r + 2), 42, 40}, seedOps(300, byte(r))...))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 6 {
 			return
@@ -233,6 +237,12 @@ func FuzzCache(f *testing.F) {
 		o.MaxEntries = 8*o.Choices + int(data[5])
 		o.Growth = 0 // a cache never grows, and New refuses a Growth
 		o.Clock = clk
+		// Half the inputs pin a ranking (data[3] above its hash bit), so
+		// that each ranking's victims face the model for a whole run and
+		// not only while the chooser has it in use.
+		if r := int(data[3] >> 1); r&1 == 1 {
+			o.Ranking = rankings[r>>1%numRankings].name
+		}
 		runCacheOps(t, o, clk, data[6:])
 	})
 }
@@ -250,6 +260,9 @@ func runCacheOps(t *testing.T, o Options, clk *fakeClock, ops []byte) {
 	t.Cleanup(func() {
 		if err := s.checkInvariants(); err != nil {
 			t.Errorf("invariants: %v", err)
+		}
+		if ps := s.Policy(); o.Ranking != "" && (ps.Ranking != o.Ranking || !ps.Pinned) {
+			t.Errorf("pinned to %q, the cache ends on %q (pinned %v)", o.Ranking, ps.Ranking, ps.Pinned)
 		}
 	})
 	ref := make(map[string]refEntry)
