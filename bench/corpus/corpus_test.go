@@ -20,6 +20,7 @@ import (
 	"github.com/twochoice/twochoice/bench/measure"
 	"github.com/twochoice/twochoice/bench/workload"
 	"github.com/twochoice/twochoice/internal/testutil"
+	"github.com/twochoice/twochoice/store"
 )
 
 // tracesDir is ../shared/traces seen from the repository's root.
@@ -636,5 +637,93 @@ func TestRunRanking(t *testing.T) {
 	c.Ranking = "lru"
 	if _, err := Run(context.Background(), c); !errors.Is(err, ErrConfig) {
 		t.Errorf("ranking lru: %v, want ErrConfig", err)
+	}
+}
+
+// Config.Rankings replays twochoice pinned to every ranking beside its
+// adaptive replays, under the same seeds: each row's Pinned figure for a
+// ranking is what a run pinned to it (Config.Ranking) gets, the adaptive
+// figures are those of a run without Rankings, and the summary is the
+// arithmetic of the rows. It is refused with Ranking.
+func TestRunRankings(t *testing.T) {
+	if testutil.Race && testing.Short() {
+		t.Skip("three corpus runs are slow under the race detector: TestRunSmall covers Run's goroutines, and the suite without -race runs it")
+	}
+	c := smallSeededConfig(t)
+	c.Seeds = 2
+	free, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Rankings = true
+	res, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := store.Rankings()
+	// At each of the 6 rows: twochoice twice adaptive and twice per
+	// ranking, lru, and the two optima.
+	if !slices.Equal(res.Rankings, names) || res.Replays != 6*(2+2*len(names)+3) || free.Replays != 6*(2+3) || free.Rankings != nil {
+		t.Fatalf("rankings %v, %d replays (%d without)", res.Rankings, res.Replays, free.Replays)
+	}
+	c.Rankings, c.Ranking = false, "recency"
+	recency, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var margin, cost, single float64
+	within, trailing := 0, 0
+	sums := map[string]float64{}
+	for i, r := range res.Rows {
+		if r.HitRatio[Twochoice] != free.Rows[i].HitRatio[Twochoice] || r.Policy.Ranking != free.Rows[i].Policy.Ranking {
+			t.Errorf("%s at %s: adaptive %v ending on %s, %v ending on %s without Rankings", r.Workload, r.Capacity,
+				r.HitRatio[Twochoice], r.Policy.Ranking, free.Rows[i].HitRatio[Twochoice], free.Rows[i].Policy.Ranking)
+		}
+		if len(r.Pinned) != len(names) || r.Pinned["recency"] != recency.Rows[i].HitRatio[Twochoice] {
+			t.Errorf("%s at %s: pinned %v; recency alone %v", r.Workload, r.Capacity, r.Pinned, recency.Rows[i].HitRatio[Twochoice])
+		}
+		best, h, ok := r.BestPinned()
+		if !ok || r.Margin == nil {
+			t.Fatalf("%s at %s: no best ranking or margin", r.Workload, r.Capacity)
+		}
+		for name, v := range r.Pinned {
+			if v > h || v == h && slices.Index(names, name) < slices.Index(names, best) {
+				t.Errorf("%s at %s: best ranking %s (%v), but %s has %v", r.Workload, r.Capacity, best, h, name, v)
+			}
+			sums[name] += 100 * (v - r.Best)
+		}
+		margin += 100 * (h - r.Best)
+		if 100*(h-r.Best) >= -WithinPoints {
+			within++
+		}
+		cost += 100 * (h - r.HitRatio[Twochoice])
+		if 100*(h-r.HitRatio[Twochoice]) > WithinPoints {
+			trailing++
+		}
+	}
+	for _, v := range sums {
+		single = max(single, v)
+	}
+	n := float64(len(res.Rows))
+	p := res.Summary.Pinned
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	if p == nil || p.Within != within || p.Trailing != trailing || !near(p.MeanMargin, margin/n) || !near(p.MeanCost, cost/n) ||
+		!near(p.SingleMargin, single/n) || !near(sums[p.Single], single) || free.Summary.Pinned != nil {
+		t.Errorf("summary %+v; want within %d, trailing %d, margin %v, cost %v, single %v", p, within, trailing, margin/n, cost/n, single/n)
+	}
+	var b bytes.Buffer
+	if err := WriteRankings(&b, res); err != nil || strings.Count(b.String(), "\n") != 3+len(res.Rows) || !strings.Contains(b.String(), "best ranking") {
+		t.Errorf("rankings' table (%v):\n%s", err, b.String())
+	}
+	b.Reset()
+	if err := WriteRankings(&b, free); err != nil || b.Len() != 0 {
+		t.Errorf("rankings' table of a run without them (%v):\n%s", err, b.String())
+	}
+	if err := WriteCSV(&b, res); err != nil || !strings.Contains(b.String(), ",pinned_due,") || !strings.Contains(b.String(), ",pinned_probation-window\n") {
+		t.Errorf("CSV (%v):\n%s", err, b.String())
+	}
+	c.Rankings = true
+	if _, err := Run(context.Background(), c); !errors.Is(err, ErrConfig) {
+		t.Errorf("Ranking with Rankings: %v, want ErrConfig", err)
 	}
 }

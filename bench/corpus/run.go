@@ -66,6 +66,12 @@ type Config struct {
 	// store.Rankings() (store.CacheOptions.Ranking), to see what that
 	// ranking does on every row where the adaptive policy would choose.
 	Ranking string
+	// Rankings replays twochoice once more per ranking of
+	// store.Rankings(), pinned to it (under the same seeds), beside its
+	// adaptive replays: each row's Pinned then says what the adaptive
+	// policy costs or gains against the ranking that does best on that
+	// row, and Summary.Pinned sums it up. Not with Ranking.
+	Rankings bool
 	// Parallel is the most replays at once; < 1 means GOMAXPROCS.
 	Parallel int
 	// Progress, if set, is told the share of the work done and what runs;
@@ -96,6 +102,9 @@ type Result struct {
 	// Ranking is Config.Ranking: the ranking twochoice was pinned to, if
 	// any.
 	Ranking string `json:"ranking,omitempty"`
+	// Rankings are the rankings twochoice was also replayed pinned to
+	// (Config.Rankings), in store.Rankings()'s order.
+	Rankings []string `json:"rankings,omitempty"`
 	// Wall is the run's wall time, in seconds in JSON.
 	Wall        time.Duration   `json:"-"`
 	WallSeconds float64         `json:"wall_seconds"`
@@ -138,6 +147,11 @@ type Row struct {
 	// its replay: the setting it ended on and the changes that led there
 	// (store.PolicyState); nil when twochoice refused the capacity.
 	Policy *store.PolicyState `json:"policy,omitempty"`
+	// Pinned is twochoice's hit ratio pinned to each ranking of
+	// Result.Rankings, by its name: the median over the seeds, as
+	// HitRatio's is. Nil without Config.Rankings or when twochoice
+	// refused the capacity.
+	Pinned map[string]float64 `json:"pinned,omitempty"`
 	// Problems are the row's broken bounds.
 	Problems []string `json:"problems,omitempty"`
 }
@@ -163,6 +177,8 @@ type task struct {
 	peer     caches.Peer[uint64, struct{}]
 	capacity int
 	seed     uint64 // a seeded peer's hash seed: 1, 2, …
+	ranking  string // the ranking twochoice is pinned to, if any
+	pinned   bool   // one of Config.Rankings' extra replays
 	cost     float64
 	res      hitratio.Result
 	err      error
@@ -184,6 +200,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Machine: measure.ThisMachine(), Seed: c.Seed, Workloads: len(c.Items), Rounds: max(c.Rounds, 1), Seeds: max(c.Seeds, 1), Ranking: c.Ranking}
+	if c.Rankings {
+		res.Rankings = store.Rankings()
+	}
 	for _, p := range peers {
 		res.Caches = append(res.Caches, display(p.Name))
 		if !strings.HasPrefix(p.Name, "twochoice") {
@@ -257,13 +276,21 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 				case p.Seeded:
 					rounds = res.Seeds
 				}
-				for r := range rounds {
-					t := &task{w: w, peer: p, capacity: n, cost: float64(len(w.keys)) * costOf(p.Name)}
-					if p.Seeded {
-						t.seed = uint64(r) + 1
+				// The adaptive replays (or those pinned to c.Ranking),
+				// then those pinned to each ranking of res.Rankings.
+				pins := []string{c.Ranking}
+				if p.Name == TwochoicePeer {
+					pins = append(pins, res.Rankings...)
+				}
+				for x, ranking := range pins {
+					for r := range rounds {
+						t := &task{w: w, peer: p, capacity: n, cost: float64(len(w.keys)) * costOf(p.Name), pinned: x > 0}
+						if p.Seeded { // twochoice's caches
+							t.seed, t.ranking = uint64(r)+1, ranking
+						}
+						byEntries[at{w, n}] = append(byEntries[at{w, n}], t)
+						tasks = append(tasks, t)
 					}
-					byEntries[at{w, n}] = append(byEntries[at{w, n}], t)
-					tasks = append(tasks, t)
 				}
 			}
 		}
@@ -282,7 +309,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		open := func() (workload.Workload[uint64], error) {
 			return &cancelable{ctx: ctx, w: workload.ReplayReads(t.w.item.Name, t.w.keys)}, nil
 		}
-		t.res, t.err = hitratio.RunOne(open, hitratio.Job[uint64, struct{}]{Peer: t.peer, Capacity: t.capacity, Seed: t.seed, Ranking: c.Ranking}, t.w.warmup)
+		t.res, t.err = hitratio.RunOne(open, hitratio.Job[uint64, struct{}]{Peer: t.peer, Capacity: t.capacity, Seed: t.seed, Ranking: t.ranking}, t.w.warmup)
 		if t.err != nil && ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -291,7 +318,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		done += t.cost
 		f := done / total
 		mu.Unlock()
-		progress(f, fmt.Sprintf("replay %d/%d: %s at %d, %s", n, len(order), t.w.item.Name, t.capacity, t.peer.Name))
+		progress(f, fmt.Sprintf("replay %d/%d: %s at %d, %s", n, len(order), t.w.item.Name, t.capacity, t.name()))
 		return nil
 	})
 	if err != nil {
@@ -331,6 +358,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: no workload", ErrConfig)
 	case c.Ranking != "" && !slices.Contains(store.Rankings(), c.Ranking):
 		return fmt.Errorf("%w: ranking %q, want one of %s", ErrConfig, c.Ranking, strings.Join(store.Rankings(), ", "))
+	case c.Ranking != "" && c.Rankings:
+		return fmt.Errorf("%w: ranking %q pins every replay, and Rankings replays every ranking beside the adaptive policy: one or the other", ErrConfig, c.Ranking)
 	case slices.ContainsFunc(c.Capacities, func(x measure.Capacity) bool {
 		return !(x.Share == 0 && x.Entries >= 1 && x.Entries <= measure.MaxCapacity || x.Share > 0 && x.Share <= 1)
 	}):
@@ -393,18 +422,26 @@ func display(name string) string {
 func makeRow(w *loaded, cp measure.Capacity, n int, ts []*task, peers []string) (Row, error) {
 	row := Row{Workload: w.item.Name, Capacity: cp.String(), Entries: n, DistinctKeys: w.distinct, Reads: w.reads(), Warmup: w.warmup, HitRatio: map[string]float64{}}
 	byCache := map[string][]hitratio.Result{}
+	byRanking := map[string][]hitratio.Result{} // Config.Rankings' replays
 	for _, t := range ts {
 		if t.err != nil {
 			return Row{}, fmt.Errorf("corpus: %s: %w", w.item.Name, t.err)
 		}
-		byCache[t.peer.Name] = append(byCache[t.peer.Name], t.res)
+		if t.pinned {
+			byRanking[t.ranking] = append(byRanking[t.ranking], t.res)
+		} else {
+			byCache[t.peer.Name] = append(byCache[t.peer.Name], t.res)
+		}
 	}
-	// A cache's figure is its median replay (the lower of the middle two
-	// for an even number).
+	for name, rs := range byRanking {
+		if row.Pinned == nil {
+			row.Pinned = map[string]float64{}
+		}
+		row.Pinned[name] = median(rs).HitRatio()
+	}
 	hits := map[string]hitratio.Result{}
 	for name, rs := range byCache {
-		slices.SortFunc(rs, func(a, b hitratio.Result) int { return cmp.Compare(a.Hits, b.Hits) })
-		hits[name] = rs[(len(rs)-1)/2]
+		hits[name] = median(rs)
 		if name == TwochoicePeer {
 			row.Policy = hits[name].Policy
 		}
@@ -438,7 +475,7 @@ func makeRow(w *loaded, cp measure.Capacity, n int, ts []*task, peers []string) 
 		if strings.HasPrefix(t.peer.Name, "belady") {
 			continue
 		}
-		name := display(t.peer.Name)
+		name := t.name()
 		if !t.peer.Refuses && all(r) > forced {
 			row.Problems = append(row.Problems, fmt.Sprintf("%s has %d hits, above belady's %d, though it keeps every key set", name, all(r), forced))
 		}
@@ -450,6 +487,22 @@ func makeRow(w *loaded, cp measure.Capacity, n int, ts []*task, peers []string) 
 		}
 	}
 	return row, nil
+}
+
+// median returns the median of rs by hits (the lower of the middle two
+// for an even number), sorting rs.
+func median(rs []hitratio.Result) hitratio.Result {
+	slices.SortFunc(rs, func(a, b hitratio.Result) int { return cmp.Compare(a.Hits, b.Hits) })
+	return rs[(len(rs)-1)/2]
+}
+
+// name is the replay's cache as the checks and the progress name it:
+// its column's name, with the ranking of a pinned twochoice.
+func (t *task) name() string {
+	if t.ranking != "" {
+		return display(t.peer.Name) + " pinned to " + t.ranking
+	}
+	return display(t.peer.Name)
 }
 
 // each calls f(0), …, f(n-1) on up to parallel goroutines, in that order

@@ -1,5 +1,7 @@
 package corpus
 
+import "github.com/twochoice/twochoice/store"
+
 // WithinPoints is how far behind the best peer, in points, a row's
 // twochoice may be and still count as within (Summary.Within).
 const WithinPoints = 0.5
@@ -20,6 +22,90 @@ type Summary struct {
 	// twochoice covers (0: level with the best peers; 1: at the optimum).
 	// Nil when the best peers are at the optimum on every row.
 	GapClosed *float64 `json:"gap_closed,omitempty"`
+	// Pinned sums up the replays pinned to each ranking, when the run
+	// made them (Config.Rankings).
+	Pinned *PinnedSummary `json:"pinned,omitempty"`
+}
+
+// PinnedSummary sums up the replays pinned to each ranking over the rows
+// with a margin: how the adaptive policy compares with the ranking that
+// does best on each row, chosen in hindsight, and with the one ranking
+// that does best over all the rows.
+type PinnedSummary struct {
+	// Within is the rows where the row's best ranking is within
+	// WithinPoints of the best peer, or ahead, and MeanMargin the mean of
+	// its margins, in points: the figures of a policy that knew each
+	// row's best ranking from the start.
+	Within     int     `json:"within_half_point"`
+	MeanMargin float64 `json:"mean_margin_points"`
+	// MeanCost is the mean of the row's best ranking less the adaptive
+	// policy, in points: what choosing online gives up (below 0 where
+	// moving between rankings within a row beats staying on any one).
+	// Trailing counts the rows where it gives up more than WithinPoints.
+	MeanCost float64 `json:"mean_cost_points"`
+	Trailing int     `json:"trailing"`
+	// Single is the ranking of the highest mean margin over all rows, and
+	// SingleWithin and SingleMargin its figures: the best a cache that
+	// never adapts could have chosen for this corpus.
+	Single       string  `json:"single"`
+	SingleWithin int     `json:"single_within_half_point"`
+	SingleMargin float64 `json:"single_mean_margin_points"`
+}
+
+// BestPinned returns the ranking of the row's highest pinned hit ratio
+// (the first in store.Rankings()'s order on a tie) and that hit ratio;
+// ok is false for a row without pinned replays.
+func (r Row) BestPinned() (ranking string, hit float64, ok bool) {
+	for _, name := range store.Rankings() {
+		if h, in := r.Pinned[name]; in && (!ok || h > hit) {
+			ranking, hit, ok = name, h, true
+		}
+	}
+	return ranking, hit, ok
+}
+
+// summarizePinned returns the PinnedSummary of rows, nil if none has
+// pinned replays.
+func summarizePinned(rows []Row) *PinnedSummary {
+	var p PinnedSummary
+	n := 0
+	single := map[string][2]float64{} // a ranking's margins summed, and rows within
+	for _, r := range rows {
+		_, h, ok := r.BestPinned()
+		if !ok || r.Margin == nil {
+			continue
+		}
+		n++
+		m := 100 * (h - r.Best)
+		p.MeanMargin += m
+		if m >= -WithinPoints {
+			p.Within++
+		}
+		cost := 100 * (h - r.HitRatio[Twochoice])
+		p.MeanCost += cost
+		if cost > WithinPoints {
+			p.Trailing++
+		}
+		for name, h := range r.Pinned {
+			s := single[name]
+			s[0] += 100 * (h - r.Best)
+			if 100*(h-r.Best) >= -WithinPoints {
+				s[1]++
+			}
+			single[name] = s
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	p.MeanMargin /= float64(n)
+	p.MeanCost /= float64(n)
+	for _, name := range store.Rankings() {
+		if s, ok := single[name]; ok && (p.Single == "" || s[0]/float64(n) > p.SingleMargin) {
+			p.Single, p.SingleMargin, p.SingleWithin = name, s[0]/float64(n), int(s[1])
+		}
+	}
+	return &p
 }
 
 // Worst names the row of the lowest margin.
@@ -64,5 +150,6 @@ func Summarize(rows []Row) Summary {
 		g := closed / gap
 		s.GapClosed = &g
 	}
+	s.Pinned = summarizePinned(rows)
 	return s
 }

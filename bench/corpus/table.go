@@ -91,6 +91,11 @@ func writeSummary(w io.Writer, s Summary) {
 	if s.GapClosed != nil {
 		fmt.Fprintf(w, "  gap to belady closed: %.1f%% (sum over the rows of twochoice − best peer, over that of belady − best peer)\n", 100**s.GapClosed)
 	}
+	if p := s.Pinned; p != nil {
+		fmt.Fprintf(w, "  each row's best ranking, pinned: within on %d rows, mean margin %+.2f points; the adaptive policy gives up %+.2f points a row to it, more than %.1f on %d rows\n",
+			p.Within, p.MeanMargin, p.MeanCost, WithinPoints, p.Trailing)
+		fmt.Fprintf(w, "  the best single ranking, %s, pinned on every row: within on %d rows, mean margin %+.2f points\n", p.Single, p.SingleWithin, p.SingleMargin)
+	}
 }
 
 // pct prints a hit ratio in percent, or "-" for none.
@@ -117,6 +122,9 @@ func WriteCSV(w io.Writer, res *Result) error {
 	header := append(append([]string{"workload", "capacity", "entries", "distinct_keys", "reads"}, res.Caches...),
 		hitratio.BeladyName, hitratio.BeladyBypassName, "best_peer", "margin_points", "problems")
 	header = append(header, policyColumns...)
+	for _, name := range res.Rankings {
+		header = append(header, "pinned_"+name)
+	}
 	var rows [][]string
 	for _, r := range res.Rows {
 		line := []string{r.Workload, r.Capacity, strconv.Itoa(r.Entries), strconv.Itoa(r.DistinctKeys), strconv.FormatInt(r.Reads, 10)}
@@ -133,6 +141,13 @@ func WriteCSV(w io.Writer, res *Result) error {
 		}
 		line = append(line, r.BestPeer, m, strings.Join(r.Problems, "; "))
 		line = append(line, policyCSV(r.Policy)...)
+		for _, name := range res.Rankings {
+			v := ""
+			if h, ok := r.Pinned[name]; ok {
+				v = strconv.FormatFloat(h, 'g', -1, 64)
+			}
+			line = append(line, v)
+		}
 		rows = append(rows, line)
 	}
 	return cli.WriteCSV(w, header, rows)
@@ -196,6 +211,47 @@ func WritePolicy(w io.Writer, res *Result) error {
 	}
 	fmt.Fprintf(w, "\nThe changes, oldest first (the last %d of a row at most): the cache's Gets when it changed and their share of the row's requests (a generated workload's uncounted first half included), and the challenger's lead in standard deviations (the bar is %v; relocation's trial starts at the first evidence, whatever the lead, and ends on a bar of its own).\n", store.MaxPolicyChanges, zBar(res))
 	return cli.WriteTable(w, []string{"workload", "capacity", "at Get", "share", "kind", "change", "lead"}, changes)
+}
+
+// WriteRankings prints, for people, the replays pinned to each ranking
+// (Config.Rankings): per row, twochoice's adaptive hit ratio and margin,
+// the ranking that does best pinned and its hit ratio and margin, what
+// the adaptive policy gives up to it, and the ranking the policy ended on
+// (WriteTable's summary sums them up). A row where the best ranking is
+// within of the best peer and the adaptive policy is not is one its
+// chooser loses; one where no ranking is within is one its rankings do.
+func WriteRankings(w io.Writer, res *Result) error {
+	if len(res.Rankings) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\ntwochoice pinned to each of its %d rankings (--rankings), beside its adaptive policy: hit ratios in percent, margins over the best peer and the adaptive policy's cost against the row's best ranking in points.\n", len(res.Rankings))
+	header := []string{"workload", "capacity", "adaptive", "margin", "best ranking", "pinned", "margin", "cost", "ended on"}
+	var rows [][]string
+	last := ""
+	for _, r := range res.Rows {
+		best, h, ok := r.BestPinned()
+		if !ok {
+			continue
+		}
+		name := r.Workload
+		if name == last {
+			name = ""
+		}
+		last = r.Workload
+		var pm *float64
+		if r.Margin != nil {
+			m := 100 * (h - r.Best)
+			pm = &m
+		}
+		cost := 100 * (h - r.HitRatio[Twochoice])
+		ended := "-"
+		if r.Policy != nil {
+			ended = r.Policy.Ranking
+		}
+		rows = append(rows, []string{name, r.Capacity, pct(r.HitRatio, Twochoice), points(r.Margin), best,
+			strconv.FormatFloat(100*h, 'f', 2, 64), points(pm), fmt.Sprintf("%+.2f", cost), ended})
+	}
+	return cli.WriteTable(w, header, rows)
 }
 
 // zBar is the policy's bar, from any row that has a policy.

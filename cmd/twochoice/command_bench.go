@@ -97,7 +97,11 @@ the keys its policy samples, so another seed may give another figure:
 --seeds N replays it under seeds 1 to N and reports the median.
 --ranking NAME pins its eviction policy to one of its rankings, to see
 what each does on the rows where the adaptive policy chooses (--policy
-shows what it chose).
+shows what it chose). --rankings replays it once more per ranking, pinned,
+beside the adaptive policy, and prints per row the ranking that does best
+and what the adaptive policy gives up to it: a row where that ranking
+reaches the best peer and the adaptive policy does not is lost by the
+choosing; one where none reaches it, by the rankings themselves.
 --caches narrows or extends the caches (bounded ones, twochoice and one
 other at least; "twochoice" is the bounded go-left store here); --plot
 draws the margins; --format json gives the rows and the summary for
@@ -134,6 +138,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		rounds    = fs.Int("rounds", 1, "with --corpus: replays of otter and ristretto per row, whose median is reported (they draw seeds at random)")
 		seeds     = fs.Int("seeds", 1, "with --corpus: hash seeds twochoice is replayed under per row (1 to N), whose median is reported")
 		ranking   = fs.String("ranking", "", "with --corpus: pin twochoice's eviction policy to one ranking ("+strings.Join(store.Rankings(), ", ")+") instead of letting it adapt")
+		rankings  = fs.Bool("rankings", false, "with --corpus: also replay twochoice pinned to each ranking, and print each row's best ranking and what the adaptive policy gives up to it")
 		policy    = fs.Bool("policy", false, "with --corpus: after the table, the setting twochoice's eviction policy ended each row on and its changes (JSON and CSV always carry them)")
 		quiet     = fs.Bool("quiet", false, "no progress bar")
 		format    = cli.Table
@@ -169,10 +174,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if set["policy"] && *corpusArg == "" {
 		return fmt.Errorf("%w: --policy is for --corpus", errUsage)
 	}
+	if set["rankings"] && *corpusArg == "" {
+		return fmt.Errorf("%w: --rankings is for --corpus", errUsage)
+	}
 	if *corpusArg != "" {
 		return runCorpus(ctx, corpusFlags{
 			list: *corpusArg, caches: *cacheList, capacities: *capList, keys: *keys, requests: *requests, rounds: *rounds, seeds: *seeds, seed: *seed,
-			ranking: *ranking, plot: *plotFile, format: format, policy: *policy, set: set,
+			ranking: *ranking, rankings: *rankings, plot: *plotFile, format: format, policy: *policy, set: set,
 		}, bar, stdout, stderr)
 	}
 	if *reportDir != "" {

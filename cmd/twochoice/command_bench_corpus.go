@@ -22,6 +22,7 @@ type corpusFlags struct {
 	requests, rounds, seeds  int
 	seed                     uint64
 	ranking                  string
+	rankings                 bool // replay each ranking pinned, and print the comparison
 	plot                     string
 	format                   cli.Format
 	policy                   bool            // print twochoice's policy after the table
@@ -61,7 +62,7 @@ func runCorpus(ctx context.Context, f corpusFlags, bar *cli.Progress, stdout, st
 	if f.seeds < 1 {
 		return fmt.Errorf("%w: --seeds %d: want at least 1", errUsage, f.seeds)
 	}
-	c := corpus.Config{Items: items, Keys: f.keys, Requests: f.requests, Rounds: f.rounds, Seeds: f.seeds, Seed: f.seed, Ranking: f.ranking, Progress: bar.Update}
+	c := corpus.Config{Items: items, Keys: f.keys, Requests: f.requests, Rounds: f.rounds, Seeds: f.seeds, Seed: f.seed, Ranking: f.ranking, Rankings: f.rankings, Progress: bar.Update}
 	if f.set["capacity"] {
 		if c.Capacities, err = cli.ParseList("capacity", f.capacities, measure.ParseCapacity); err != nil {
 			return fmt.Errorf("%w: %v", errUsage, err)
@@ -93,7 +94,10 @@ func runCorpus(ctx context.Context, f corpusFlags, bar *cli.Progress, stdout, st
 		case cli.CSV:
 			return corpus.WriteCSV(stdout, res)
 		}
-		if err := corpus.WriteTable(stdout, res); err != nil || !f.policy {
+		if err := corpus.WriteTable(stdout, res); err != nil {
+			return err
+		}
+		if err := corpus.WriteRankings(stdout, res); err != nil || !f.policy {
 			return err
 		}
 		return corpus.WritePolicy(stdout, res)

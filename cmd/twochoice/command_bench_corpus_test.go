@@ -79,6 +79,15 @@ func TestBenchCorpus(t *testing.T) {
 			t.Errorf("--policy's table lacks %q:\n%s", want, out)
 		}
 	}
+	code, out, errOut = runCLI(append(args, "--caches", "twochoice,lru", "--rankings")...)
+	if code != 0 {
+		t.Fatalf("--rankings: code %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"pinned to each of its", "best ranking", "ended on", "each row's best ranking, pinned", "the best single ranking"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--rankings's table lacks %q:\n%s", want, out)
+		}
+	}
 	code, out, _ = runCLI(append(args, "--format", "csv", "--caches", "twochoice,lru")...)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 5 || !strings.HasPrefix(lines[0], "workload,capacity,entries,distinct_keys,reads,twochoice,lru,belady,belady-bypass,best_peer,margin_points") {
@@ -104,6 +113,8 @@ func TestBenchCorpusErrors(t *testing.T) {
 		{"--corpus", dir, "--seeds", "0"},
 		{"--ranking", "due"},
 		{"--corpus", dir, "--ranking", "lru"},
+		{"--rankings"},
+		{"--corpus", dir, "--rankings", "--ranking", "due"},
 		{"--corpus", dir, "--keys", "500"}, // no zipf:S to shape
 		{"--corpus", dir, "--caches", "lru,arc"},
 		{"--corpus", dir, "--caches", "twochoice,map"},
