@@ -169,7 +169,7 @@ func Generate(ctx context.Context, o Options) error {
 	// progress.
 	runCorpus := func(name string, c corpus.Config, weight float64) (*corpus.Result, error) {
 		t := time.Now()
-		c.Capacities, c.Rounds, c.Seeds = corpus.DefaultCapacities(), corpusRounds, corpusSeeds
+		c.Capacities, c.Rounds, c.Seeds, c.Rankings = corpus.DefaultCapacities(), corpusRounds, corpusSeeds, true
 		c.Progress = func(f float64, d string) {
 			if o.Progress != nil {
 				o.Progress((done+f*weight)/total, name+": "+d)
@@ -244,6 +244,7 @@ func writeMarkdown(w io.Writer, results []*measure.Result, corp, syn *corpus.Res
 
 	writeCorpus(w, corp)
 	writeSynthetic(w, syn)
+	writeChoosing(w, corp, syn)
 
 	fmt.Fprint(w, "\n## OLTP and P12\n\nThe two ARC traces ([traces](traces.md)), replayed whole by one goroutine from an empty cache, "+
 		"every request counted; a read that misses inserts its block.\n")
@@ -331,6 +332,51 @@ func corpusRows(w io.Writer, res *corpus.Result, first string) {
 			fmt.Fprintf(w, " %+.2f |\n", *r.Margin)
 		} else {
 			fmt.Fprint(w, " - |\n")
+		}
+	}
+}
+
+// writeChoosing prints how the adaptive policy compares with its own
+// rankings pinned (corpus.Config.Rankings), on the corpus and the
+// synthetic shapes: the summary of each, then a row per workload and
+// capacity.
+func writeChoosing(w io.Writer, corp, syn *corpus.Result) {
+	fmt.Fprintf(w, "\n## How the policy chooses\n\nThe runs above also replayed twochoice pinned to each of its %d rankings "+
+		"(`bench --corpus --rankings`; the same hash seeds and medians), so that each row shows what the adaptive policy gives up "+
+		"to the ranking that does best there, chosen in hindsight. A row where that ranking is within %.1f point of the best peer "+
+		"and the adaptive policy is not is lost by the choosing; a row where no ranking is within, by the rankings themselves.\n\n",
+		len(corp.Rankings), corpus.WithinPoints)
+	for _, x := range []struct {
+		name string
+		res  *corpus.Result
+	}{{"trace corpus", corp}, {"synthetic shapes", syn}} {
+		s, p := x.res.Summary, x.res.Summary.Pinned
+		if p == nil {
+			continue
+		}
+		fmt.Fprintf(w, "- %s: the adaptive policy is within on %d rows of %d, mean margin %+.2f; each row's best ranking, pinned, "+
+			"within on %d, mean margin %+.2f (the adaptive policy gives up %.2f points a row to it, more than %.1f on %d rows); "+
+			"the best single ranking over these rows, %s, within on %d, mean margin %+.2f.\n",
+			x.name, s.Within, s.Rows, s.MeanMargin, p.Within, p.MeanMargin, p.MeanCost, corpus.WithinPoints, p.Trailing,
+			p.Single, p.SingleWithin, p.SingleMargin)
+	}
+	for _, x := range []struct {
+		first string
+		res   *corpus.Result
+	}{{"trace", corp}, {"shape", syn}} {
+		fmt.Fprintf(w, "\n| %s | capacity | adaptive | margin | best ranking | pinned | margin | cost | ended on |\n"+
+			"|---|---|---|---|---|---|---|---|---|\n", x.first)
+		for _, r := range x.res.Rows {
+			best, h, ok := r.BestPinned()
+			if !ok || r.Margin == nil {
+				continue
+			}
+			ended := "-"
+			if r.Policy != nil {
+				ended = r.Policy.Ranking
+			}
+			fmt.Fprintf(w, "| %s | %s | %.2f | %+.2f | %s | %.2f | %+.2f | %+.2f | %s |\n", r.Workload, r.Capacity,
+				100*r.HitRatio[corpus.Twochoice], *r.Margin, best, 100*h, 100*(h-r.Best), 100*(h-r.HitRatio[corpus.Twochoice]), ended)
 		}
 	}
 }

@@ -229,3 +229,37 @@ func TestWriteSynthetic(t *testing.T) {
 		t.Errorf("%d rows, want %d:\n%s", rows, 4*len(items), out)
 	}
 }
+
+// The choosing section: a summary line per corpus that has pinned
+// replays, and a row per workload and capacity with the best ranking, its
+// margin and what the adaptive policy gives up to it.
+func TestWriteChoosing(t *testing.T) {
+	m, m2 := 1.0, -1.0
+	corp := &corpus.Result{Rankings: []string{"due", "recency"}, Rows: []corpus.Row{
+		{Workload: "a", Capacity: "1%", HitRatio: map[string]float64{corpus.Twochoice: 0.5, "otter": 0.49}, Best: 0.49, BestPeer: "otter", Margin: &m,
+			Pinned: map[string]float64{"due": 0.52, "recency": 0.4}, Policy: &store.PolicyState{Ranking: "recency"}},
+		{Workload: "a", Capacity: "5%", HitRatio: map[string]float64{corpus.Twochoice: 0.3, "otter": 0.31}, Best: 0.31, BestPeer: "otter", Margin: &m2,
+			Pinned: map[string]float64{"due": 0.2, "recency": 0.3}},
+	}}
+	corp.Summary = corpus.Summarize(corp.Rows)
+	syn := &corpus.Result{Rows: slices.Clone(corp.Rows[:1])}
+	syn.Rows[0].Pinned = nil
+	syn.Summary = corpus.Summarize(syn.Rows)
+	var b bytes.Buffer
+	writeChoosing(&b, corp, syn)
+	out := b.String()
+	for _, want := range []string{
+		"## How the policy chooses", "each of its 2 rankings",
+		"- trace corpus: the adaptive policy is within on 1 rows of 2, mean margin +0.00; each row's best ranking, pinned, within on 1, mean margin +1.00 " +
+			"(the adaptive policy gives up 1.00 points a row to it, more than 0.5 on 1 rows); the best single ranking over these rows, due, within on 1, mean margin -4.00.",
+		"| a | 1% | 50.00 | +1.00 | due | 52.00 | +3.00 | +2.00 | recency |",
+		"| a | 5% | 30.00 | -1.00 | recency | 30.00 | -1.00 | +0.00 | - |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "synthetic shapes:") || strings.Count(out, "\n| a |") != 2 {
+		t.Errorf("a corpus without pinned replays has a summary or rows:\n%s", out)
+	}
+}
