@@ -101,7 +101,9 @@ shows what it chose). --rankings replays it once more per ranking, pinned,
 beside the adaptive policy, and prints per row the ranking that does best
 and what the adaptive policy gives up to it: a row where that ranking
 reaches the best peer and the adaptive policy does not is lost by the
-choosing; one where none reaches it, by the rankings themselves.
+choosing; one where none reaches it, by the rankings themselves (it
+replays twochoice ten times as often: the report's corpus took 15
+minutes with it, 5 without).
 --caches narrows or extends the caches (bounded ones, twochoice and one
 other at least; "twochoice" is the bounded go-left store here); --plot
 draws the margins; --format json gives the rows and the summary for
@@ -109,7 +111,7 @@ scripts.
 
 --report DIR runs the README's comparisons instead (the corpus of traces
 in the folder $TWOCHOICE_TRACES names, see docs/traces.md, the synthetic
-shapes and Zipf keys; about 20 minutes on two cores) and writes
+shapes and Zipf keys; about 35 minutes on two cores) and writes
 DIR/bench-results.md with its charts and DIR/bench-summary.md, the
 README's table, which scripts/bench-report puts in the README.
 
