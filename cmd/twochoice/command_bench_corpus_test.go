@@ -70,22 +70,19 @@ func TestBenchCorpus(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
-	code, out, errOut = runCLI(append(args, "--caches", "twochoice,lru", "--policy")...)
-	if code != 0 {
-		t.Fatalf("--policy: code %d, stderr %q", code, errOut)
-	}
-	for _, want := range []string{"twochoice's eviction policy at the end of each row", "ranking", "prior", "relocating", "1 in "} {
-		if !strings.Contains(out, want) {
-			t.Errorf("--policy's table lacks %q:\n%s", want, out)
+	// Each flag's section after the table.
+	for flag, wants := range map[string][]string{
+		"--policy":   {"twochoice's eviction policy at the end of each row", "ranking", "prior", "relocating", "1 in "},
+		"--rankings": {"pinned to each of its", "best ranking", "ended on", "each row's best ranking, pinned", "the best single ranking"},
+	} {
+		code, out, errOut = runCLI(append(args, "--caches", "twochoice,lru", flag)...)
+		if code != 0 {
+			t.Fatalf("%s: code %d, stderr %q", flag, code, errOut)
 		}
-	}
-	code, out, errOut = runCLI(append(args, "--caches", "twochoice,lru", "--rankings")...)
-	if code != 0 {
-		t.Fatalf("--rankings: code %d, stderr %q", code, errOut)
-	}
-	for _, want := range []string{"pinned to each of its", "best ranking", "ended on", "each row's best ranking, pinned", "the best single ranking"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("--rankings's table lacks %q:\n%s", want, out)
+		for _, want := range wants {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s's table lacks %q:\n%s", flag, want, out)
+			}
 		}
 	}
 	code, out, _ = runCLI(append(args, "--format", "csv", "--caches", "twochoice,lru")...)
