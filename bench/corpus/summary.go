@@ -64,33 +64,63 @@ func (r Row) BestPinned() (ranking string, hit float64, ok bool) {
 	return ranking, hit, ok
 }
 
+// Choice is a row's best pinned ranking (BestPinned) set against the
+// best peer and against the adaptive policy.
+type Choice struct {
+	Ranking  string
+	HitRatio float64
+	// Margin is HitRatio less the best peer's, in points; nil when the
+	// row has no margin. Cost is HitRatio less the adaptive policy's, in
+	// points: what choosing online gave up on the row.
+	Margin *float64
+	Cost   float64
+}
+
+// Choice returns the row's Choice; ok is false for a row without pinned
+// replays.
+func (r Row) Choice() (c Choice, ok bool) {
+	c.Ranking, c.HitRatio, ok = r.BestPinned()
+	if !ok {
+		return c, false
+	}
+	if r.Margin != nil {
+		m := 100 * (c.HitRatio - r.Best)
+		c.Margin = &m
+	}
+	c.Cost = 100 * (c.HitRatio - r.HitRatio[Twochoice])
+	return c, true
+}
+
 // summarizePinned returns the PinnedSummary of rows, nil if none has
 // pinned replays.
 func summarizePinned(rows []Row) *PinnedSummary {
 	var p PinnedSummary
 	n := 0
-	single := map[string][2]float64{} // a ranking's margins summed, and rows within
+	type sum struct {
+		margin float64 // the ranking's margins, summed
+		within int
+	}
+	single := map[string]sum{}
 	for _, r := range rows {
-		_, h, ok := r.BestPinned()
-		if !ok || r.Margin == nil {
+		c, ok := r.Choice()
+		if !ok || c.Margin == nil {
 			continue
 		}
 		n++
-		m := 100 * (h - r.Best)
-		p.MeanMargin += m
-		if m >= -WithinPoints {
+		p.MeanMargin += *c.Margin
+		if *c.Margin >= -WithinPoints {
 			p.Within++
 		}
-		cost := 100 * (h - r.HitRatio[Twochoice])
-		p.MeanCost += cost
-		if cost > WithinPoints {
+		p.MeanCost += c.Cost
+		if c.Cost > WithinPoints {
 			p.Trailing++
 		}
 		for name, h := range r.Pinned {
 			s := single[name]
-			s[0] += 100 * (h - r.Best)
-			if 100*(h-r.Best) >= -WithinPoints {
-				s[1]++
+			m := 100 * (h - r.Best)
+			s.margin += m
+			if m >= -WithinPoints {
+				s.within++
 			}
 			single[name] = s
 		}
@@ -101,8 +131,8 @@ func summarizePinned(rows []Row) *PinnedSummary {
 	p.MeanMargin /= float64(n)
 	p.MeanCost /= float64(n)
 	for _, name := range store.Rankings() {
-		if s, ok := single[name]; ok && (p.Single == "" || s[0]/float64(n) > p.SingleMargin) {
-			p.Single, p.SingleMargin, p.SingleWithin = name, s[0]/float64(n), int(s[1])
+		if s, ok := single[name]; ok && (p.Single == "" || s.margin/float64(n) > p.SingleMargin) {
+			p.Single, p.SingleMargin, p.SingleWithin = name, s.margin/float64(n), s.within
 		}
 	}
 	return &p

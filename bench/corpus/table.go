@@ -229,7 +229,7 @@ func WriteRankings(w io.Writer, res *Result) error {
 	var rows [][]string
 	last := ""
 	for _, r := range res.Rows {
-		best, h, ok := r.BestPinned()
+		c, ok := r.Choice()
 		if !ok {
 			continue
 		}
@@ -238,20 +238,19 @@ func WriteRankings(w io.Writer, res *Result) error {
 			name = ""
 		}
 		last = r.Workload
-		var pm *float64
-		if r.Margin != nil {
-			m := 100 * (h - r.Best)
-			pm = &m
-		}
-		cost := 100 * (h - r.HitRatio[Twochoice])
-		ended := "-"
-		if r.Policy != nil {
-			ended = r.Policy.Ranking
-		}
-		rows = append(rows, []string{name, r.Capacity, pct(r.HitRatio, Twochoice), points(r.Margin), best,
-			strconv.FormatFloat(100*h, 'f', 2, 64), points(pm), fmt.Sprintf("%+.2f", cost), ended})
+		rows = append(rows, []string{name, r.Capacity, pct(r.HitRatio, Twochoice), points(r.Margin), c.Ranking,
+			strconv.FormatFloat(100*c.HitRatio, 'f', 2, 64), points(c.Margin), fmt.Sprintf("%+.2f", c.Cost), r.EndedOn()})
 	}
 	return cli.WriteTable(w, header, rows)
+}
+
+// EndedOn is the ranking twochoice's policy ended the row on, "-" when
+// twochoice refused the capacity.
+func (r Row) EndedOn() string {
+	if r.Policy == nil {
+		return "-"
+	}
+	return r.Policy.Ranking
 }
 
 // zBar is the policy's bar, from any row that has a policy.

@@ -346,10 +346,11 @@ func writeChoosing(w io.Writer, corp, syn *corpus.Result) {
 		"to the ranking that does best there, chosen in hindsight. A row where that ranking is within %.1f point of the best peer "+
 		"and the adaptive policy is not is lost by the choosing; a row where no ranking is within, by the rankings themselves.\n\n",
 		len(corp.Rankings), corpus.WithinPoints)
-	for _, x := range []struct {
-		name string
-		res  *corpus.Result
-	}{{"trace corpus", corp}, {"synthetic shapes", syn}} {
+	runs := []struct {
+		name, first string
+		res         *corpus.Result
+	}{{"trace corpus", "trace", corp}, {"synthetic shapes", "shape", syn}}
+	for _, x := range runs {
 		s, p := x.res.Summary, x.res.Summary.Pinned
 		if p == nil {
 			continue
@@ -360,23 +361,16 @@ func writeChoosing(w io.Writer, corp, syn *corpus.Result) {
 			x.name, s.Within, s.Rows, s.MeanMargin, p.Within, p.MeanMargin, p.MeanCost, corpus.WithinPoints, p.Trailing,
 			p.Single, p.SingleWithin, p.SingleMargin)
 	}
-	for _, x := range []struct {
-		first string
-		res   *corpus.Result
-	}{{"trace", corp}, {"shape", syn}} {
+	for _, x := range runs {
 		fmt.Fprintf(w, "\n| %s | capacity | adaptive | margin | best ranking | pinned | margin | cost | ended on |\n"+
 			"|---|---|---|---|---|---|---|---|---|\n", x.first)
 		for _, r := range x.res.Rows {
-			best, h, ok := r.BestPinned()
-			if !ok || r.Margin == nil {
+			c, ok := r.Choice()
+			if !ok || c.Margin == nil {
 				continue
 			}
-			ended := "-"
-			if r.Policy != nil {
-				ended = r.Policy.Ranking
-			}
 			fmt.Fprintf(w, "| %s | %s | %.2f | %+.2f | %s | %.2f | %+.2f | %+.2f | %s |\n", r.Workload, r.Capacity,
-				100*r.HitRatio[corpus.Twochoice], *r.Margin, best, 100*h, 100*(h-r.Best), 100*(h-r.HitRatio[corpus.Twochoice]), ended)
+				100*r.HitRatio[corpus.Twochoice], *r.Margin, c.Ranking, 100*c.HitRatio, *c.Margin, c.Cost, r.EndedOn())
 		}
 	}
 }
