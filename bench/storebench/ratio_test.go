@@ -94,6 +94,51 @@ func (c *mutexMap) Set(k string, v int64) {
 	c.mu.Unlock()
 }
 
+// getOrSetter is a structure with sync.Map's LoadOrStore: the value k has,
+// or v stored for it.
+type getOrSetter interface {
+	GetOrSet(k string, v int64) (int64, bool)
+}
+
+func (c twochoice) GetOrSet(k string, v int64) (int64, bool) { return c.s.GetOrSet(k, v) }
+
+// GetOrSet looks under the read lock first, as a program that mostly
+// finds its keys does, and stores under the write lock, looking again.
+func (c *lockedMap) GetOrSet(k string, v int64) (int64, bool) {
+	c.mu.RLock()
+	old, ok := c.m[k]
+	c.mu.RUnlock()
+	if ok {
+		return old, true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.m[k]; ok {
+		return old, true
+	}
+	c.m[k] = v
+	return v, false
+}
+
+// syncMap is a sync.Map, the standard library's map for keys that are
+// written once and read many times.
+type syncMap struct{ m sync.Map }
+
+func (c *syncMap) Get(k string) (int64, bool) {
+	v, ok := c.m.Load(k)
+	if !ok {
+		return 0, false
+	}
+	return v.(int64), true
+}
+
+func (c *syncMap) Set(k string, v int64) { c.m.Store(k, v) }
+
+func (c *syncMap) GetOrSet(k string, v int64) (int64, bool) {
+	old, ok := c.m.LoadOrStore(k, v)
+	return old.(int64), ok
+}
+
 // ratioPeers builds each structure empty, sized for n keys where it needs a
 // size.
 var ratioPeers = map[string]func(n int) cache{
@@ -106,6 +151,7 @@ var ratioPeers = map[string]func(n int) cache{
 	},
 	"rwmap":    func(int) cache { return &lockedMap{m: make(map[string]int64)} },
 	"mutexmap": func(int) cache { return &mutexMap{m: make(map[string]int64)} },
+	"syncmap":  func(int) cache { return &syncMap{} },
 	"otter": func(n int) cache {
 		return otterCache{otter.Must(&otter.Options[string, int64]{MaximumSize: n + n/4, InitialCapacity: n})}
 	},
@@ -214,6 +260,22 @@ func BenchmarkSetRatio(b *testing.B) {
 	ratioBench(b, []string{"mutexmap"}, func(c cache, k string, i int) int64 {
 		c.Set(k, int64(i))
 		return 0
+	})
+}
+
+// BenchmarkGetOrSetRatio: GetOrSet of present keys, the common case of
+// a LoadOrStore (a program that fills a map on first use and then mostly
+// finds its keys), twochoice's Map against a Go map behind a
+// sync.RWMutex that looks under the read lock first, and sync.Map's
+// LoadOrStore. sync.Map boxes each value it is given, so the allocations
+// reported against it are its own (twochoice's are 0: store.TestAllocs).
+func BenchmarkGetOrSetRatio(b *testing.B) {
+	ratioBench(b, []string{"rwmap", "syncmap"}, func(c cache, k string, i int) int64 {
+		v, ok := c.(getOrSetter).GetOrSet(k, int64(i))
+		if !ok {
+			panic("missing key " + k)
+		}
+		return v
 	})
 }
 
