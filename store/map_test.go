@@ -257,6 +257,9 @@ func TestAllocs(t *testing.T) {
 	if a := testing.AllocsPerRun(1000, func() { s.Get("absent"); i++ }); a != 0 {
 		t.Errorf("Get of an absent key: %v allocs", a)
 	}
+	if a := testing.AllocsPerRun(1000, func() { s.GetOrSet(keys[i%len(keys)], int64(i)); i++ }); a != 0 {
+		t.Errorf("GetOrSet of a present key: %v allocs", a)
+	}
 	si := newTestMap[uint64, int](t, MapOptions{Hash: hashfn.Tabulation, Seed: 1})
 	for j := range uint64(1000) {
 		si.Set(j, 0)
