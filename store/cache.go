@@ -328,9 +328,26 @@ func (s *Cache[K, V]) SetWithTTL(k K, v V, ttl time.Duration) {
 // get that value back. An expired entry counts as absent, a stored v gets
 // CacheOptions.DefaultTTL, and a hit marks the entry used as a Get does. It
 // is counted as a Get (hit or miss) and, when it stores, as a Set.
+//
+// It looks first as Get does, with no lock: most calls find their key, and
+// a live entry found that way is the answer. Only a key not found is
+// looked for again under its candidates' locks, where another goroutine
+// may have stored it meanwhile, and stored if absent. The first look is a
+// Get to the eviction policy too: a key in its sample is replayed on the
+// miniature caches (shadow.go), so a cache used through GetOrSet alone
+// chooses its ranking from the same requests as one used through Get and
+// Set (TestCacheGetOrSetInformsPolicy). When GetOrSet looked under the
+// locks alone, the miniatures never saw it: on a loop over twice such a
+// cache, 2 points fewer of its requests hit. On one goroutine the lock-free
+// look costs about what the locked one did.
 func (s *Cache[K, V]) GetOrSet(k K, v V) (V, bool) {
 	t := s.tab.Load()
 	h := t.hash(k)
+	hint := stripeHint()
+	if old, ok := s.getCache(t, k, h, tagOf(h), hint, false); ok {
+		s.countGet(true, hint)
+		return old, true
+	}
 	var (
 		old    V
 		loaded bool
@@ -341,7 +358,7 @@ func (s *Cache[K, V]) GetOrSet(k K, v V) (V, bool) {
 		old, loaded = s.setCache(k, v, h, tagOf(h), s.defaultExpiry(), &computeOf[V]{}, nil)
 	}
 	if !loaded {
-		s.tot.miss(stripeHint())
+		s.tot.miss(hint)
 		s.recordMisses(1)
 	}
 	return old, loaded

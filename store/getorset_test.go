@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -113,5 +114,39 @@ func TestGetOrSetConcurrent(t *testing.T) {
 				t.Errorf("Len %d, want %d", s.Len(), keys)
 			}
 		})
+	}
+}
+
+// TestCacheGetOrSetInformsPolicy: a cache read and filled through
+// GetOrSet alone shows its eviction policy the same requests as one that
+// calls Get and, on a miss, Set: its miniatures replay the same sampled
+// Gets, and its hits come within a few tenths of a point. (Not to the
+// request: a Get and a Set read the eviction clock through the stripes of
+// their own stack addresses, which may lag it by a few ticks, where a
+// GetOrSet reads it through one; see clock.go.)
+func TestCacheGetOrSetInformsPolicy(t *testing.T) {
+	seed := seedFor(t)
+	const maxE = 1024
+	o := CacheOptions[uint64, int]{MaxEntries: maxE, Seed: seed | 1}
+	viaGet, viaGetOrSet := newTestCache(t, o), newTestCache(t, o)
+	for i := range 40 * maxE {
+		k := uint64(i % (2 * maxE))
+		if _, ok := viaGet.Get(k); !ok {
+			viaGet.Set(k, i)
+		}
+		viaGetOrSet.GetOrSet(k, i)
+	}
+	a, b := viaGet.Stats(), viaGetOrSet.Stats()
+	pa, pb := viaGet.Policy(), viaGetOrSet.Policy()
+	t.Logf("Get and Set: %d hits, %d sampled Gets, ranking %s; GetOrSet: %d, %d, %s",
+		a.Hits, pa.SampledGets, pa.Ranking, b.Hits, pb.SampledGets, pb.Ranking)
+	if pa.SampledGets == 0 || pb.SampledGets != pa.SampledGets {
+		t.Errorf("the miniatures replayed %d sampled GetOrSets, and %d sampled Gets", pb.SampledGets, pa.SampledGets)
+	}
+	if a.Gets != b.Gets || b.Sets != b.Misses {
+		t.Errorf("Get and Set: %+v\nGetOrSet: %+v", a, b)
+	}
+	if d := math.Abs(float64(a.Hits)-float64(b.Hits)) / float64(a.Gets); d > 0.005 {
+		t.Errorf("Get and Set hit %d times, GetOrSet %d times, of %d", a.Hits, b.Hits, a.Gets)
 	}
 }
