@@ -66,6 +66,24 @@ func BenchmarkCacheGetRatio(b *testing.B) {
 	})
 }
 
+// BenchmarkCacheGetOrSetRatio: GetOrSet of Zipf keys into a full cache,
+// a read-through cache's call (a key it finds is a hit, one it does not is
+// stored, evicting), against otter's SetIfAbsent, paired as above.
+func BenchmarkCacheGetOrSetRatio(b *testing.B) {
+	benchCachePaired(b, func(c cache, k string, i int) int64 {
+		v, _ := c.(getOrSetter).GetOrSet(k, int64(i))
+		return v
+	})
+}
+
+func (c twochoiceCache) GetOrSet(k string, v int64) (int64, bool) { return c.s.GetOrSet(k, v) }
+
+// GetOrSet is otter's SetIfAbsent, which reports whether it stored.
+func (c otterCache) GetOrSet(k string, v int64) (int64, bool) {
+	old, stored := c.c.SetIfAbsent(k, v)
+	return old, !stored
+}
+
 // benchCachePaired runs op on full caches of each size in cacheFractions,
 // twochoice paired with otter, on 1 and 2 goroutines.
 func benchCachePaired(b *testing.B, op func(c cache, k string, i int) int64) {
