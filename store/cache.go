@@ -329,24 +329,24 @@ func (s *Cache[K, V]) SetWithTTL(k K, v V, ttl time.Duration) {
 // CacheOptions.DefaultTTL, and a hit marks the entry used as a Get does. It
 // is counted as a Get (hit or miss) and, when it stores, as a Set.
 //
-// It looks first as Get does, with no lock: most calls find their key, and
-// a live entry found that way is the answer. Only a key not found is
-// looked for again under its candidates' locks, where another goroutine
-// may have stored it meanwhile, and stored if absent. The first look is a
-// Get to the eviction policy too: a key in its sample is replayed on the
-// miniature caches (shadow.go), so a cache used through GetOrSet alone
-// chooses its ranking from the same requests as one used through Get and
-// Set (TestCacheGetOrSetInformsPolicy). When GetOrSet looked under the
-// locks alone, the miniatures never saw it: on a loop over twice such a
-// cache, 2 points fewer of its requests hit. On one goroutine the lock-free
-// look costs about what the locked one did.
+// It is a Get to the eviction policy: a key in its sample is replayed on
+// the miniature caches (shadow.go), as Get replays it, so a cache used
+// through GetOrSet alone chooses its ranking from the same requests as one
+// used through Get and Set (TestCacheGetOrSetInformsPolicy); without the
+// replay, on a loop over twice such a cache, 2 points fewer of its
+// requests hit. The policy's choices then cost a GetOrSet what they cost
+// a Get and a Set: where the miniatures find that relocating evictions
+// pays (relocate.go), a GetOrSet that evicts relocates, as a Set would
+// (BenchmarkCacheGetOrSetRatio; docs/performance.md). It looks under its
+// candidates' locks only, once: a lock-free look first, as a Map's
+// GetOrSet makes, would repeat the probe of every key it misses, which a
+// cache that evicts misses often.
 func (s *Cache[K, V]) GetOrSet(k K, v V) (V, bool) {
 	t := s.tab.Load()
 	h := t.hash(k)
 	hint := stripeHint()
-	if old, ok := s.getCache(t, k, h, tagOf(h), hint, false); ok {
-		s.countGet(true, hint)
-		return old, true
+	if (h>>shadowBit)&s.shMask == 0 {
+		s.sh.get(h)
 	}
 	var (
 		old    V
