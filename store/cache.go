@@ -173,9 +173,7 @@ func (s *Cache[K, V]) getCache(t *cacheTable[K, V], k K, h uint64, tag uint8, hi
 	)
 	ttl := s.ttl.Load()
 	cs := t.cands(h, &c)
-	if (h>>shadowBit)&s.shMask == 0 {
-		s.sh.get(h)
-	}
+	s.replaySampled(h)
 	// Check every candidate's tags before reading any slot, so that the
 	// candidates' cache misses overlap (as get2 does for a map). A
 	// candidate without a matching tag needs no further look: a key
@@ -221,6 +219,15 @@ func (s *Cache[K, V]) getCache(t *cacheTable[K, V], k K, h uint64, tag uint8, hi
 	}
 	var zero V
 	return zero, false
+}
+
+// replaySampled replays a Get of the key with hash h on the miniature
+// caches that choose the eviction policy (shadow.go), if the key is in
+// their sample.
+func (s *Cache[K, V]) replaySampled(h uint64) {
+	if (h>>shadowBit)&s.shMask == 0 {
+		s.sh.get(h)
+	}
 }
 
 // getUncounted is Get without the count of its hit or miss, for the
@@ -345,9 +352,7 @@ func (s *Cache[K, V]) GetOrSet(k K, v V) (V, bool) {
 	t := s.tab.Load()
 	h := t.hash(k)
 	hint := stripeHint()
-	if (h>>shadowBit)&s.shMask == 0 {
-		s.sh.get(h)
-	}
+	s.replaySampled(h)
 	var (
 		old    V
 		loaded bool

@@ -294,17 +294,20 @@ func (s *Map[K, V]) countWrite(hint uint64, r fastResult) {
 func (s *Map[K, V]) GetOrSet(k K, v V) (V, bool) {
 	hint := stripeHint()
 	st := s.tabs.Load()
-	h := st.cur.hash(k)
+	t := st.cur // h is k's hash in t
+	h := t.hash(k)
 	if st.old == nil {
-		if old, ok := st.cur.get(k, h, tagOf(h)); ok {
+		if old, ok := t.get(k, h, tagOf(h)); ok {
 			s.tot.hit(hint)
 			return old, true
 		}
 	}
 	if s.enter(hint) {
-		t := s.tabs.Load().cur
-		if t != st.cur {
-			h = t.hash(k)
+		if cur := s.tabs.Load().cur; cur != t {
+			if cur.fn != t.fn {
+				h = cur.hash(k) // a re-key came in between
+			}
+			t = cur
 		}
 		old, r := t.setFast(k, v, h, tagOf(h), true)
 		s.leave(hint)
@@ -322,11 +325,7 @@ func (s *Map[K, V]) GetOrSet(k K, v V) (V, bool) {
 	defer s.mu.Unlock()
 	s.closeGate()
 	defer s.openGate()
-	t0 := s.tabs.Load().cur
-	if t0 != st.cur {
-		h = t0.hash(k)
-	}
-	st, h, tag := s.writeTables(t0, k, h, tagOf(h))
+	st, h, tag := s.writeTables(t, k, h, tagOf(h))
 	if old, ok := st.cur.getLocked(k, h, tag); ok {
 		s.tot.hit(hint)
 		return old, true
