@@ -120,6 +120,49 @@ func TestRankingMoveRestartsTwin(t *testing.T) {
 	}
 }
 
+// A move restarts the comparison of the two rankings it is between, and
+// only theirs: the old ranking then takes the cache back on a lead of its
+// own after the move, without first undoing the lead that made it.
+func TestRankingMoveRestartsItsComparison(t *testing.T) {
+	seed := seedFor(t)
+	s := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: 1024, Seed: seed | 1})
+	draw := zipfDraw(t, 0.9, 20_000, seed)
+	for range 20_000 {
+		if k := draw(); !has(s, k) {
+			s.Set(k, 0)
+		}
+	}
+	sh := s.sh
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	from := sh.pol.choice()
+	to, other := (from+1)%numRankings, (from+2)%numRankings
+	for i := range sh.wins {
+		for j := range sh.wins[i] {
+			sh.wins[i][j] = 0
+		}
+	}
+	sh.wins[to][from], sh.wins[from][to] = 100, 10
+	sh.wins[other][to], sh.wins[to][other] = 30, 20
+	sh.choose()
+	if got := sh.pol.choice(); got != to {
+		t.Fatalf("ranking %d after choose, want %d", got, to)
+	}
+	if sh.wins[to][from] != 0 || sh.wins[from][to] != 0 {
+		t.Errorf("after the move from %d to %d their counts are %v and %v, want both 0", from, to, sh.wins[to][from], sh.wins[from][to])
+	}
+	if want := 30 * shadowDecay; sh.wins[other][to] != want {
+		t.Errorf("another ranking's count against the new one is %v after the move, want %v (kept and decayed)", sh.wins[other][to], want)
+	}
+	// A lead for the old ranking past the bar, gained after the move,
+	// takes the cache back.
+	sh.wins[from][to] += 20
+	sh.choose()
+	if got := sh.pol.choice(); got != from {
+		t.Errorf("ranking %d after the old one led by 20 wins to none, want %d", got, from)
+	}
+}
+
 // has reports whether a Get of k hits.
 func has(s *Cache[uint64, int], k uint64) bool {
 	_, ok := s.Get(k)
