@@ -63,7 +63,9 @@ type MiniatureState struct {
 	// to the recent ones as the leads are (some 75 periods).
 	HitRatio float64 `json:"hit_ratio"`
 	// Lead is its lead over the miniature of the ranking in use (0 for
-	// that one): it takes over when the lead passes PolicyState.Bar.
+	// that one): it takes over when the lead passes PolicyState.Bar. The
+	// ranking the cache last moved from starts again at 0 on the move:
+	// its lead counts the sampled Gets since.
 	Lead float64 `json:"lead"`
 }
 
