@@ -69,14 +69,7 @@ func TestCacheRunsItsMiniature(t *testing.T) {
 // and its duel starts from nothing, while the miniatures keep what they
 // had.
 func TestRankingMoveRestartsTwin(t *testing.T) {
-	seed := seedFor(t)
-	s := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: 1024, Seed: seed | 1})
-	draw := zipfDraw(t, 0.9, 20_000, seed)
-	for range 50_000 {
-		if k := draw(); !has(s, k) {
-			s.Set(k, 0)
-		}
-	}
+	s, draw := zipfCache(t, 50_000)
 	sh := s.sh
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -109,11 +102,7 @@ func TestRankingMoveRestartsTwin(t *testing.T) {
 	// The twin goes on as a miniature of its own: it relocates where the
 	// ranking's does not, so the two part.
 	sh.mu.Unlock()
-	for range 50_000 {
-		if k := draw(); !has(s, k) {
-			s.Set(k, 0)
-		}
-	}
+	replayDraws(s, draw, 50_000)
 	sh.mu.Lock()
 	if slices.Equal(sh.twin.keys, sh.minis[sh.pol.choice()].keys) {
 		t.Error("the twin did not part from the ranking's miniature")
@@ -124,14 +113,7 @@ func TestRankingMoveRestartsTwin(t *testing.T) {
 // only theirs: the old ranking then takes the cache back on a lead of its
 // own after the move, without first undoing the lead that made it.
 func TestRankingMoveRestartsItsComparison(t *testing.T) {
-	seed := seedFor(t)
-	s := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: 1024, Seed: seed | 1})
-	draw := zipfDraw(t, 0.9, 20_000, seed)
-	for range 20_000 {
-		if k := draw(); !has(s, k) {
-			s.Set(k, 0)
-		}
-	}
+	s, _ := zipfCache(t, 20_000)
 	sh := s.sh
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -160,6 +142,27 @@ func TestRankingMoveRestartsItsComparison(t *testing.T) {
 	sh.choose()
 	if got := sh.pol.choice(); got != from {
 		t.Errorf("ranking %d after the old one led by 20 wins to none, want %d", got, from)
+	}
+}
+
+// zipfCache returns a cache of 1,024 entries (hash seed from seedFor)
+// that has replayed n draws of Zipf 0.9 over 20,000 keys, and the draw,
+// to go on with.
+func zipfCache(t *testing.T, n int) (*Cache[uint64, int], func() uint64) {
+	seed := seedFor(t)
+	s := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: 1024, Seed: seed | 1})
+	draw := zipfDraw(t, 0.9, 20_000, seed)
+	replayDraws(s, draw, n)
+	return s, draw
+}
+
+// replayDraws replays n keys of draw on s, a Get that misses setting its
+// key, as a cache in front of a slower store is used.
+func replayDraws(s *Cache[uint64, int], draw func() uint64, n int) {
+	for range n {
+		if k := draw(); !has(s, k) {
+			s.Set(k, 0)
+		}
 	}
 }
 
