@@ -263,9 +263,9 @@ func TestCacheEvictsOnlyWhenCandidatesFull(t *testing.T) {
 // mod 2^20 units, but for a word up to maxLag units ahead of now, whose
 // age is 0 (ageOf), in the policy word and in the ghost's.
 func TestPolicyWord(t *testing.T) {
-	w := packAcc(5, 3)
+	w := packGap(5, 3)
 	if w&liveBit == 0 || gapOf(w) != 3 {
-		t.Fatalf("packAcc(5, 3) = %#x: want the live bit and gap 3", w)
+		t.Fatalf("packGap(5, 3) = %#x: want the live bit and gap 3", w)
 	}
 	for _, c := range []struct {
 		now  uint64
@@ -280,7 +280,7 @@ func TestPolicyWord(t *testing.T) {
 	}
 	for _, shift := range []uint8{0, 3, 12} {
 		at := uint64(1<<30 + 5<<shift)
-		x := ghostWord(packAcc(at, 3), at, shift, 7)
+		x := ghostWord(packGap(at, 3), at, shift, 7)
 		for _, c := range []struct {
 			now  uint64
 			want uint32
@@ -312,7 +312,7 @@ func TestPolicyWord(t *testing.T) {
 	// gap moves from firstGap, whatever gap the ranking scores newcomers
 	// with.
 	half, quarter, last := rank{shift: 1, newGap: 1000, firstGap: 400}, rank{shift: 2}, rank{shift: 0}
-	g := packAcc(100, gapCode(96))
+	g := packGap(100, gapCode(96))
 	if a := half.accessed(g, 100+32); gapOf(a) != 64 || ageOf(a, 132) != 0 {
 		t.Errorf("accessed(gap 96, seen 32, α 1/2) = gap %d, age %d; want 64, 0", gapOf(a), ageOf(a, 132))
 	}
@@ -322,10 +322,10 @@ func TestPolicyWord(t *testing.T) {
 	if a := last.accessed(g, 100+32); gapOf(a) != 32 {
 		t.Errorf("accessed(gap 96, seen 32, α 1) = gap %d, want 32", gapOf(a))
 	}
-	if a := half.accessed(packAcc(0, gapCode(16)), 200); gapOf(a) != gapValue[gapCode(108)] {
+	if a := half.accessed(packGap(0, gapCode(16)), 200); gapOf(a) != gapValue[gapCode(108)] {
 		t.Errorf("accessed(gap 16, seen 200, α 1/2) = gap %d, want %d", gapOf(a), gapValue[gapCode(108)])
 	}
-	if a := half.accessed(packAcc(0, noGap), 200); gapOf(a) != gapValue[gapCode(300)] {
+	if a := half.accessed(packGap(0, noGap), 200); gapOf(a) != gapValue[gapCode(300)] {
 		t.Errorf("accessed(no gap, seen 200, α 1/2, first gap 400) = gap %d, want %d", gapOf(a), gapValue[gapCode(300)])
 	}
 	// Which of two entries goes, at now = 1000, under each λ. p (gap 512,
@@ -334,7 +334,7 @@ func TestPolicyWord(t *testing.T) {
 	// used now) against u (gap 300, used at 710, near its gap): λ = 0 and
 	// 1 take r, λ = 2.5 u, the older for its gap. c (gap 16, used at 100,
 	// long overdue) goes before b (gap 512, used at 999) under every λ.
-	word := func(gap uint32, last uint64) uint32 { return packAcc(last, gapCode(gap)) }
+	word := func(gap uint32, last uint64) uint32 { return packGap(last, gapCode(gap)) }
 	for _, c := range []struct {
 		x, y uint32
 		want [3]string
@@ -352,7 +352,7 @@ func TestPolicyWord(t *testing.T) {
 			}
 		}
 	}
-	if !fresh(packAcc(5, 3), 5+3, 4) || fresh(packAcc(5, 3), 5+4, 4) || fresh(packAcc(5, 8), 5, 4) {
+	if !fresh(packGap(5, 3), 5+3, 4) || fresh(packGap(5, 3), 5+4, 4) || fresh(packGap(5, 8), 5, 4) {
 		t.Errorf("fresh: want true only under the slack, with a gap under twice it")
 	}
 	for _, c := range []struct {
@@ -363,6 +363,74 @@ func TestPolicyWord(t *testing.T) {
 		if got := tickUnit(c.max); got != c.unit || slack >= 2 && 2<<got > slack {
 			t.Errorf("tickUnit(%d) = %d, want %d (slack %d)", c.max, got, c.unit, recencySlack(c.max))
 		}
+	}
+}
+
+// The last-gap field: a last gap of at most 2^3 and at least 2^-4 times g
+// reads back within the rounding of a power of two (a factor of √2, and
+// of the gap codes' eighth), exactly when its code is g's moved by a
+// multiple of eight (a power of two), and as g itself when it is g; one further out reads as the nearest
+// end of that range. A ranking of α = 1 then reads the last gap of a word
+// another ranking wrote as it reads its own word of the same history, to
+// within that rounding, and a ranking of α = 1/2 still reads the mean. Words whose gap field
+// held the mean alone, as before the last-gap field, fail the second
+// part: a key that "patient" saw used twice has a mean of several
+// capacities, which "probation" scores as a key on probation and
+// "due-last-gap" as one due capacities later.
+func TestLastGapField(t *testing.T) {
+	for c := 0; c < noGap; c++ {
+		for l := 0; l < noGap; l++ {
+			w := packAcc(0, uint8(c), lastStep(uint8(l), uint8(c)))
+			got := lastGapOf(w, uint8(c))
+			lo := min(max(l, c-32), c+24) // the code of the range's nearest end
+			want := float64(gapValue[lo])
+			// Below code 16, where codes are the gaps themselves rather
+			// than their logarithms, the reading is off by up to 16 units
+			// more (a 32nd of a capacity at the least; tickUnit).
+			slack := 0.0
+			if c < 16 || lo < 16 {
+				slack = 16
+			}
+			if l == c && got != gapValue[c] || c >= 16 && lo >= 16 && (l-c)%8 == 0 && got != uint32(want) ||
+				float64(got) > want*1.5+slack || float64(got) < want/1.5-slack {
+				t.Fatalf("gap code %d, last gap code %d (%d): reads back %d", c, l, gapValue[l], got)
+			}
+		}
+	}
+	const capUnits = 1000
+	patient := rankings[defaultRanking].in(capUnits, shortPrior)
+	for _, name := range []string{"due-last-gap", "probation", "probation-window"} {
+		i, err := rankingIndex(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rankings[i].in(capUnits, shortPrior)
+		// The same history under each ranking: inserted at 0, used at
+		// 3000 and at 3800 (a last gap of 800 units, four fifths of a
+		// capacity, which "patient" blends into a mean of 2,816), read at
+		// 4100.
+		theirs := patient.accessed(patient.accessed(packGap(0, noGap), 3000), 3800)
+		own := r.accessed(r.accessed(packGap(0, noGap), 3000), 3800)
+		if gapOf(theirs) < 2*capUnits {
+			t.Fatalf("patient's mean after gaps of 3000 and 800 is %d, want capacities: the prior blended in", gapOf(theirs))
+		}
+		sc, age := r.score(theirs, 4100)
+		want, wantAge := r.score(own, 4100)
+		if name == "due-last-gap" {
+			// Its gap, read in steps of a power of two from patient's
+			// mean, is 704 rather than 768: a score 4·(768−704) lower.
+			want -= 4 * 64
+		}
+		if sc != want || age != wantAge {
+			t.Errorf("%s scores patient's word %d (age %d), want %d (age %d)", name, sc, age, want, wantAge)
+		}
+	}
+	// "patient" reads its mean, not the last gap.
+	withLast := patient.accessed(patient.accessed(packGap(0, noGap), 3000), 3800)
+	a, _ := patient.score(withLast, 4100)
+	b, _ := patient.score(packGap(3800, gapCodeOf(withLast)), 4100)
+	if a != b {
+		t.Errorf("patient scores a word by its last gap: %d against %d for the same mean", a, b)
 	}
 }
 
@@ -393,10 +461,10 @@ func TestProbationScore(t *testing.T) {
 		t.Fatalf("probation's cut %d and newcomer gap %d, want 1000 and 8000", prob.cut, prob.newGap)
 	}
 	const now = 20_000
-	word := func(gap uint32, last uint64) uint32 { return packAcc(last, gapCode(gap)) }
+	word := func(gap uint32, last uint64) uint32 { return packGap(last, gapCode(gap)) }
 	score := func(r *rank, w uint32) int64 { s, _ := r.score(w, now); return s }
 	protected, protectedOld := word(1000, now-500), word(900, now-3000)
-	onProbation, newcomer := word(1100, now-10), packAcc(now-10, noGap)
+	onProbation, newcomer := word(1100, now-10), packGap(now-10, noGap)
 	if got, want := score(&prob, protected), int64(4*500); got != want {
 		t.Errorf("a protected key 500 units old scores %d, want %d (its age alone)", got, want)
 	}
@@ -415,12 +483,12 @@ func TestProbationScore(t *testing.T) {
 	if s, age := prob.score(newcomer, now); s != 4*8000 || age != 10 {
 		t.Errorf("a newcomer 10 units old scores %d (age %d), want %d: no window", s, age, 4*8000)
 	}
-	for _, w := range []uint32{protected, protectedOld, onProbation, word(5000, now-9000), packAcc(now-300, noGap)} {
+	for _, w := range []uint32{protected, protectedOld, onProbation, word(5000, now-9000), packGap(now-300, noGap)} {
 		if a, b := score(&win, w), score(&prob, w); a != b {
 			t.Errorf("a word of age %d: probation-window scores it %d, probation %d; want equal out of the window", ageOf(w, now), a, b)
 		}
 	}
-	young, older := score(&win, newcomer), score(&win, packAcc(now-200, noGap))
+	young, older := score(&win, newcomer), score(&win, packGap(now-200, noGap))
 	if young >= 0 || older >= 0 || older <= young || older >= score(&win, protected) {
 		t.Errorf("newcomers 10 and 200 units old score %d and %d under probation-window; want both below 0, the older above the younger, and below a protected key's %d",
 			young, older, score(&win, protected))

@@ -106,7 +106,7 @@ func ghostRead(x uint32, now uint64, shift uint8) (gap uint8, age uint32) {
 // not know it.
 func (r *rank) newcomer(gap uint8, age uint32, known bool, now uint64) uint32 {
 	if !known {
-		return packAcc(now, noGap)
+		return packGap(now, noGap)
 	}
-	return r.accessed(packAcc(now-uint64(age), gap), now)
+	return r.accessed(packGap(now-uint64(age), gap), now)
 }

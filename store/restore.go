@@ -235,7 +235,7 @@ func (r cacheRestore[K, V]) placeRecord(k K, v V, expiry, bi int64, h uint64) er
 	if expiry != 0 && !s.ttl.Load() {
 		s.ttl.Store(true) // Gets read expiries only once some entry has one
 	}
-	t.cbucket(i).acc[j].Store(packAcc(s.tickNow(0), gapCode(uint32(s.cfg.MaxEntries>>s.tq))))
+	t.cbucket(i).acc[j].Store(packGap(s.tickNow(0), gapCode(uint32(s.cfg.MaxEntries>>s.tq))))
 	t.live.Add(1)
 	return nil
 }

@@ -49,7 +49,7 @@ func restoreCacheSparse[K comparable, V any](s *Cache[K, V], r *snapshot.Reader,
 	sizes := sizesFor(o, int64(m.Entries))
 	t := s.newTable(o, sizes[0])
 	tick := s.tickNow(0)
-	acc := packAcc(tick, gapCode(uint32(o.MaxEntries>>s.tq)))
+	acc := packGap(tick, gapCode(uint32(o.MaxEntries>>s.tq)))
 	rk := s.pol.current()
 	err = w.forEach(r, sparseTarget[K, V]{
 		hash: func(k K) uint64 { return t.hash(k) },
