@@ -279,10 +279,11 @@
 //
 // The victim is the entry whose next use the policy expects last
 // (evict.go): Belady's rule, with each entry's future estimated from its
-// past. Each slot keeps the tick of its last use (ticks count inserts)
-// and g, a running mean of the gaps between its uses; a key the cache
-// evicted leaves both in a ghost table, so that it comes back with its
-// history, and a key seen for the first time is scored with a newcomer
+// past. Each slot keeps the tick of its last use (ticks count inserts),
+// g, a running mean of the gaps between its uses, and its last gap, which
+// the rankings that follow a key's latest gap read; a key the cache
+// evicted leaves its tick and g in a ghost table, so that it comes back
+// with its history (its last gap is then the time it was away), and a key seen for the first time is scored with a newcomer
 // gap of several capacities, the first to go if it is not used again. The
 // victim has the highest max(g, age) − (1−λ)·min(g, age): with λ = 1 the
 // largest gap goes (least frequently used), with λ = 0 the entry due last
