@@ -71,8 +71,6 @@ func TestCacheRunsItsMiniature(t *testing.T) {
 func TestRankingMoveRestartsTwin(t *testing.T) {
 	s, draw := zipfCache(t, 50_000)
 	sh := s.sh
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
 	cur := sh.pol.choice()
 	to := (cur + 1) % numRankings
 	if sh.twinDuel == (duel{}) || slices.Equal(sh.twin.keys, sh.minis[to].keys) {
@@ -115,8 +113,6 @@ func TestRankingMoveRestartsTwin(t *testing.T) {
 func TestRankingMoveRestartsItsComparison(t *testing.T) {
 	s, _ := zipfCache(t, 20_000)
 	sh := s.sh
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
 	from := sh.pol.choice()
 	to, other := (from+1)%numRankings, (from+2)%numRankings
 	for i := range sh.wins {
@@ -147,12 +143,15 @@ func TestRankingMoveRestartsItsComparison(t *testing.T) {
 
 // zipfCache returns a cache of 1,024 entries (hash seed from seedFor)
 // that has replayed n draws of Zipf 0.9 over 20,000 keys, and the draw,
-// to go on with.
+// to go on with. The cache's shadows are returned locked, and unlocked
+// when the test ends: a test that replays more draws unlocks them for it.
 func zipfCache(t *testing.T, n int) (*Cache[uint64, int], func() uint64) {
 	seed := seedFor(t)
 	s := newTestCache(t, CacheOptions[uint64, int]{MaxEntries: 1024, Seed: seed | 1})
 	draw := zipfDraw(t, 0.9, 20_000, seed)
 	replayDraws(s, draw, n)
+	s.sh.mu.Lock()
+	t.Cleanup(s.sh.mu.Unlock)
 	return s, draw
 }
 
