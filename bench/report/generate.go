@@ -64,6 +64,12 @@ var (
 	// syntheticKeys ranks, syntheticRequests counted after as many.
 	syntheticKeys     = uint64(100_000)
 	syntheticRequests = 1_000_000
+	// lawItems are Zipf's law at four exponents and the same laws over
+	// ranks that age (a new key every 16 requests), over zipfKeys keys
+	// at lawCapacities: the independent draws a cache of a web or
+	// database tier sees, which the traces do not cover.
+	lawItems      = "zipf:0.6,zipf:0.8,zipf:1.0,zipf:1.2,aging:0.8,aging:1.0,aging:1.2"
+	lawCapacities = []measure.Capacity{{Share: 0.01}, {Share: 0.10}}
 )
 
 // oltpReference is the table of docs/traces.md: hit ratios in percent on
@@ -80,7 +86,8 @@ var oltpReference = map[string][]float64{
 //   - Dir/bench-summary.md, the README's table: twochoice's cache against
 //     otter and the maps in hit ratio over the corpus, speed and memory;
 //   - Dir/bench-results.md, the full results: every bounded cache on
-//     every trace of the corpus (Belady's optimum beside them), hit ratio
+//     every trace of the corpus, on the synthetic shapes and on the Zipf
+//     and aging laws (Belady's optimum beside them), hit ratio
 //     against capacity on the OLTP and P12 traces, the timed runs of
 //     every cache on Zipf keys (medians of interleaved rounds), and memory
 //     per entry;
@@ -139,8 +146,12 @@ func Generate(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("report: the synthetic shapes: %w", err)
 	}
-	const corpusWeight, syntheticWeight = 12, 2
-	var total, done float64 = corpusWeight + syntheticWeight, 0
+	laws, err := corpus.Parse(lawItems)
+	if err != nil {
+		return fmt.Errorf("report: the laws: %w", err)
+	}
+	const corpusWeight, syntheticWeight, lawWeight = 12, 2, 2
+	var total, done float64 = corpusWeight + syntheticWeight + lawWeight, 0
 	for _, p := range parts {
 		total += p.weight
 	}
@@ -166,10 +177,14 @@ func Generate(ctx context.Context, o Options) error {
 	}
 
 	// runCorpus runs a corpus of the report, weighing weight in the
-	// progress.
+	// progress: at the default capacities with every ranking pinned as
+	// well (writeChoosing) unless c names its capacities.
 	runCorpus := func(name string, c corpus.Config, weight float64) (*corpus.Result, error) {
 		t := time.Now()
-		c.Capacities, c.Rounds, c.Seeds, c.Rankings = corpus.DefaultCapacities(), corpusRounds, corpusSeeds, true
+		if c.Capacities == nil {
+			c.Capacities, c.Rankings = corpus.DefaultCapacities(), true
+		}
+		c.Rounds, c.Seeds = corpusRounds, corpusSeeds
 		c.Progress = func(f float64, d string) {
 			if o.Progress != nil {
 				o.Progress((done+f*weight)/total, name+": "+d)
@@ -193,6 +208,10 @@ func Generate(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	law, err := runCorpus("laws", corpus.Config{Items: laws, Capacities: lawCapacities, Keys: zipfKeys, Seed: o.Seed}, lawWeight)
+	if err != nil {
+		return err
+	}
 
 	oltpChart := filepath.Join(o.Dir, "hitratio-oltp.svg")
 	p12Chart := filepath.Join(o.Dir, "hitratio-p12.svg")
@@ -204,7 +223,7 @@ func Generate(ctx context.Context, o Options) error {
 	}
 	var b bytes.Buffer
 	// The charts sit beside bench-results.md, which links them so.
-	writeMarkdown(&b, results, corp, syn, filepath.Base(oltpChart), filepath.Base(p12Chart), time.Since(start))
+	writeMarkdown(&b, results, corp, syn, law, filepath.Base(oltpChart), filepath.Base(p12Chart), time.Since(start))
 	// Whole or not at all: a full disk must not leave a partial file,
 	// which scripts/bench-report would put in the README in place of the
 	// last complete one.
@@ -212,7 +231,7 @@ func Generate(ctx context.Context, o Options) error {
 		return err
 	}
 	b.Reset()
-	writeSummary(&b, results[2], results[3], corp, syn)
+	writeSummary(&b, results[2], results[3], corp, syn, law)
 	return cli.ReplaceFile(filepath.Join(o.Dir, "bench-summary.md"), b.Bytes())
 }
 
@@ -234,7 +253,7 @@ func threads() []int {
 }
 
 // writeMarkdown prints docs/bench-results.md: the full results.
-func writeMarkdown(w io.Writer, results []*measure.Result, corp, syn *corpus.Result, oltpChart, p12Chart string, took time.Duration) {
+func writeMarkdown(w io.Writer, results []*measure.Result, corp, syn, law *corpus.Result, oltpChart, p12Chart string, took time.Duration) {
 	oltp, p12, tp, mem := results[0], results[1], results[2], results[3]
 	fmt.Fprint(w, "# Benchmark results\n\n")
 	fmt.Fprintf(w, "Measured on %s, in %v, by `scripts/bench-report`, which writes this page and the README's table; "+
@@ -244,6 +263,7 @@ func writeMarkdown(w io.Writer, results []*measure.Result, corp, syn *corpus.Res
 
 	writeCorpus(w, corp)
 	writeSynthetic(w, syn)
+	writeLaws(w, law)
 	writeChoosing(w, corp, syn)
 
 	fmt.Fprint(w, "\n## OLTP and P12\n\nThe two ARC traces ([traces](traces.md)), replayed whole by one goroutine from an empty cache, "+
@@ -298,6 +318,17 @@ func writeSynthetic(w io.Writer, res *corpus.Result) {
 		"was chosen on them: they show how the policy does on shapes it was not built on. Same columns and medians as above.\n\n",
 		thousands(int(res.ZipfKeys)), thousands(res.ZipfRequests), res.Seed)
 	corpusRows(w, res, "shape")
+}
+
+// writeLaws prints the run of the Zipf and aging laws as writeCorpus
+// prints the corpus's.
+func writeLaws(w io.Writer, res *corpus.Result) {
+	fmt.Fprintf(w, "\n## Zipf and aging laws\n\nIndependent draws from Zipf's law over %s keys at exponents 0.6 to 1.2, and "+
+		"the same laws over ranks counted back from the newest key, a new key born every 16 requests (popularity that moves on, "+
+		"as a feed's): `bench --corpus zipf:S,aging:S`, %s requests counted after as many (seed %d), at 1 and 10%% of the keys "+
+		"each names. Same columns and medians as above.\n\n",
+		thousands(int(res.ZipfKeys)), thousands(res.ZipfRequests), res.Seed)
+	corpusRows(w, res, "law")
 }
 
 // corpusRows prints a corpus run's summary line and a row per workload
@@ -378,7 +409,7 @@ func writeChoosing(w io.Writer, corp, syn *corpus.Result) {
 // writeSummary prints the README's table (bench-summary.md): twochoice's
 // cache against otter and the maps, in hit ratio over the corpus, speed
 // on Zipf keys and memory per entry.
-func writeSummary(w io.Writer, tp, mem *measure.Result, corp, syn *corpus.Result) {
+func writeSummary(w io.Writer, tp, mem *measure.Result, corp, syn, law *corpus.Result) {
 	cols := []struct{ name, title string }{
 		{caches.CacheName, "twochoice cache"}, {"otter", "otter"}, {caches.MapName, "twochoice map"}, {"map", "Go map + RWMutex"}}
 	cell := func(v *float64, format string) string {
@@ -433,6 +464,13 @@ func writeSummary(w io.Writer, tp, mem *measure.Result, corp, syn *corpus.Result
 	row(fmt.Sprintf("the same on the %d rows of synthetic shapes (`bench --corpus synthetic:all`), mean margin", ss.Rows), func(c string) string {
 		if c == caches.CacheName {
 			return fmt.Sprintf("%d of %d, %+.2f points", ss.Within, ss.Rows, ss.MeanMargin)
+		}
+		return ""
+	})
+	ls := law.Summary
+	row(fmt.Sprintf("the same on the %d rows of Zipf and aging laws (`bench --corpus zipf:S,aging:S`), mean margin", ls.Rows), func(c string) string {
+		if c == caches.CacheName {
+			return fmt.Sprintf("%d of %d, %+.2f points", ls.Within, ls.Rows, ls.MeanMargin)
 		}
 		return ""
 	})

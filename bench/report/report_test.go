@@ -185,13 +185,18 @@ func TestSummaryTable(t *testing.T) {
 	m2 := -1.5
 	syn := &corpus.Result{Rows: append(slices.Clone(corp.Rows), corpus.Row{HitRatio: map[string]float64{corpus.Twochoice: 0.1, "otter": 0.2}, Margin: &m2})}
 	syn.Summary = corpus.Summarize(syn.Rows)
+	m3 := -0.2
+	law := &corpus.Result{Rows: []corpus.Row{corp.Rows[0], {HitRatio: map[string]float64{corpus.Twochoice: 0.1, "otter": 0.102}, Margin: &m3},
+		{HitRatio: map[string]float64{corpus.Twochoice: 0.1, "otter": 0.2}, Margin: &m2}}}
+	law.Summary = corpus.Summarize(law.Rows)
 	var b bytes.Buffer
-	writeSummary(&b, tp, mem, corp, syn)
+	writeSummary(&b, tp, mem, corp, syn, law)
 	for _, want := range []string{
 		"| | twochoice cache | otter | twochoice map | Go map + RWMutex |",
 		"| hit ratio, mean of the corpus's 2 rows ([traces](docs/traces.md) at 1 to 25% of their keys) | 40.00% | 30.00% | ceiling | ceiling |",
 		"| rows within 0.5 point of the best other cache, or ahead | 2 of 2 |  |  |  |",
 		"| the same on the 3 rows of synthetic shapes (`bench --corpus synthetic:all`), mean margin | 2 of 3, +0.17 points |  |  |  |",
+		"| the same on the 3 rows of Zipf and aging laws (`bench --corpus zipf:S,aging:S`), mean margin | 2 of 3, -0.23 points |  |  |  |",
 		"| million requests/s, Zipf 1.0 over 1M keys, a cache of 100,000, 2 goroutines | 32.0 | 10.0 | 26.0 | 6.0 |",
 		"| bytes per entry, 1,000,000 uint64 entries | 16.0 | 5.0 | 13.0 | 3.0 |",
 		"twochoice's hit ratios are the medians of its replays under hash seeds 1 to 3;",
@@ -227,6 +232,34 @@ func TestWriteSynthetic(t *testing.T) {
 	}
 	if rows := strings.Count(out, "\n| synthetic:"); rows != 4*len(items) {
 		t.Errorf("%d rows, want %d:\n%s", rows, 4*len(items), out)
+	}
+}
+
+// The laws' section: its heading, the sizes they ran at, the summary line
+// and a row per law and capacity, at the report's own items and
+// capacities.
+func TestWriteLaws(t *testing.T) {
+	items, err := corpus.Parse(lawItems)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := corpus.Run(context.Background(), corpus.Config{Items: items, Capacities: lawCapacities,
+		Rounds: 1, Keys: 1000, Requests: 2000, Seed: 9, Caches: []string{corpus.Twochoice, "lru"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	writeLaws(&b, res)
+	out := b.String()
+	for _, want := range []string{"## Zipf and aging laws", "over 1,000 keys", "2,000 requests counted after as many (seed 9)",
+		"twochoice is within 0.5 point of the best other cache, or ahead, on", "| law | capacity | twochoice | lru | belady | margin |",
+		"| zipf:0.6 | 1% |", "| zipf:1.2 | 10% |", "| aging:1.2 | 10% |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if rows := strings.Count(out, "\n| zipf:") + strings.Count(out, "\n| aging:"); rows != len(lawCapacities)*len(items) {
+		t.Errorf("%d rows, want %d:\n%s", rows, len(lawCapacities)*len(items), out)
 	}
 }
 
