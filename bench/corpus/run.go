@@ -348,6 +348,11 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	return res, nil
 }
 
+// Check returns the error Run would return for c before replaying
+// anything, or nil: a caller that runs other work first (the report runs
+// tens of minutes of it) can refuse a bad configuration at once.
+func (c Config) Check() error { return c.validate() }
+
 // validate checks c, and fills in the defaults.
 func (c *Config) validate() error {
 	if len(c.Capacities) == 0 {

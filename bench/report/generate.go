@@ -70,7 +70,32 @@ var (
 	// database tier sees, which the traces do not cover.
 	lawItems      = "zipf:0.6,zipf:0.8,zipf:1.0,zipf:1.2,aging:0.8,aging:1.0,aging:1.2"
 	lawCapacities = []measure.Capacity{{Share: 0.01}, {Share: 0.10}}
+	lawRequests   = 2_000_000 // as bench --corpus's default
 )
+
+// corpusPart is one corpus run of the report.
+type corpusPart struct {
+	name   string
+	weight float64 // its share of the progress bar, from its time
+	cfg    corpus.Config
+}
+
+// corpusParts returns the report's corpus runs, each configured in full:
+// the traces and the synthetic shapes at the default capacities with
+// every ranking pinned as well (writeChoosing), the laws at
+// lawCapacities without.
+func corpusParts(seed uint64, traces, shapes, laws []corpus.Item) []corpusPart {
+	ps := []corpusPart{
+		{"corpus", 12, corpus.Config{Items: traces, Capacities: corpus.DefaultCapacities(), Rankings: true}},
+		{"synthetic shapes", 2, corpus.Config{Items: shapes, Capacities: corpus.DefaultCapacities(), Rankings: true,
+			Keys: syntheticKeys, Requests: syntheticRequests, Seed: seed}},
+		{"laws", 2, corpus.Config{Items: laws, Capacities: lawCapacities, Keys: zipfKeys, Requests: lawRequests, Seed: seed}},
+	}
+	for i := range ps {
+		ps[i].cfg.Rounds, ps[i].cfg.Seeds = corpusRounds, corpusSeeds
+	}
+	return ps
+}
 
 // oltpReference is the table of docs/traces.md: hit ratios in percent on
 // OLTP at oltpTable's capacities.
@@ -150,8 +175,15 @@ func Generate(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("report: the laws: %w", err)
 	}
-	const corpusWeight, syntheticWeight, lawWeight = 12, 2, 2
-	var total, done float64 = corpusWeight + syntheticWeight + lawWeight, 0
+	corpora := corpusParts(o.Seed, items, synItems, laws)
+	var total, done float64
+	for _, p := range corpora {
+		// Refused now rather than after the runs before it.
+		if err := p.cfg.Check(); err != nil {
+			return fmt.Errorf("report: %s: %w", p.name, err)
+		}
+		total += p.weight
+	}
 	for _, p := range parts {
 		total += p.weight
 	}
@@ -176,42 +208,25 @@ func Generate(ctx context.Context, o Options) error {
 		}
 	}
 
-	// runCorpus runs a corpus of the report, weighing weight in the
-	// progress: at the default capacities with every ranking pinned as
-	// well (writeChoosing) unless c names its capacities.
-	runCorpus := func(name string, c corpus.Config, weight float64) (*corpus.Result, error) {
+	// The corpus runs, each weighing its weight in the progress.
+	res := make([]*corpus.Result, len(corpora))
+	for i, p := range corpora {
 		t := time.Now()
-		if c.Capacities == nil {
-			c.Capacities, c.Rankings = corpus.DefaultCapacities(), true
-		}
-		c.Rounds, c.Seeds = corpusRounds, corpusSeeds
+		c := p.cfg
 		c.Progress = func(f float64, d string) {
 			if o.Progress != nil {
-				o.Progress((done+f*weight)/total, name+": "+d)
+				o.Progress((done+f*p.weight)/total, p.name+": "+d)
 			}
 		}
-		res, err := corpus.Run(ctx, c)
-		if err != nil {
-			return nil, fmt.Errorf("report: %s: %w", name, err)
+		if res[i], err = corpus.Run(ctx, c); err != nil {
+			return fmt.Errorf("report: %s: %w", p.name, err)
 		}
-		done += weight
+		done += p.weight
 		if o.Log != nil {
-			fmt.Fprintf(o.Log, "report: %s done in %v\n", name, time.Since(t).Round(time.Second))
+			fmt.Fprintf(o.Log, "report: %s done in %v\n", p.name, time.Since(t).Round(time.Second))
 		}
-		return res, nil
 	}
-	corp, err := runCorpus("corpus", corpus.Config{Items: items}, corpusWeight)
-	if err != nil {
-		return err
-	}
-	syn, err := runCorpus("synthetic shapes", corpus.Config{Items: synItems, Keys: syntheticKeys, Requests: syntheticRequests, Seed: o.Seed}, syntheticWeight)
-	if err != nil {
-		return err
-	}
-	law, err := runCorpus("laws", corpus.Config{Items: laws, Capacities: lawCapacities, Keys: zipfKeys, Seed: o.Seed}, lawWeight)
-	if err != nil {
-		return err
-	}
+	corp, syn, law := res[0], res[1], res[2]
 
 	oltpChart := filepath.Join(o.Dir, "hitratio-oltp.svg")
 	p12Chart := filepath.Join(o.Dir, "hitratio-p12.svg")

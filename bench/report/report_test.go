@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -232,6 +233,30 @@ func TestWriteSynthetic(t *testing.T) {
 	}
 	if rows := strings.Count(out, "\n| synthetic:"); rows != 4*len(items) {
 		t.Errorf("%d rows, want %d:\n%s", rows, 4*len(items), out)
+	}
+}
+
+// Every corpus run of the report is one that corpus.Run accepts, so that
+// Generate does not fail at its last run after the others' tens of
+// minutes; and Check refuses what Run would (a law without requests).
+func TestCorpusPartsValid(t *testing.T) {
+	shapes, err := corpus.Parse("synthetic:all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	laws, err := corpus.Parse(lawItems)
+	if err != nil {
+		t.Fatal(err)
+	}
+	traces := []corpus.Item{{Name: "a", Path: "a.trace"}}
+	for _, p := range corpusParts(1, traces, shapes, laws) {
+		if err := p.cfg.Check(); err != nil {
+			t.Errorf("%s: %v", p.name, err)
+		}
+	}
+	bad := corpus.Config{Items: laws, Capacities: lawCapacities, Keys: zipfKeys}
+	if err := bad.Check(); !errors.Is(err, corpus.ErrConfig) {
+		t.Errorf("Check of laws without requests: %v, want ErrConfig", err)
 	}
 }
 
