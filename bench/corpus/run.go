@@ -348,6 +348,10 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	return res, nil
 }
 
+// DefaultRequests are the requests counted of a generated workload when
+// the caller names no other count (bench --corpus's --requests).
+const DefaultRequests = 2_000_000
+
 // Check returns the error Run would return for c before replaying
 // anything, or nil: a caller that runs other work first (the report runs
 // tens of minutes of it) can refuse a bad configuration at once.

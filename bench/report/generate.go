@@ -70,7 +70,6 @@ var (
 	// database tier sees, which the traces do not cover.
 	lawItems      = "zipf:0.6,zipf:0.8,zipf:1.0,zipf:1.2,aging:0.8,aging:1.0,aging:1.2"
 	lawCapacities = []measure.Capacity{{Share: 0.01}, {Share: 0.10}}
-	lawRequests   = 2_000_000 // as bench --corpus's default
 )
 
 // corpusPart is one corpus run of the report.
@@ -89,7 +88,7 @@ func corpusParts(seed uint64, traces, shapes, laws []corpus.Item) []corpusPart {
 		{"corpus", 12, corpus.Config{Items: traces, Capacities: corpus.DefaultCapacities(), Rankings: true}},
 		{"synthetic shapes", 2, corpus.Config{Items: shapes, Capacities: corpus.DefaultCapacities(), Rankings: true,
 			Keys: syntheticKeys, Requests: syntheticRequests, Seed: seed}},
-		{"laws", 2, corpus.Config{Items: laws, Capacities: lawCapacities, Keys: zipfKeys, Requests: lawRequests, Seed: seed}},
+		{"laws", 2, corpus.Config{Items: laws, Capacities: lawCapacities, Keys: zipfKeys, Requests: corpus.DefaultRequests, Seed: seed}},
 	}
 	for i := range ps {
 		ps[i].cfg.Rounds, ps[i].cfg.Seeds = corpusRounds, corpusSeeds
@@ -339,10 +338,10 @@ func writeSynthetic(w io.Writer, res *corpus.Result) {
 // prints the corpus's.
 func writeLaws(w io.Writer, res *corpus.Result) {
 	fmt.Fprintf(w, "\n## Zipf and aging laws\n\nIndependent draws from Zipf's law over %s keys at exponents 0.6 to 1.2, and "+
-		"the same laws over ranks counted back from the newest key, a new key born every 16 requests (popularity that moves on, "+
+		"the same laws over ranks counted back from the newest key, a new key born every %d requests (popularity that moves on, "+
 		"as a feed's): `bench --corpus zipf:S,aging:S`, %s requests counted after as many (seed %d), at 1 and 10%% of the keys "+
 		"each names. Same columns and medians as above.\n\n",
-		thousands(int(res.ZipfKeys)), thousands(res.ZipfRequests), res.Seed)
+		thousands(int(res.ZipfKeys)), corpus.AgingStep, thousands(res.ZipfRequests), res.Seed)
 	corpusRows(w, res, "law")
 }
 
@@ -475,20 +474,18 @@ func writeSummary(w io.Writer, tp, mem *measure.Result, corp, syn, law *corpus.R
 		}
 		return ""
 	})
-	ss := syn.Summary
-	row(fmt.Sprintf("the same on the %d rows of synthetic shapes (`bench --corpus synthetic:all`), mean margin", ss.Rows), func(c string) string {
-		if c == caches.CacheName {
-			return fmt.Sprintf("%d of %d, %+.2f points", ss.Within, ss.Rows, ss.MeanMargin)
-		}
-		return ""
-	})
-	ls := law.Summary
-	row(fmt.Sprintf("the same on the %d rows of Zipf and aging laws (`bench --corpus zipf:S,aging:S`), mean margin", ls.Rows), func(c string) string {
-		if c == caches.CacheName {
-			return fmt.Sprintf("%d of %d, %+.2f points", ls.Within, ls.Rows, ls.MeanMargin)
-		}
-		return ""
-	})
+	// The synthetic shapes and the laws: rows within and mean margin.
+	for _, x := range []struct {
+		what string
+		s    corpus.Summary
+	}{{"synthetic shapes (`bench --corpus synthetic:all`)", syn.Summary}, {"Zipf and aging laws (`bench --corpus zipf:S,aging:S`)", law.Summary}} {
+		row(fmt.Sprintf("the same on the %d rows of %s, mean margin", x.s.Rows, x.what), func(c string) string {
+			if c == caches.CacheName {
+				return fmt.Sprintf("%d of %d, %+.2f points", x.s.Within, x.s.Rows, x.s.MeanMargin)
+			}
+			return ""
+		})
+	}
 	ops := map[string]map[int]*float64{}
 	for _, r := range tp.Rows {
 		if r.Threads > 0 && r.OpsPerSec != nil {

@@ -209,18 +209,27 @@ func TestSummaryTable(t *testing.T) {
 	}
 }
 
-// The synthetic shapes' section: its heading, the sizes they ran at, the
-// summary line and a row per shape and capacity.
-func TestWriteSynthetic(t *testing.T) {
-	items, err := corpus.Parse("synthetic:all")
+// smallCorpus replays the generated items of spec at caps over 1,000 keys,
+// 2,000 requests counted (seed 9), twochoice against LRU: a section's
+// input in a fraction of a second.
+func smallCorpus(t *testing.T, spec string, caps []measure.Capacity) ([]corpus.Item, *corpus.Result) {
+	t.Helper()
+	items, err := corpus.Parse(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := corpus.Run(context.Background(), corpus.Config{Items: items, Capacities: corpus.DefaultCapacities(),
+	res, err := corpus.Run(context.Background(), corpus.Config{Items: items, Capacities: caps,
 		Rounds: 1, Keys: 1000, Requests: 2000, Seed: 9, Caches: []string{corpus.Twochoice, "lru"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return items, res
+}
+
+// The synthetic shapes' section: its heading, the sizes they ran at, the
+// summary line and a row per shape and capacity.
+func TestWriteSynthetic(t *testing.T) {
+	items, res := smallCorpus(t, "synthetic:all", corpus.DefaultCapacities())
 	var b bytes.Buffer
 	writeSynthetic(&b, res)
 	out := b.String()
@@ -264,15 +273,7 @@ func TestCorpusPartsValid(t *testing.T) {
 // and a row per law and capacity, at the report's own items and
 // capacities.
 func TestWriteLaws(t *testing.T) {
-	items, err := corpus.Parse(lawItems)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := corpus.Run(context.Background(), corpus.Config{Items: items, Capacities: lawCapacities,
-		Rounds: 1, Keys: 1000, Requests: 2000, Seed: 9, Caches: []string{corpus.Twochoice, "lru"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	items, res := smallCorpus(t, lawItems, lawCapacities)
 	var b bytes.Buffer
 	writeLaws(&b, res)
 	out := b.String()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/twochoice/twochoice/bench/caches"
+	"github.com/twochoice/twochoice/bench/corpus"
 	"github.com/twochoice/twochoice/bench/measure"
 	"github.com/twochoice/twochoice/bench/report"
 	"github.com/twochoice/twochoice/internal/cli"
@@ -136,7 +137,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		plotFile  = fs.String("plot", "", "write hit ratio against capacity (with --corpus, the margins) to FILE.svg or FILE.png")
 		reportDir = fs.String("report", "", "run the README's comparisons and write DIR/bench-results.md, its charts and DIR/bench-summary.md")
 		corpusArg = fs.String("corpus", "", "replay a corpus: DIR, FILE, trace:FILE, zipf:S, aging:S and synthetic:K items, comma-separated (see above)")
-		requests  = fs.Int("requests", 2_000_000, "with --corpus: requests counted of each generated (zipf:S, aging:S, synthetic:K) workload, after as many uncounted")
+		requests  = fs.Int("requests", corpus.DefaultRequests, "with --corpus: requests counted of each generated (zipf:S, aging:S, synthetic:K) workload, after as many uncounted")
 		rounds    = fs.Int("rounds", 1, "with --corpus: replays of otter and ristretto per row, whose median is reported (they draw seeds at random)")
 		seeds     = fs.Int("seeds", 1, "with --corpus: hash seeds twochoice is replayed under per row (1 to N), whose median is reported")
 		ranking   = fs.String("ranking", "", "with --corpus: pin twochoice's eviction policy to one ranking ("+strings.Join(store.Rankings(), ", ")+") instead of letting it adapt")
