@@ -417,6 +417,8 @@ func TestRunErrors(t *testing.T) {
 		{Items: items, Capacities: []measure.Capacity{measure.Entries(151)}}, // past the loop's 150 blocks
 		{Items: []Item{{Name: "zipf:1", S: 1}}, Keys: 0, Requests: 10},
 		{Items: []Item{{Name: "zipf:1", S: 1}}, Keys: 10, Requests: 0},
+		{Items: items, Timeline: -1},
+		{Items: items, Timeline: MaxTimeline + 1},
 	} {
 		if _, err := Run(ctx, c); !errors.Is(err, ErrConfig) {
 			t.Errorf("%+v: %v, want ErrConfig", c, err)
@@ -644,7 +646,9 @@ func TestRunRanking(t *testing.T) {
 // adaptive replays, under the same seeds: each row's Pinned figure for a
 // ranking is what a run pinned to it (Config.Ranking) gets, the adaptive
 // figures are those of a run without Rankings, and the summary is the
-// arithmetic of the rows. It is refused with Ranking.
+// arithmetic of the rows. It is refused with Ranking. With a Timeline as
+// well, every replay keeps one (checkTimeline) and the figures stay as
+// they are without it.
 func TestRunRankings(t *testing.T) {
 	if testutil.Race && testing.Short() {
 		t.Skip("three corpus runs are slow under the race detector: TestRunSmall covers Run's goroutines, and the suite without -race runs it")
@@ -655,11 +659,12 @@ func TestRunRankings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Rankings = true
+	c.Rankings, c.Timeline = true, 4
 	res, err := Run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.Timeline = 0
 	names := store.Rankings()
 	// At each of the 6 rows: twochoice twice adaptive and twice per
 	// ranking, lru, and the two optima.
@@ -681,6 +686,15 @@ func TestRunRankings(t *testing.T) {
 		}
 		if len(r.Pinned) != len(names) || r.Pinned["recency"] != recency.Rows[i].HitRatio[Twochoice] {
 			t.Errorf("%s at %s: pinned %v; recency alone %v", r.Workload, r.Capacity, r.Pinned, recency.Rows[i].HitRatio[Twochoice])
+		}
+		if len(r.Timeline) != 4 || len(r.PinnedTimeline) != len(names) || free.Rows[i].Timeline != nil {
+			t.Errorf("%s at %s: timelines of %d caches and %d rankings; %v without Timeline", r.Workload, r.Capacity, len(r.Timeline), len(r.PinnedTimeline), free.Rows[i].Timeline)
+		}
+		for name, tl := range r.Timeline {
+			checkTimeline(t, r, name, tl, r.HitRatio[name])
+		}
+		for name, tl := range r.PinnedTimeline {
+			checkTimeline(t, r, "pinned "+name, tl, r.Pinned[name])
 		}
 		best, h, ok := r.BestPinned()
 		if !ok || r.Margin == nil {
@@ -719,11 +733,67 @@ func TestRunRankings(t *testing.T) {
 	if err := WriteRankings(&b, free); err != nil || b.Len() != 0 {
 		t.Errorf("rankings' table of a run without them (%v):\n%s", err, b.String())
 	}
+	b.Reset()
+	if err := WriteTimeline(&b, res); err != nil || !strings.Contains(b.String(), "over 4 windows") || strings.Count(b.String(), "pinned ") != len(res.Rows)*len(names) {
+		t.Errorf("timeline (%v):\n%s", err, b.String())
+	}
+	b.Reset()
+	if err := WriteTimeline(&b, free); err != nil || b.Len() != 0 {
+		t.Errorf("timeline of a run without one (%v):\n%s", err, b.String())
+	}
 	if err := WriteCSV(&b, res); err != nil || !strings.Contains(b.String(), ",pinned_due,") || !strings.Contains(b.String(), ",pinned_probation-window\n") {
 		t.Errorf("CSV (%v):\n%s", err, b.String())
 	}
 	c.Rankings = true
 	if _, err := Run(context.Background(), c); !errors.Is(err, ErrConfig) {
 		t.Errorf("Ranking with Rankings: %v, want ErrConfig", err)
+	}
+}
+
+// checkTimeline checks one replay's timeline in row r: as many windows as
+// its Window's reads fill, each a hit ratio, which weighted by their
+// reads average to the replay's whole figure want.
+func checkTimeline(t *testing.T, r Row, name string, tl []float64, want float64) {
+	t.Helper()
+	n := int((r.Reads + r.Window - 1) / r.Window)
+	if r.Window < 1 || len(tl) != n {
+		t.Errorf("%s at %s, %s: %d windows of %d reads for %d reads", r.Workload, r.Capacity, name, len(tl), r.Window, r.Reads)
+		return
+	}
+	var hits float64
+	for i, h := range tl {
+		reads := r.Window
+		if i == n-1 {
+			reads = r.Reads - int64(n-1)*r.Window
+		}
+		if h < 0 || h > 1 {
+			t.Errorf("%s at %s, %s: window %d has the hit ratio %v", r.Workload, r.Capacity, name, i+1, h)
+		}
+		hits += h * float64(reads)
+	}
+	if got := hits / float64(r.Reads); math.Abs(got-want) > 1e-9 {
+		t.Errorf("%s at %s, %s: the windows average %v, the whole row %v", r.Workload, r.Capacity, name, got, want)
+	}
+}
+
+// windowChanges places each ranking and prior change in the window of
+// the counted read it came at, 0 for the uncounted warm-up, and leaves
+// relocation's changes to WritePolicy.
+func TestWindowChanges(t *testing.T) {
+	r := Row{Warmup: 100, Reads: 200, Window: 50, Policy: &store.PolicyState{Changes: []store.PolicyChange{
+		{Gets: 60, Kind: "ranking", From: "patient", To: "due"},
+		{Gets: 101, Kind: "prior", From: "short", To: "long"},
+		{Gets: 140, Kind: "relocation", From: "off", To: "on"},
+		{Gets: 150, Kind: "ranking", From: "due", To: "frequency"},
+		{Gets: 151, Kind: "ranking", From: "frequency", To: "due"},
+		{Gets: 300, Kind: "ranking", From: "due", To: "recency"},
+	}}}
+	want := "0: patient → due; 1: short → long; 1: due → frequency; 2: frequency → due; 4: due → recency"
+	if got := windowChanges(r); got != want {
+		t.Errorf("changes %q, want %q", got, want)
+	}
+	r.Window = 0
+	if got := windowChanges(r); got != "" {
+		t.Errorf("without a timeline: %q", got)
 	}
 }

@@ -106,6 +106,17 @@
 // what a better chooser could gain, the second what adapting gains over
 // a fixed ranking chosen on this very corpus.
 //
+// Config.Timeline shows how the policy moves rather than where it ends:
+// each replay also counts its hits in that many windows of the row's
+// counted reads (Row.Timeline, Row.PinnedTimeline, with the rankings'
+// replays), and WriteTimeline prints them beside the window of each
+// change of twochoice's ranking or prior. A row the adaptive policy loses
+// to a pinned ranking then shows whether it loses before its move, after
+// it, or in a phase of the workload that favours another ranking; on the
+// short LIRS traces at a quarter of their keys, whose phases are a few
+// capacities long, the policy trails the best ranking in some windows and
+// leads every pinned one in others.
+//
 // # Method
 //
 // Each workload is read or generated once and held in memory as a slice of

@@ -28,6 +28,16 @@ type loaded struct {
 // reads returns the requests counted.
 func (l *loaded) reads() int64 { return int64(len(l.keys)) - l.warmup }
 
+// window returns the counted reads of each of n windows of l's timeline
+// (Config.Timeline), rounded up so that n windows hold them all, or 0,
+// no timeline, for n = 0.
+func (l *loaded) window(n int) int64 {
+	if n <= 0 {
+		return 0
+	}
+	return max((l.reads()+int64(n)-1)/int64(n), 1)
+}
+
 // load reads or generates it: a whole trace, or 2 × requests draws of a
 // Zipf, aging or synthetic stream over keys ranks from seed, the first
 // half not counted. A Zipf stream's capacities are shares of its keys, a

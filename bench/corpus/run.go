@@ -72,6 +72,12 @@ type Config struct {
 	// policy costs or gains against the ranking that does best on that
 	// row, and Summary.Pinned sums it up. Not with Ranking.
 	Rankings bool
+	// Timeline, if above 0, splits each row's counted reads into that
+	// many windows of equal length (the last may be shorter) and keeps
+	// every cache's hit ratio in each (Row.Timeline, Row.PinnedTimeline):
+	// how the adaptive policy moves along a workload, beside the peers
+	// and the rankings pinned. At most MaxTimeline.
+	Timeline int
 	// Parallel is the most replays at once; < 1 means GOMAXPROCS.
 	Parallel int
 	// Progress, if set, is told the share of the work done and what runs;
@@ -105,6 +111,8 @@ type Result struct {
 	// Rankings are the rankings twochoice was also replayed pinned to
 	// (Config.Rankings), in store.Rankings()'s order.
 	Rankings []string `json:"rankings,omitempty"`
+	// Timeline is Config.Timeline: the windows of each row's timeline.
+	Timeline int `json:"timeline,omitempty"`
 	// Wall is the run's wall time, in seconds in JSON.
 	Wall        time.Duration   `json:"-"`
 	WallSeconds float64         `json:"wall_seconds"`
@@ -152,6 +160,14 @@ type Row struct {
 	// HitRatio's is. Nil without Config.Rankings or when twochoice
 	// refused the capacity.
 	Pinned map[string]float64 `json:"pinned,omitempty"`
+	// Timeline is each cache's hit ratio in each window of the row's
+	// counted reads (Config.Timeline), by the names of HitRatio, from the
+	// replay whose hit ratio HitRatio reports; PinnedTimeline the same
+	// for the rankings of Pinned. Window is the reads of each window but
+	// the last. Nil without Config.Timeline.
+	Timeline       map[string][]float64 `json:"timeline,omitempty"`
+	PinnedTimeline map[string][]float64 `json:"pinned_timeline,omitempty"`
+	Window         int64                `json:"window,omitempty"`
 	// Problems are the row's broken bounds.
 	Problems []string `json:"problems,omitempty"`
 }
@@ -199,7 +215,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	res := &Result{Machine: measure.ThisMachine(), Seed: c.Seed, Workloads: len(c.Items), Rounds: max(c.Rounds, 1), Seeds: max(c.Seeds, 1), Ranking: c.Ranking}
+	res := &Result{Machine: measure.ThisMachine(), Seed: c.Seed, Workloads: len(c.Items), Rounds: max(c.Rounds, 1), Seeds: max(c.Seeds, 1), Ranking: c.Ranking, Timeline: c.Timeline}
 	if c.Rankings {
 		res.Rankings = store.Rankings()
 	}
@@ -309,7 +325,8 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		open := func() (workload.Workload[uint64], error) {
 			return &cancelable{ctx: ctx, w: workload.ReplayReads(t.w.item.Name, t.w.keys)}, nil
 		}
-		t.res, t.err = hitratio.RunOne(open, hitratio.Job[uint64, struct{}]{Peer: t.peer, Capacity: t.capacity, Seed: t.seed, Ranking: t.ranking}, t.w.warmup)
+		job := hitratio.Job[uint64, struct{}]{Peer: t.peer, Capacity: t.capacity, Seed: t.seed, Ranking: t.ranking, Window: t.w.window(c.Timeline)}
+		t.res, t.err = hitratio.RunOne(open, job, t.w.warmup)
 		if t.err != nil && ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -329,6 +346,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		for _, cp := range c.Capacities {
 			n := cp.Resolve(w.distinct)
 			row, err := makeRow(w, cp, n, byEntries[at{w, n}], res.Peers)
+			if c.Timeline > 0 {
+				row.Window = w.window(c.Timeline)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -347,6 +367,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	return res, nil
 }
+
+// MaxTimeline is the most windows Config.Timeline splits a row into.
+const MaxTimeline = 100
 
 // DefaultRequests are the requests counted of a generated workload when
 // the caller names no other count (bench --corpus's --requests).
@@ -369,6 +392,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: ranking %q, want one of %s", ErrConfig, c.Ranking, strings.Join(store.Rankings(), ", "))
 	case c.Ranking != "" && c.Rankings:
 		return fmt.Errorf("%w: ranking %q pins every replay, and Rankings replays every ranking beside the adaptive policy: one or the other", ErrConfig, c.Ranking)
+	case c.Timeline < 0 || c.Timeline > MaxTimeline:
+		return fmt.Errorf("%w: a timeline of %d windows, want 0 to %d", ErrConfig, c.Timeline, MaxTimeline)
 	case slices.ContainsFunc(c.Capacities, func(x measure.Capacity) bool {
 		return !(x.Share == 0 && x.Entries >= 1 && x.Entries <= measure.MaxCapacity || x.Share > 0 && x.Share <= 1)
 	}):
@@ -446,7 +471,9 @@ func makeRow(w *loaded, cp measure.Capacity, n int, ts []*task, peers []string) 
 		if row.Pinned == nil {
 			row.Pinned = map[string]float64{}
 		}
-		row.Pinned[name] = median(rs).HitRatio()
+		m := median(rs)
+		row.Pinned[name] = m.HitRatio()
+		row.PinnedTimeline = addTimeline(row.PinnedTimeline, name, m)
 	}
 	hits := map[string]hitratio.Result{}
 	for name, rs := range byCache {
@@ -455,6 +482,7 @@ func makeRow(w *loaded, cp measure.Capacity, n int, ts []*task, peers []string) 
 			row.Policy = hits[name].Policy
 		}
 		row.HitRatio[display(name)] = hits[name].HitRatio()
+		row.Timeline = addTimeline(row.Timeline, display(name), hits[name])
 		if len(rs) > 1 {
 			if row.Range == nil {
 				row.Range = map[string][2]float64{}
@@ -496,6 +524,23 @@ func makeRow(w *loaded, cp measure.Capacity, n int, ts []*task, peers []string) 
 		}
 	}
 	return row, nil
+}
+
+// addTimeline returns m with r's timeline as hit ratios under name, or m
+// as it is if r has none.
+func addTimeline(m map[string][]float64, name string, r hitratio.Result) map[string][]float64 {
+	if len(r.Timeline) == 0 {
+		return m
+	}
+	if m == nil {
+		m = map[string][]float64{}
+	}
+	hs := make([]float64, len(r.Timeline))
+	for i, w := range r.Timeline {
+		hs[i] = w.HitRatio()
+	}
+	m[name] = hs
+	return m
 }
 
 // median returns the median of rs by hits (the lower of the middle two

@@ -3,6 +3,7 @@ package corpus
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -261,4 +262,80 @@ func zBar(res *Result) float64 {
 		}
 	}
 	return 0
+}
+
+// WriteTimeline prints, for people, each row's timeline (Config.Timeline):
+// every cache's hit ratio in each window of the row's counted reads, in
+// percent, twochoice's rankings pinned after the peers, and the window in
+// which each of twochoice's ranking and prior changes came (its
+// relocation's, trial or not, are in WritePolicy's list). A row whose
+// replays kept no timeline is left out.
+func WriteTimeline(w io.Writer, res *Result) error {
+	if res.Timeline == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nEach row's hit ratio in percent over %d windows of its counted reads, oldest first (\"all\" is the whole row), and the windows in which twochoice's ranking or prior changed.\n", res.Timeline)
+	header := []string{"workload", "capacity", "cache"}
+	for i := range res.Timeline {
+		header = append(header, strconv.Itoa(i+1))
+	}
+	header = append(header, "all", "changes")
+	var rows [][]string
+	for _, r := range res.Rows {
+		first := true
+		line := func(name string, tl []float64, all float64, changes string) {
+			wl, cp := "", ""
+			if first {
+				wl, cp = r.Workload, r.Capacity
+				first = false
+			}
+			l := []string{wl, cp, name}
+			for i := range res.Timeline {
+				v := ""
+				if i < len(tl) {
+					v = fmt.Sprintf("%.2f", 100*tl[i])
+				}
+				l = append(l, v)
+			}
+			rows = append(rows, append(l, fmt.Sprintf("%.2f", 100*all), changes))
+		}
+		for _, c := range append(slices.Clone(res.Caches), hitratio.BeladyName) {
+			if tl, ok := r.Timeline[c]; ok {
+				changes := ""
+				if c == Twochoice {
+					changes = windowChanges(r)
+				}
+				line(c, tl, r.HitRatio[c], changes)
+			}
+		}
+		for _, name := range res.Rankings {
+			if tl, ok := r.PinnedTimeline[name]; ok {
+				line("pinned "+name, tl, r.Pinned[name], "")
+			}
+		}
+	}
+	return cli.WriteTable(w, header, rows)
+}
+
+// windowChanges returns twochoice's ranking and prior changes in row r as
+// "window: from → to" items, the window 1-based (0 for a change among a
+// generated workload's uncounted first requests). A cache's Get count
+// includes those requests, and every request of a corpus row is a read,
+// so a change at Get g is in counted read g − Warmup.
+func windowChanges(r Row) string {
+	if r.Policy == nil || r.Window == 0 {
+		return ""
+	}
+	var items []string
+	for _, c := range r.Policy.Changes {
+		if c.Kind != "ranking" && c.Kind != "prior" {
+			continue
+		}
+		win := int64(0)
+		if g := int64(c.Gets); g > r.Warmup {
+			win = (g-r.Warmup-1)/r.Window + 1
+		}
+		items = append(items, fmt.Sprintf("%d: %s → %s", win, c.From, c.To))
+	}
+	return strings.Join(items, "; ")
 }

@@ -35,6 +35,25 @@ type Result struct {
 	// end of a replay by Run or RunOne (caches.Policy), nil for the
 	// other caches.
 	Policy *store.PolicyState
+	// Timeline splits the counted reads into windows of Job.Window reads
+	// each (the last one may be shorter), oldest first: how the hit
+	// ratio moved along the stream. Nil without Job.Window.
+	Timeline []Window
+}
+
+// Window is one stretch of a replay's counted reads and the hits among
+// them (Result.Timeline).
+type Window struct {
+	Reads int64 `json:"reads"`
+	Hits  int64 `json:"hits"`
+}
+
+// HitRatio returns Hits / Reads, or 0 when there were no reads.
+func (w Window) HitRatio() float64 {
+	if w.Reads == 0 {
+		return 0
+	}
+	return float64(w.Hits) / float64(w.Reads)
 }
 
 // HitRatio returns Hits / Reads, or 0 when there were no reads.
@@ -51,12 +70,13 @@ func (r Result) HitRatio() float64 {
 // for the caller to fill in. On an error from w, Replay returns the counts
 // so far and the error.
 func Replay[K caches.Key, V any](c caches.Cache[K, V], w workload.Workload[K], warmup int64) (Result, error) {
-	return replay(c, w, warmup, false)
+	return replay(c, w, warmup, false, 0)
 }
 
 // replay is Replay, and with peak it samples the cache's entries into
-// Result.Peak after each batch.
-func replay[K caches.Key, V any](c caches.Cache[K, V], w workload.Workload[K], warmup int64, peak bool) (Result, error) {
+// Result.Peak after each batch; with window > 0 it keeps Result.Timeline
+// in windows of that many counted reads.
+func replay[K caches.Key, V any](c caches.Cache[K, V], w workload.Workload[K], warmup int64, peak bool, window int64) (Result, error) {
 	r := Result{Cache: c.Name(), Workload: w.Name()}
 	var zero V
 	var seen int64 // requests replayed so far
@@ -82,14 +102,23 @@ func replay[K caches.Key, V any](c caches.Cache[K, V], w workload.Workload[K], w
 				}
 				continue
 			}
-			switch {
-			case q.Op == workload.Write:
+			if q.Op == workload.Write {
 				r.Writes++
-			case hit:
-				r.Reads++
+				continue
+			}
+			r.Reads++
+			if hit {
 				r.Hits++
-			default:
-				r.Reads++
+			}
+			if window > 0 {
+				if (r.Reads-1)%window == 0 {
+					r.Timeline = append(r.Timeline, Window{})
+				}
+				last := &r.Timeline[len(r.Timeline)-1]
+				last.Reads++
+				if hit {
+					last.Hits++
+				}
 			}
 		}
 		if peak {
@@ -107,6 +136,9 @@ type Job[K caches.Key, V any] struct {
 	Seed uint64
 	// Ranking pins twochoice's eviction ranking (caches.Options.Ranking).
 	Ranking string
+	// Window, if above 0, has the replay keep Result.Timeline in windows
+	// of that many counted reads.
+	Window int64
 }
 
 // Jobs returns a job for every peer at every capacity, peer by peer.
@@ -191,7 +223,7 @@ func runJob[K caches.Key, V any](open func() (workload.Workload[K], error), j Jo
 	if cl, ok := w.(io.Closer); ok {
 		defer func() { err = errors.Join(err, cl.Close()) }()
 	}
-	res, err = replay(c, w, warmup, j.Peer.Bounded)
+	res, err = replay(c, w, warmup, j.Peer.Bounded, j.Window)
 	if err != nil {
 		return res, err
 	}

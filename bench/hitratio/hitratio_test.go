@@ -3,6 +3,8 @@ package hitratio
 import (
 	"container/list"
 	"errors"
+	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -43,6 +45,34 @@ func TestReplayKnownAnswer(t *testing.T) {
 	r := replayKeys(t, "lru", 2, []uint64{1, 2, 1, 3, 2, 1, 4, 1})
 	if r.Reads != 8 || r.Hits != 2 || r.Writes != 0 || r.HitRatio() != 0.25 {
 		t.Fatalf("result %+v", r)
+	}
+}
+
+// The same replay with a timeline of windows of 3 reads: the windows
+// hold 3, 3 and 2 reads with 1, 0 and 1 hits (the hits are the third and
+// the eighth read), and a replay without a window keeps none.
+func TestReplayTimeline(t *testing.T) {
+	p := peer(t, "lru")
+	keys := []uint64{1, 2, 1, 3, 2, 1, 4, 1}
+	open := func() (workload.Workload[uint64], error) { return workload.Replay("keys", workload.Reads(keys)), nil }
+	r, err := RunOne(open, Job[uint64, struct{}]{Peer: p, Capacity: 2, Window: 3}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Window{{3, 1}, {3, 0}, {2, 1}}
+	if !slices.Equal(r.Timeline, want) || r.Hits != 2 || r.Reads != 8 {
+		t.Errorf("timeline %v, %d hits of %d, want %v", r.Timeline, r.Hits, r.Reads, want)
+	}
+	if h := r.Timeline[2].HitRatio(); h != 0.5 || (Window{}).HitRatio() != 0 {
+		t.Errorf("window hit ratios %v, %v", h, (Window{}).HitRatio())
+	}
+	// The warm-up is replayed but is in no window.
+	r, err = RunOne(open, Job[uint64, struct{}]{Peer: p, Capacity: 2, Window: 4}, 2)
+	if want := []Window{{4, 1}, {2, 1}}; err != nil || !slices.Equal(r.Timeline, want) {
+		t.Errorf("after a warm-up of 2: timeline %v (%v), want %v", r.Timeline, err, want)
+	}
+	if r := replayKeys(t, "lru", 2, keys); r.Timeline != nil {
+		t.Errorf("a replay without a window has the timeline %v", r.Timeline)
 	}
 }
 
@@ -169,7 +199,7 @@ func TestRunIsDeterministic(t *testing.T) {
 		t.Errorf("Done called %d times for %d jobs", done.Load(), len(jobs))
 	}
 	for i, j := range jobs {
-		if one[i] != many[i] {
+		if !reflect.DeepEqual(one[i], many[i]) {
 			t.Errorf("job %d: %+v alone, %+v in parallel", i, one[i], many[i])
 		}
 		if one[i].Cache != j.Peer.Name || one[i].Capacity != j.Capacity || one[i].Bounded != j.Peer.Bounded || one[i].Reads != requests {

@@ -104,7 +104,11 @@ and what the adaptive policy gives up to it: a row where that ranking
 reaches the best peer and the adaptive policy does not is lost by the
 choosing; one where none reaches it, by the rankings themselves (it
 replays twochoice ten times as often: the report's corpus took 15
-minutes with it, 5 without).
+minutes with it, 5 without). --timeline N splits each row's counted
+reads into N windows and prints every cache's hit ratio in each, the
+pinned rankings' too with --rankings, and the window of each change of
+twochoice's ranking or prior: whether the adaptive policy follows a
+workload's phases, and what it pays before it moves (table and JSON).
 --caches narrows or extends the caches (bounded ones, twochoice and one
 other at least; "twochoice" is the bounded go-left store here); --plot
 draws the margins; --format json gives the rows and the summary for
@@ -143,6 +147,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		ranking   = fs.String("ranking", "", "with --corpus: pin twochoice's eviction policy to one ranking ("+strings.Join(store.Rankings(), ", ")+") instead of letting it adapt")
 		rankings  = fs.Bool("rankings", false, "with --corpus: also replay twochoice pinned to each ranking, and print each row's best ranking and what the adaptive policy gives up to it")
 		policy    = fs.Bool("policy", false, "with --corpus: after the table, the setting twochoice's eviction policy ended each row on and its changes (JSON and CSV always carry them)")
+		timeline  = fs.Int("timeline", 0, "with --corpus: split each row's counted reads into N windows and print every cache's hit ratio in each, and where twochoice's policy changed (table and JSON)")
 		quiet     = fs.Bool("quiet", false, "no progress bar")
 		format    = cli.Table
 	)
@@ -180,10 +185,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if set["rankings"] && *corpusArg == "" {
 		return fmt.Errorf("%w: --rankings is for --corpus", errUsage)
 	}
+	if set["timeline"] && *corpusArg == "" {
+		return fmt.Errorf("%w: --timeline is for --corpus", errUsage)
+	}
 	if *corpusArg != "" {
 		return runCorpus(ctx, corpusFlags{
 			list: *corpusArg, caches: *cacheList, capacities: *capList, keys: *keys, requests: *requests, rounds: *rounds, seeds: *seeds, seed: *seed,
-			ranking: *ranking, rankings: *rankings, plot: *plotFile, format: format, policy: *policy, set: set,
+			ranking: *ranking, rankings: *rankings, plot: *plotFile, format: format, policy: *policy, timeline: *timeline, set: set,
 		}, bar, stdout, stderr)
 	}
 	if *reportDir != "" {

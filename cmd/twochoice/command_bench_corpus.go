@@ -26,6 +26,7 @@ type corpusFlags struct {
 	plot                     string
 	format                   cli.Format
 	policy                   bool            // print twochoice's policy after the table
+	timeline                 int             // windows of each row's timeline; 0 for none
 	set                      map[string]bool // the flags given
 }
 
@@ -56,13 +57,19 @@ func runCorpus(ctx context.Context, f corpusFlags, bar *cli.Progress, stdout, st
 	if f.policy && f.format != cli.Table {
 		return fmt.Errorf("%w: --policy adds a section to the table; --format %v carries the policy already", errUsage, f.format)
 	}
+	if f.timeline < 0 || f.timeline > corpus.MaxTimeline {
+		return fmt.Errorf("%w: --timeline %d: want 0 (none) to %d windows", errUsage, f.timeline, corpus.MaxTimeline)
+	}
+	if f.timeline > 0 && f.format == cli.CSV {
+		return fmt.Errorf("%w: --timeline's windows do not fit the CSV's row per workload and capacity; use --format json or the table", errUsage)
+	}
 	if f.rounds < 1 {
 		return fmt.Errorf("%w: --rounds %d: want at least 1", errUsage, f.rounds)
 	}
 	if f.seeds < 1 {
 		return fmt.Errorf("%w: --seeds %d: want at least 1", errUsage, f.seeds)
 	}
-	c := corpus.Config{Items: items, Keys: f.keys, Requests: f.requests, Rounds: f.rounds, Seeds: f.seeds, Seed: f.seed, Ranking: f.ranking, Rankings: f.rankings, Progress: bar.Update}
+	c := corpus.Config{Items: items, Keys: f.keys, Requests: f.requests, Rounds: f.rounds, Seeds: f.seeds, Seed: f.seed, Ranking: f.ranking, Rankings: f.rankings, Timeline: f.timeline, Progress: bar.Update}
 	if f.set["capacity"] {
 		if c.Capacities, err = cli.ParseList("capacity", f.capacities, measure.ParseCapacity); err != nil {
 			return fmt.Errorf("%w: %v", errUsage, err)
@@ -97,7 +104,10 @@ func runCorpus(ctx context.Context, f corpusFlags, bar *cli.Progress, stdout, st
 		if err := corpus.WriteTable(stdout, res); err != nil {
 			return err
 		}
-		if err := corpus.WriteRankings(stdout, res); err != nil || !f.policy {
+		if err := corpus.WriteRankings(stdout, res); err != nil {
+			return err
+		}
+		if err := corpus.WriteTimeline(stdout, res); err != nil || !f.policy {
 			return err
 		}
 		return corpus.WritePolicy(stdout, res)

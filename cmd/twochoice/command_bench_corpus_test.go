@@ -72,8 +72,9 @@ func TestBenchCorpus(t *testing.T) {
 	}
 	// Each flag's section after the table.
 	for flag, wants := range map[string][]string{
-		"--policy":   {"twochoice's eviction policy at the end of each row", "ranking", "prior", "relocating", "1 in "},
-		"--rankings": {"pinned to each of its", "best ranking", "ended on", "each row's best ranking, pinned", "the best single ranking"},
+		"--policy":     {"twochoice's eviction policy at the end of each row", "ranking", "prior", "relocating", "1 in "},
+		"--rankings":   {"pinned to each of its", "best ranking", "ended on", "each row's best ranking, pinned", "the best single ranking"},
+		"--timeline=4": {"over 4 windows of its counted reads", "changes", "belady"},
 	} {
 		code, out, errOut = runCLI(append(args, "--caches", "twochoice,lru", flag)...)
 		if code != 0 {
@@ -112,6 +113,10 @@ func TestBenchCorpusErrors(t *testing.T) {
 		{"--corpus", dir, "--ranking", "lru"},
 		{"--rankings"},
 		{"--corpus", dir, "--rankings", "--ranking", "due"},
+		{"--timeline", "4"},
+		{"--corpus", dir, "--timeline", "4", "--format", "csv"},
+		{"--corpus", dir, "--timeline", "-1"},
+		{"--corpus", dir, "--timeline", "101"},
 		{"--corpus", dir, "--keys", "500"}, // no zipf:S to shape
 		{"--corpus", dir, "--caches", "lru,arc"},
 		{"--corpus", dir, "--caches", "twochoice,map"},
