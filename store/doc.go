@@ -295,7 +295,8 @@
 // (ranking.go), runs each on a miniature cache that replays a sample of
 // its keys, and moves from the ranking in use to another only when that
 // one's miniature clearly beats it on the requests where they differ
-// (shadow.go). A key's first use blends g from a prior gap, short (8
+// (shadow.go): over recent requests, or, to go back to a ranking it has
+// used, over many. A key's first use blends g from a prior gap, short (8
 // capacities) or long (64); under the long one g says mostly how often a
 // key was used, which is what counts for independent draws over far more
 // keys than the cache holds, and the cache takes it only while a miniature

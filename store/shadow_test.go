@@ -1,6 +1,7 @@
 package store
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -138,6 +139,56 @@ func TestRankingMoveRestartsItsComparison(t *testing.T) {
 	sh.choose()
 	if got := sh.pol.choice(); got != from {
 		t.Errorf("ranking %d after the old one led by 20 wins to none, want %d", got, from)
+	}
+}
+
+// The long memory moves the cache back to a ranking it has used, on a
+// lead too small for the short memory to clear the bar, if the short
+// memory leans the same way; it moves the cache to no ranking it has not
+// used, and to none the short memory has trailing.
+func TestLongMemoryMovesBackOnly(t *testing.T) {
+	s, _ := zipfCache(t, 20_000)
+	sh := s.sh
+	clear := func() {
+		sh.wins, sh.longWins = [numRankings][numRankings]float64{}, [numRankings][numRankings]float64{}
+		sh.altDuel = duel{}
+	}
+	clear()
+	from := sh.pol.choice()
+	to, other := (from+1)%numRankings, (from+2)%numRankings
+	sh.visited = 1 << from
+	sh.wins[to][from], sh.wins[from][to] = 100, 10
+	sh.choose()
+	if sh.pol.choice() != to || sh.visited != 1<<from|1<<to {
+		t.Fatalf("ranking %d after a short lead, used %b; want %d", sh.pol.choice(), sh.visited, to)
+	}
+	// A long lead past the bar (150 of 1,050, 4.6 standard deviations)
+	// for a ranking the cache has not used, and for the one it left
+	// while the short memory has it trailing: no move.
+	clear()
+	sh.longWins[other][to], sh.longWins[to][other] = 600, 450
+	sh.wins[other][to], sh.wins[to][other] = 12, 10
+	sh.longWins[from][to], sh.longWins[to][from] = 600, 450
+	sh.wins[from][to], sh.wins[to][from] = 10, 12
+	sh.choose()
+	if got := sh.pol.choice(); got != to {
+		t.Fatalf("ranking %d after long leads the long memory may not act on, want %d", got, to)
+	}
+	// The same long lead for the ranking it left, with the short memory
+	// leaning its way (0.4 standard deviations): the cache moves back, and
+	// the pair's counts start again.
+	clear()
+	sh.longWins[from][to], sh.longWins[to][from] = 600, 450
+	sh.wins[from][to], sh.wins[to][from] = 12, 10
+	sh.choose()
+	if got := sh.pol.choice(); got != from {
+		t.Fatalf("ranking %d after the ranking it left led the long memory, want %d", got, from)
+	}
+	if sh.longWins[from][to] != 0 || sh.longWins[to][from] != 0 || sh.wins[from][to] != 0 {
+		t.Errorf("after the move back the pair's counts are %v, %v (long) and %v (short), want 0", sh.longWins[from][to], sh.longWins[to][from], sh.wins[from][to])
+	}
+	if c := sh.changeLog[(sh.changes-1)%MaxPolicyChanges]; c.Kind != changeRanking || c.To != rankings[from].name || math.Abs(c.Lead-150/math.Sqrt(1050)) > 1e-9 {
+		t.Errorf("the move back is logged as %+v", c)
 	}
 }
 
