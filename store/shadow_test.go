@@ -149,11 +149,11 @@ func TestRankingMoveRestartsItsComparison(t *testing.T) {
 func TestLongMemoryMovesBackOnly(t *testing.T) {
 	s, _ := zipfCache(t, 20_000)
 	sh := s.sh
-	clear := func() {
+	forget := func() {
 		sh.wins, sh.longWins = [numRankings][numRankings]float64{}, [numRankings][numRankings]float64{}
 		sh.altDuel = duel{}
 	}
-	clear()
+	forget()
 	from := sh.pol.choice()
 	to, other := (from+1)%numRankings, (from+2)%numRankings
 	sh.visited = 1 << from
@@ -165,7 +165,7 @@ func TestLongMemoryMovesBackOnly(t *testing.T) {
 	// A long lead past the bar (150 of 1,050, 4.6 standard deviations)
 	// for a ranking the cache has not used, and for the one it left
 	// while the short memory has it trailing: no move.
-	clear()
+	forget()
 	sh.longWins[other][to], sh.longWins[to][other] = 600, 450
 	sh.wins[other][to], sh.wins[to][other] = 12, 10
 	sh.longWins[from][to], sh.longWins[to][from] = 600, 450
@@ -177,7 +177,7 @@ func TestLongMemoryMovesBackOnly(t *testing.T) {
 	// The same long lead for the ranking it left, with the short memory
 	// leaning its way (0.4 standard deviations): the cache moves back, and
 	// the pair's counts start again.
-	clear()
+	forget()
 	sh.longWins[from][to], sh.longWins[to][from] = 600, 450
 	sh.wins[from][to], sh.wins[to][from] = 12, 10
 	sh.choose()
